@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "ferry",
+  products: [
+    .executable(name: "ferryd", targets: ["ferryd"]),
+    .executable(name: "ferry", targets: ["ferry"]),
+  ],
+  targets: [
+    // C shims: system headers and one-line wrappers for macros and variadic functions.
+    .target(name: "CFerryEvent", linkerSettings: [.linkedLibrary("event_core")]),
+    .target(name: "CFerryCurl", linkerSettings: [.linkedLibrary("curl")]),
+
+    // Pure modules: no I/O, no clock, no C.
+    .target(name: "FerryWire"),
+    .target(name: "FerrySerializer", dependencies: ["FerryWire"]),
+
+    // Drivers over libevent and libcurl.
+    .target(name: "FerryLoop", dependencies: ["CFerryEvent"]),
+    .target(
+      name: "FerrySession",
+      dependencies: ["FerryWire", "FerrySerializer", "FerryLoop", "CFerryCurl"]
+    ),
+    .target(
+      name: "FerryDaemon",
+      dependencies: ["FerryWire", "FerrySerializer", "FerryLoop", "FerrySession"]
+    ),
+    .target(
+      name: "FerryTestSupport",
+      dependencies: ["FerryWire", "FerryLoop", "FerrySession", "FerryDaemon"]
+    ),
+
+    .executableTarget(name: "ferryd", dependencies: ["FerryDaemon"]),
+    .executableTarget(name: "ferry", dependencies: ["FerryWire"]),
+
+    .testTarget(name: "FerryWireTests", dependencies: ["FerryWire"]),
+    .testTarget(name: "FerrySerializerTests", dependencies: ["FerrySerializer", "FerryWire"]),
+    .testTarget(name: "FerryLoopTests", dependencies: ["FerryLoop", "FerryTestSupport"]),
+    .testTarget(
+      name: "FerrySessionTests",
+      dependencies: ["FerrySession", "FerryLoop", "FerryTestSupport", "FerryWire", "FerrySerializer"]
+    ),
+    .testTarget(
+      name: "FerryDaemonTests",
+      dependencies: ["FerryDaemon", "FerryTestSupport", "FerryWire"]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

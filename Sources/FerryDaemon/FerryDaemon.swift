@@ -1,0 +1,1 @@
+// The FerryDaemon module; see docs/ARCHITECTURE.md.

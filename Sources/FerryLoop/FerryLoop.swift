@@ -1,0 +1,1 @@
+// The FerryLoop module; see docs/ARCHITECTURE.md.

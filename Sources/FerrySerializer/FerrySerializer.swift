@@ -1,0 +1,1 @@
+// The request serializer; see docs/ARCHITECTURE.md.

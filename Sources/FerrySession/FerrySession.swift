@@ -1,0 +1,1 @@
+// The FerrySession module; see docs/ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// The FerryTestSupport module; see docs/ARCHITECTURE.md.

@@ -1,0 +1,57 @@
+/// The stable error codes of the wire protocol: the `error.code` of `error` and `failed` events.
+///
+/// Clients match on these strings, so a case's raw value never changes once shipped.
+public enum ErrorCode: String, Sendable, CaseIterable {
+  case invalidJSON = "invalid_json"
+  case invalidJob = "invalid_job"
+  case lineTooLong = "line_too_long"
+  case duplicateID = "duplicate_id"
+  case unknownOp = "unknown_op"
+  case unknownSession = "unknown_session"
+  case unsupportedScheme = "unsupported_scheme"
+  case fileNotAllowed = "file_not_allowed"
+  case fileUnreadable = "file_unreadable"
+  case outputFailed = "output_failed"
+  case overloaded
+  case resolveFailed = "resolve_failed"
+  case connectFailed = "connect_failed"
+  case tlsFailed = "tls_failed"
+  case timeout
+  case tooManyRedirects = "too_many_redirects"
+  case egressDenied = "egress_denied"
+  case transferFailed = "transfer_failed"
+  case unacceptableStatus = "unacceptable_status"
+  case unacceptableContentType = "unacceptable_content_type"
+  case responseTooLarge = "response_too_large"
+  case shuttingDown = "shutting_down"
+  /// Not in PROTOCOL.md's list: an `op` that names a job id the connection never saw.
+  case unknownID = "unknown_id"
+}
+
+/// An error as it goes on the wire: a stable code, a human message and optional details.
+public struct WireError: Error, Sendable, Equatable, CustomStringConvertible {
+  public var code: ErrorCode
+  public var message: String
+  /// For `invalid_job`: the dotted path of the offending field, e.g. `parts.2.file`.
+  public var field: String?
+  /// For `timeout`: which timer fired, `connect`, `idle` or `total`.
+  public var timer: String?
+
+  public init(_ code: ErrorCode, _ message: String, field: String? = nil, timer: String? = nil) {
+    self.code = code
+    self.message = message
+    self.field = field
+    self.timer = timer
+  }
+
+  /// Shorthand for an `invalid_job` error naming `field`.
+  public static func invalidJob(_ field: String, _ message: String) -> WireError {
+    WireError(.invalidJob, message, field: field)
+  }
+
+  public var description: String {
+    var s = "\(code.rawValue): \(message)"
+    if let field { s += " (field \(field))" }
+    return s
+  }
+}

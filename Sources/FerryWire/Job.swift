@@ -1,0 +1,180 @@
+/// One HTTP job as a client submitted it, every field checked by `JobDecoder`.
+///
+/// Fields a session may default are optional: `nil` means "not given", so that
+/// `merged(over:)` can fill them from the session's defaults. The serializer and engine read the
+/// merged job and apply PROTOCOL.md's defaults for what is still `nil`.
+public struct Job: Sendable, Equatable {
+  public var id: String?
+  /// Upper-cased HTTP method token; `nil` means GET.
+  public var method: String?
+  public var url: String?
+  public var session: String?
+  /// Header name → value in the client's order; a `nil` value removes a session default.
+  public var headers: [HeaderField]?
+  public var parameters: JSONValue?
+  public var encoding: BodyEncoding?
+  public var parts: [Part]?
+  public var body: RawBody?
+  public var auth: Auth?
+  /// Seconds.
+  public var timeout: Double?
+  public var connectTimeout: Double?
+  public var idleTimeout: Double?
+  public var arrayEncoding: ArrayEncoding?
+  public var followRedirects: Bool?
+  public var maxRedirects: Int?
+  public var accept: Accept?
+  public var response: ResponseMode?
+  /// Absolute path.
+  public var output: String?
+  public var resume: Bool?
+  public var maxInlineBytes: Int?
+  public var events: OptionalEvents?
+  public var progressIntervalMs: Int?
+  public var lane: String?
+  public var retry: RetryPolicy?
+  public var detach: Bool?
+
+  public init() {}
+}
+
+/// One request header as given by a job or session; `value == nil` removes a default.
+public struct HeaderField: Sendable, Equatable {
+  public var name: String
+  public var value: String?
+
+  public init(name: String, value: String?) {
+    self.name = name
+    self.value = value
+  }
+}
+
+/// How `parameters` become a body for methods outside `uri_methods`.
+public enum BodyEncoding: String, Sendable, Equatable {
+  case form
+  case json
+  case plist
+  case multipart
+}
+
+/// How arrays enter query strings and form bodies.
+public enum ArrayEncoding: String, Sendable, Equatable {
+  /// `k[]=a&k[]=b` (AFNetworking's).
+  case brackets
+  /// `k=a&k=b`.
+  case `repeat`
+  /// `k[0]=a&k[1]=b`.
+  case indexed
+}
+
+/// One multipart part: text, bytes or a file, with optional filename, type and headers.
+public struct Part: Sendable, Equatable {
+  public enum Content: Sendable, Equatable {
+    case text(String)
+    case bytes([UInt8])
+    /// Absolute path, streamed at send time.
+    case file(String)
+  }
+
+  public var name: String
+  public var content: Content
+  public var filename: String?
+  public var type: String?
+  public var headers: [HeaderField]
+
+  public init(
+    name: String, content: Content, filename: String? = nil, type: String? = nil,
+    headers: [HeaderField] = []
+  ) {
+    self.name = name
+    self.content = content
+    self.filename = filename
+    self.type = type
+    self.headers = headers
+  }
+}
+
+/// A raw request body given instead of parameters.
+public struct RawBody: Sendable, Equatable {
+  public enum Content: Sendable, Equatable {
+    case text(String)
+    case bytes([UInt8])
+    /// Absolute path, streamed at send time.
+    case file(String)
+  }
+
+  public var content: Content
+  /// Content-Type; when absent the serializer picks one (text: `text/plain; charset=utf-8`,
+  /// bytes: `application/octet-stream`, file: by extension).
+  public var type: String?
+
+  public init(content: Content, type: String? = nil) {
+    self.content = content
+    self.type = type
+  }
+}
+
+/// Credentials given with a job.
+public enum Auth: Sendable, Equatable {
+  case basic(username: String, password: String)
+  case bearer(String)
+}
+
+/// Response validation, as AFHTTPResponseSerializer's `acceptableStatusCodes` and
+/// `acceptableContentTypes`.
+public struct Accept: Sendable, Equatable {
+  /// Inclusive ranges; `nil` means 200–299.
+  public var status: [ClosedRange<Int>]?
+  /// MIME types without parameters, lower-cased; `nil` means any.
+  public var contentTypes: [String]?
+
+  public init(status: [ClosedRange<Int>]? = nil, contentTypes: [String]? = nil) {
+    self.status = status
+    self.contentTypes = contentTypes
+  }
+}
+
+/// How the response body comes back in `done`.
+public enum ResponseMode: String, Sendable, Equatable {
+  case auto
+  case json
+  case text
+  case base64
+  case discard
+}
+
+/// Which optional events a job wants (`queued` and the terminal event always come).
+public struct OptionalEvents: OptionSet, Sendable, Equatable {
+  public let rawValue: UInt8
+  public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+  public static let started = OptionalEvents(rawValue: 1)
+  public static let response = OptionalEvents(rawValue: 2)
+  public static let progress = OptionalEvents(rawValue: 4)
+  public static let all: OptionalEvents = [.started, .response, .progress]
+}
+
+/// Retry policy: up to `max` retries with exponential backoff and full jitter.
+public struct RetryPolicy: Sendable, Equatable {
+  public var max: Int
+  public var backoffMs: Int
+  public var anyMethod: Bool
+
+  public init(max: Int, backoffMs: Int = 100, anyMethod: Bool = false) {
+    self.max = max
+    self.backoffMs = backoffMs
+    self.anyMethod = anyMethod
+  }
+}
+
+/// One line from a client: a job or an op.
+public enum ClientMessage: Sendable, Equatable {
+  case job(Job)
+  case cancel(id: String)
+  case attach(id: String)
+  case ping
+  case hello
+  case explain(Job)
+  case stats
+  case sessions
+}

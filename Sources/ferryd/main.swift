@@ -1,0 +1,1 @@
+print("ferryd: not built yet")
