@@ -13,7 +13,9 @@ let package = Package(
     .target(name: "CFerryCurl", linkerSettings: [.linkedLibrary("curl")]),
 
     // Pure modules: no I/O, no clock, no C.
-    .target(name: "FerryWire"),
+    // libm: Double's rounding in the standard library calls into it, and the `ferry` client
+    // imports no Glibc that would link it otherwise.
+    .target(name: "FerryWire", linkerSettings: [.linkedLibrary("m")]),
     .target(name: "FerrySerializer", dependencies: ["FerryWire"]),
 
     // Drivers over libevent and libcurl.
