@@ -35,6 +35,8 @@ let package = Package(
 
     .executableTarget(name: "ferryd", dependencies: ["FerryDaemon"]),
     .executableTarget(name: "ferry", dependencies: ["FerryWire"]),
+    // The HTTP fixture server as its own process, for black-box tests of a real ferryd.
+    .executableTarget(name: "ferry-fixture", dependencies: ["FerryTestSupport"]),
 
     .testTarget(name: "FerryWireTests", dependencies: ["FerryWire"]),
     .testTarget(name: "FerrySerializerTests", dependencies: ["FerrySerializer", "FerryWire"]),

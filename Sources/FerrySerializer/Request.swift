@@ -1,0 +1,66 @@
+import FerryWire
+
+/// A request ready for the engine: what the serializer makes of a job and its session.
+public struct Request: Sendable, Equatable {
+  /// Upper-cased method token as it goes on the request line.
+  public var method: String
+  /// Absolute http or https URL, query included, fragment removed.
+  public var url: String
+  /// Header fields in the order they are sent; names as given, values validated.
+  /// `Content-Length` is not among them: the engine sets it from `body.length`.
+  public var headers: [(name: String, value: String)]
+  /// The body, or `nil` for none (which is different from an empty body: a POST with no
+  /// parameters has an empty form body).
+  public var body: BodyPlan?
+
+  public init(method: String, url: String, headers: [(name: String, value: String)], body: BodyPlan?) {
+    self.method = method
+    self.url = url
+    self.headers = headers
+    self.body = body
+  }
+
+  /// The first value of the header `name`, compared case-insensitively.
+  public func header(_ name: String) -> String? {
+    let lower = name.lowercased()
+    return headers.first { $0.name.lowercased() == lower }?.value
+  }
+
+  public static func == (a: Request, b: Request) -> Bool {
+    a.method == b.method && a.url == b.url && a.body == b.body
+      && a.headers.elementsEqual(b.headers) { $0.name == $1.name && $0.value == $1.value }
+  }
+}
+
+/// A request body as a list of segments, so that it streams from disk and rewinds for free.
+///
+/// Multipart bodies interleave byte segments (boundaries, part headers, text values) with file
+/// ranges; the engine reads them in order through curl's read callback and seeks for redirects
+/// and retries.
+public struct BodyPlan: Sendable, Equatable {
+  /// One piece of the body.
+  public enum Segment: Sendable, Equatable {
+    case bytes([UInt8])
+    /// `length` bytes of the file at `path` starting at `offset`; the size was probed when the
+    /// request was serialized, and a file that changed size since is a `file_unreadable` error.
+    case file(path: String, offset: Int64, length: Int64)
+
+    /// Bytes this segment contributes.
+    public var length: Int64 {
+      switch self {
+      case .bytes(let b): Int64(b.count)
+      case .file(_, _, let length): length
+      }
+    }
+  }
+
+  public var segments: [Segment]
+
+  public init(segments: [Segment]) { self.segments = segments }
+
+  /// An in-memory body.
+  public init(bytes: [UInt8]) { self.segments = [.bytes(bytes)] }
+
+  /// Total length in bytes: the request's Content-Length.
+  public var length: Int64 { segments.reduce(0) { $0 + $1.length } }
+}

@@ -1,0 +1,1 @@
+print("ferry-fixture: not built yet")
