@@ -52,6 +52,7 @@ public enum JobEvent: Sendable, Equatable {
 
 /// Bytes moved so far in one direction.
 public struct TransferProgress: Sendable, Equatable {
+  /// Which way the bytes move: the request body going out, or the response body coming in.
   public enum Direction: String, Sendable, Equatable {
     case upload
     case download
