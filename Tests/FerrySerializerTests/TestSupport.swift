@@ -80,3 +80,8 @@ func readFixture(_ name: String, from filePath: String = #filePath) -> [UInt8] {
   }
   return out
 }
+
+/// The object of a JSON literal (JSONObject itself takes no dictionary literal).
+func object(_ value: JSONValue) -> JSONObject {
+  value.objectValue ?? JSONObject()
+}
