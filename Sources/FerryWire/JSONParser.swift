@@ -66,6 +66,9 @@ struct JSONParser {
     if depth > maxDepth { throw fail("nesting deeper than \(maxDepth)") }
     index += 1
     var object = JSONObject()
+    // Past a handful of keys a set keeps duplicate detection linear: a 1 MiB line can hold
+    // 100 000 keys, and a pairwise scan over those would stall the loop.
+    var keySet: Set<String>? = nil
     skipWhitespace()
     if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
       index += 1
@@ -76,14 +79,19 @@ struct JSONParser {
       guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw unexpected() }
       let keyOffset = index
       let key = try parseString()
-      if rejectsDuplicateKeys, object.members.contains(where: { $0.key == key }) {
-        throw fail("duplicate key \"\(key)\"", at: keyOffset)
+      if rejectsDuplicateKeys {
+        try checkNewKey(key, at: keyOffset, in: object, keySet: &keySet)
       }
       skipWhitespace()
       guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw unexpected() }
       index += 1
       skipWhitespace()
-      let value = try parseValue(depth: depth)
+      let value: JSONValue
+      do throws(JSONError) {
+        value = try parseValue(depth: depth)
+      } catch {
+        throw prefixed(error, with: key)
+      }
       object.append(key: key, value: value)
       skipWhitespace()
       guard index < bytes.count else { throw unexpected() }
@@ -98,6 +106,34 @@ struct JSONParser {
     }
   }
 
+  /// Throws when `key` is already a member of `object`.
+  private func checkNewKey(
+    _ key: String, at offset: Int, in object: JSONObject, keySet: inout Set<String>?
+  ) throws(JSONError) {
+    let isDuplicate: Bool
+    if keySet != nil {
+      isDuplicate = keySet?.insert(key).inserted == false
+    } else if object.count < 16 {
+      isDuplicate = object.members.contains { $0.key == key }
+    } else {
+      var set = Set(object.members.lazy.map(\.key))
+      isDuplicate = !set.insert(key).inserted
+      keySet = set
+    }
+    if isDuplicate {
+      throw JSONError(offset: offset, reason: "duplicate key \"\(key)\"", duplicateKeyPath: [key])
+    }
+  }
+
+  /// Puts `component` in front of a duplicate key's path as the error unwinds; other errors
+  /// pass unchanged. Only the failure path pays for it.
+  private func prefixed(_ error: JSONError, with component: String) -> JSONError {
+    guard let path = error.duplicateKeyPath else { return error }
+    var e = error
+    e.duplicateKeyPath = [component] + path
+    return e
+  }
+
   mutating func parseArray(depth: Int) throws(JSONError) -> JSONValue {
     if depth > maxDepth { throw fail("nesting deeper than \(maxDepth)") }
     index += 1
@@ -109,7 +145,11 @@ struct JSONParser {
     }
     while true {
       skipWhitespace()
-      array.append(try parseValue(depth: depth))
+      do throws(JSONError) {
+        array.append(try parseValue(depth: depth))
+      } catch {
+        throw prefixed(error, with: String(array.count))
+      }
       skipWhitespace()
       guard index < bytes.count else { throw unexpected() }
       if bytes[index] == UInt8(ascii: ",") {

@@ -44,6 +44,13 @@ public enum JSONWriter {
   /// Appends `s` as a quoted, escaped JSON string.
   public static func writeString(_ s: String, into out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
+    writeEscaped(s, into: &out)
+    out.append(UInt8(ascii: "\""))
+  }
+
+  /// Appends the escaped content of `s` without the surrounding quotes, so that several strings
+  /// can be joined into one JSON string.
+  public static func writeEscaped(_ s: String, into out: inout [UInt8]) {
     var s = s
     s.withUTF8 { utf8 in
       var runStart = 0
@@ -59,12 +66,26 @@ public enum JSONWriter {
         case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
         case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
         default:
-          let hex: [UInt8] = Array("0123456789abcdef".utf8)
-          out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 15)]])
+          out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hexDigit(b >> 4), hexDigit(b & 15)])
         }
       }
       out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
     }
-    out.append(UInt8(ascii: "\""))
+  }
+
+  /// Appends the decimal text of `value`, without going through a String.
+  public static func writeInteger(_ value: some BinaryInteger, into out: inout [UInt8]) {
+    if value < 0 { out.append(UInt8(ascii: "-")) }
+    var magnitude = UInt64(truncatingIfNeeded: value.magnitude)
+    let start = out.count
+    repeat {
+      out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+      magnitude /= 10
+    } while magnitude > 0
+    out[start...].reverse()
+  }
+
+  @inline(__always) private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
   }
 }

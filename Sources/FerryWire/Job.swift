@@ -50,7 +50,7 @@ public struct HeaderField: Sendable, Equatable {
 }
 
 /// How `parameters` become a body for methods outside `uri_methods`.
-public enum BodyEncoding: String, Sendable, Equatable {
+public enum BodyEncoding: String, Sendable, Equatable, CaseIterable {
   case form
   case json
   case plist
@@ -58,7 +58,7 @@ public enum BodyEncoding: String, Sendable, Equatable {
 }
 
 /// How arrays enter query strings and form bodies.
-public enum ArrayEncoding: String, Sendable, Equatable {
+public enum ArrayEncoding: String, Sendable, Equatable, CaseIterable {
   /// `k[]=a&k[]=b` (AFNetworking's).
   case brackets
   /// `k=a&k=b`.
@@ -135,7 +135,7 @@ public struct Accept: Sendable, Equatable {
 }
 
 /// How the response body comes back in `done`.
-public enum ResponseMode: String, Sendable, Equatable {
+public enum ResponseMode: String, Sendable, Equatable, CaseIterable {
   case auto
   case json
   case text

@@ -8,12 +8,38 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/resource.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <stdlib.h>
+#include <time.h>
 #include <event2/event.h>
+
+/// The callback type libevent calls, named so Swift sees one stable type.
+typedef void (*ferry_event_callback)(evutil_socket_t fd, short what, void *arg);
+
+/// `evtimer_new` is a macro: a timer is an event on no fd with no flags.
+struct event *ferry_evtimer_new(struct event_base *base, ferry_event_callback cb, void *arg);
+
+/// `evsignal_new` is a macro: a persistent signal event.
+struct event *ferry_evsignal_new(struct event_base *base, int signum, ferry_event_callback cb,
+                                 void *arg);
+
+/// Adds `ev` with a relative timeout of `ms` milliseconds (0: next loop iteration).
+int ferry_event_add_ms(struct event *ev, long ms);
+
+/// Reads SO_PEERCRED; `struct ucred` needs _GNU_SOURCE, which this header must not define.
+int ferry_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
+
+/// `accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)`; accept4 is behind _GNU_SOURCE.
+int ferry_accept4(int fd);
+
+/// The thread's errno, readable from Swift without the Glibc overlay's computed property.
+int ferry_errno(void);
 
 #endif

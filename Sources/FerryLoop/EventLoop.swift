@@ -1,0 +1,77 @@
+import CFerryEvent
+import Glibc
+
+/// The libevent loop that owns every socket, timer and signal of the process.
+///
+/// One thread runs it, and that thread is the main actor: every callback the loop delivers
+/// runs synchronously inside `run()`/`run(until:timeoutMs:)`, so loop-owned objects are
+/// `@MainActor` and need no locks. The loop outlives the events on it: each `Timer`,
+/// `IOWatch` and `SignalWatch` holds a strong reference to its loop.
+@MainActor public final class EventLoop {
+  /// The `event_base`, for code that registers its own libevent events (the curl engine).
+  public let base: OpaquePointer
+
+  /// A one-shot timer that bounds `run(until:timeoutMs:)`, created on first use.
+  private var deadlineEvent: OpaquePointer?
+
+  /// Creates a fresh event base.
+  public init() throws(LoopError) {
+    guard let base = event_base_new() else { throw LoopError.fromErrno("event_base_new") }
+    self.base = base
+  }
+
+  isolated deinit {
+    if let deadlineEvent { event_free(deadlineEvent) }
+    event_base_free(base)
+  }
+
+  /// Runs until `stop()` is called or no event is left to wait for.
+  public func run() {
+    _ = event_base_dispatch(base)
+  }
+
+  /// Makes the running `run()` return after the callback in progress.
+  public func stop() {
+    _ = event_base_loopbreak(base)
+  }
+
+  /// Runs loop iterations until `condition` holds or `timeoutMs` passes; returns `condition()`.
+  ///
+  /// For tests and shutdown drains. Each iteration blocks in the kernel until some event is
+  /// ready or the deadline timer fires, so it never sleeps blindly and never spins.
+  @discardableResult
+  public func run(until condition: () -> Bool, timeoutMs: Int) -> Bool {
+    let deadline = now() + UInt64(max(timeoutMs, 0))
+    let event = deadlineTimer()
+    defer { _ = event_del(event) }
+    while !condition() {
+      let current = now()
+      if current >= deadline { return condition() }
+      _ = ferry_event_add_ms(event, Int(deadline - current))
+      _ = event_base_loop(base, EVLOOP_ONCE)
+    }
+    return true
+  }
+
+  /// Monotonic milliseconds since an arbitrary start; never goes backwards.
+  public func now() -> UInt64 {
+    nowNanoseconds() / 1_000_000
+  }
+
+  /// Monotonic nanoseconds since an arbitrary start.
+  public func nowNanoseconds() -> UInt64 {
+    var spec = timespec()
+    _ = clock_gettime(CLOCK_MONOTONIC, &spec)
+    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+  }
+
+  /// The deadline timer; its callback does nothing, waking the loop is its whole job.
+  private func deadlineTimer() -> OpaquePointer {
+    if let deadlineEvent { return deadlineEvent }
+    guard let event = ferry_evtimer_new(base, EventTrampolines.ignore, nil) else {
+      fatalError("evtimer_new: out of memory")
+    }
+    deadlineEvent = event
+    return event
+  }
+}

@@ -1,1 +1,0 @@
-// The FerryLoop module; see docs/ARCHITECTURE.md.

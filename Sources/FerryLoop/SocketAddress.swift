@@ -1,0 +1,52 @@
+import CFerryEvent
+import Glibc
+
+/// Builders for the `sockaddr` structures FerryLoop binds and connects to.
+enum SocketAddress {
+  /// Calls `body` with a `sockaddr_un` for `path`; ENAMETOOLONG if it does not fit.
+  static func withUnix<Result>(
+    path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
+  ) throws(LoopError) -> Result {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    let capacity = MemoryLayout.size(ofValue: address.sun_path)
+    guard !bytes.isEmpty, bytes.count < capacity, !bytes.contains(0) else {
+      throw LoopError(code: bytes.isEmpty ? ENOENT : ENAMETOOLONG, operation: "sockaddr_un")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: bytes)
+    }
+    let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + bytes.count + 1)
+    return withUnsafePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
+    }
+  }
+
+  /// Calls `body` with a `sockaddr_in` for 127.0.0.1:`port`.
+  static func withLoopback<Result>(
+    port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
+  ) -> Result {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    return withUnsafePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        body($0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+  }
+
+  /// The port a bound IPv4 socket listens on.
+  static func localPort(of fd: Int32) throws(LoopError) -> UInt16 {
+    var address = sockaddr_in()
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = try withUnsafeMutablePointer(to: &address) { (pointer) throws(LoopError) -> Int32 in
+      try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (raw) throws(LoopError) in
+        try Syscall.retrying("getsockname") { getsockname(fd, raw, &length) }
+      }
+    }
+    return UInt16(bigEndian: address.sin_port)
+  }
+}

@@ -1,0 +1,80 @@
+import CFerryEvent
+import Glibc
+
+/// The one funnel every system call in FerryLoop goes through.
+///
+/// It retries `EINTR` (a signal landing mid-call is never an error) and turns `-1` into a
+/// typed `LoopError` carrying errno and the operation's name, as swift-system does.
+enum Syscall {
+  /// Runs `body` until it returns something other than -1/EINTR; -1 becomes a `LoopError`.
+  @inline(__always)
+  static func retrying<Result: BinaryInteger>(
+    _ operation: String, _ body: () -> Result
+  ) throws(LoopError) -> Result {
+    while true {
+      let result = body()
+      if result != -1 { return result }
+      let code = ferry_errno()
+      if code != EINTR { throw LoopError(code: code, operation: operation) }
+    }
+  }
+
+  /// `close(2)` without the EINTR retry: on Linux the descriptor is released even when close
+  /// reports EINTR, and retrying could close a descriptor another object just opened.
+  static func close(_ fd: Int32) {
+    _ = Glibc.close(fd)
+  }
+
+  /// Sets O_NONBLOCK on `fd` (for descriptors not created with SOCK_NONBLOCK).
+  static func setNonBlocking(_ fd: Int32) throws(LoopError) {
+    let flags = try retrying("fcntl(F_GETFL)") { fcntl(fd, F_GETFL) }
+    if flags & O_NONBLOCK != 0 { return }
+    _ = try retrying("fcntl(F_SETFL)") { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+  }
+
+  /// Sets FD_CLOEXEC on `fd`.
+  static func setCloseOnExec(_ fd: Int32) throws(LoopError) {
+    let flags = try retrying("fcntl(F_GETFD)") { fcntl(fd, F_GETFD) }
+    if flags & FD_CLOEXEC != 0 { return }
+    _ = try retrying("fcntl(F_SETFD)") { fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+  }
+
+  /// Creates a socket that is non-blocking and close-on-exec from the start.
+  static func socket(domain: Int32, type: Int32) throws(LoopError) -> Int32 {
+    let flags = Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue)
+    return try retrying("socket") { Glibc.socket(domain, type | flags, 0) }
+  }
+
+  /// `accept4` with SOCK_NONBLOCK|SOCK_CLOEXEC: accepted descriptors never block or leak.
+  static func accept(_ fd: Int32) throws(LoopError) -> Int32 {
+    try retrying("accept4") { ferry_accept4(fd) }
+  }
+
+  /// `recv` into `buffer`; 0 means the peer shut down its sending side.
+  static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(LoopError) -> Int {
+    try retrying("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+  }
+
+  /// `send` with MSG_NOSIGNAL: a vanished peer is EPIPE, never SIGPIPE.
+  static func send(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(LoopError) -> Int {
+    try retrying("send") { Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
+  }
+
+  /// `shutdown(2)` of one or both directions.
+  static func shutdown(_ fd: Int32, _ how: Int32) throws(LoopError) {
+    _ = try retrying("shutdown") { Glibc.shutdown(fd, how) }
+  }
+}
+
+extension Syscall {
+  /// `retrying` as a `Result`, for closures that cannot throw (pointer-scoped helpers).
+  static func retryingResult<Value: BinaryInteger>(
+    _ operation: String, _ body: () -> Value
+  ) -> Result<Value, LoopError> {
+    do throws(LoopError) {
+      return .success(try retrying(operation, body))
+    } catch {
+      return .failure(error)
+    }
+  }
+}

@@ -1,1 +1,0 @@
-// The request serializer; see docs/ARCHITECTURE.md.

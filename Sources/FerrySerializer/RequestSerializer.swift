@@ -1,0 +1,127 @@
+import FerryWire
+
+/// The request serializer: a job, already merged with its session's defaults, and the
+/// session's settings → the `Request` to send, with AFURLRequestSerialization's semantics.
+///
+/// Pure: no I/O but the injected `FileProbe`, no clock; the only randomness is the multipart
+/// boundary, injected too. See PROTOCOL.md "Request serializer" for the rules; where that page
+/// and AFNetworking differ from each other or are silent, the choice is commented where it is
+/// made.
+public struct RequestSerializer: Sendable {
+  public let settings: SerializerSettings
+  public let mimeTypes: MIMETypes
+  public let files: any FileProbe
+  let makeBoundary: @Sendable () -> String
+  /// The parsed base URL, or the error it gave: thrown only when a relative URL needs it.
+  let base: Result<RequestURL.Base, WireError>?
+
+  public init(
+    settings: SerializerSettings, mimeTypes: MIMETypes, files: any FileProbe,
+    makeBoundary: @escaping @Sendable () -> String = MultipartForm.randomBoundary
+  ) {
+    self.settings = settings
+    self.mimeTypes = mimeTypes
+    self.files = files
+    self.makeBoundary = makeBoundary
+    self.base = settings.baseURL.map { text in
+      Result { () throws(WireError) in try RequestURL.parseBase(text) }
+    }
+  }
+
+  /// The request for `job`, or the `WireError` that refuses it (`invalid_job` with its field,
+  /// `unsupported_scheme`, or the probe's `file_unreadable` / `file_not_allowed`).
+  public func serialize(_ job: Job) throws(WireError) -> Request {
+    try serializeWithForm(job).request
+  }
+
+  /// The request and, for a multipart body, the form it was laid out from (for `explain` and
+  /// `CurlCommand`).
+  public func serializeWithForm(_ job: Job) throws(WireError) -> SerializedRequest {
+    let method = try Self.method(job.method)
+    guard let urlText = job.url else { throw WireError.invalidJob("url", "url is required") }
+    var url = try RequestURL.resolve(urlText, base: base)
+    let isURIMethod = settings.uriMethods.contains(method)
+    let arrayEncoding = job.arrayEncoding ?? .brackets
+    // AFNetworking treats nil and NSNull parameters alike: nothing to place.
+    let parameters: JSONValue? = job.parameters == .null ? nil : job.parameters
+
+    var body = EncodedBody.none
+    if let raw = job.body {
+      guard job.parts == nil else {
+        throw WireError.invalidJob("body", "body and parts cannot both be given")
+      }
+      guard method != "HEAD" else { throw WireError.invalidJob("body", "a HEAD request has no body") }
+      if isURIMethod {
+        try Self.appendQuery(parameters, arrayEncoding: arrayEncoding, to: &url)
+      } else if parameters != nil {
+        throw WireError.invalidJob(
+          "parameters", "parameters cannot go in the body of a request with a raw body")
+      }
+      body = try rawBody(raw)
+    } else if job.parts != nil || job.encoding == .multipart {
+      guard method != "GET", method != "HEAD" else {
+        throw WireError.invalidJob(
+          job.parts != nil ? "parts" : "encoding", "multipart needs a method with a body, not \(method)")
+      }
+      // AFNetworking's multipartFormRequest puts parameters into parts for every method,
+      // uri_methods included: the client asked for multipart.
+      body = try multipartBody(parameters, parts: job.parts ?? [], arrayEncoding: arrayEncoding)
+    } else if isURIMethod {
+      try Self.appendQuery(parameters, arrayEncoding: arrayEncoding, to: &url)
+    } else {
+      body = try Self.encodedBody(parameters, encoding: job.encoding ?? .form, arrayEncoding: arrayEncoding)
+    }
+
+    let headers = try headerFields(job, body: body)
+    let request = Request(
+      method: method, url: String(decoding: url.bytes, as: UTF8.self), headers: headers, body: body.plan)
+    return SerializedRequest(request: request, form: body.form)
+  }
+
+  /// The upper-cased method token; GET when absent.
+  static func method(_ method: String?) throws(WireError) -> String {
+    guard let method else { return "GET" }
+    guard HTTPSyntax.isToken(method) else {
+      throw WireError.invalidJob("method", "method must be an HTTP token")
+    }
+    return HTTPSyntax.upperCased(method)
+  }
+
+  /// Appends the query string of `parameters` to the URL: `?` when it has no query, `&` after a
+  /// non-empty one, nothing after a bare `?`; nothing at all when there is no pair.
+  static func appendQuery(
+    _ parameters: JSONValue?, arrayEncoding: ArrayEncoding, to url: inout RequestURL.Resolved
+  ) throws(WireError) {
+    guard let parameters else { return }
+    let object = try topLevelObject(parameters, for: "the query string")
+    let mark = url.bytes.count
+    switch url.query {
+    case .none: url.bytes.append(UInt8(ascii: "?"))
+    case .empty: break
+    case .nonEmpty: url.bytes.append(UInt8(ascii: "&"))
+    }
+    if QueryString.append(object, arrayEncoding: arrayEncoding, into: &url.bytes) == 0 {
+      url.bytes.removeSubrange(mark...)
+    }
+  }
+
+  /// The parameters as an object, or `invalid_job` naming `parameters`.
+  static func topLevelObject(_ parameters: JSONValue, for use: String) throws(WireError) -> JSONObject {
+    guard case .object(let object) = parameters else {
+      throw WireError.invalidJob(
+        "parameters", "parameters must be an object for \(use), not \(parameters.typeName)")
+    }
+    return object
+  }
+}
+
+/// A serialized request and, when its body is multipart, the form behind it.
+public struct SerializedRequest: Sendable, Equatable {
+  public var request: Request
+  public var form: MultipartForm?
+
+  public init(request: Request, form: MultipartForm? = nil) {
+    self.request = request
+    self.form = form
+  }
+}

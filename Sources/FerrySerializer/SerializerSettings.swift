@@ -1,0 +1,47 @@
+import FerryWire
+
+/// What a session brings to serialization: its base URL, query-string methods, default headers
+/// and credentials, and the daemon-wide default header values.
+public struct SerializerSettings: Sendable, Equatable {
+  /// Relative job URLs resolve against this (AFHTTPSessionManager's `baseURL`).
+  public var baseURL: String?
+  /// Upper-cased methods whose parameters go into the query string whatever the encoding.
+  public var uriMethods: Set<String>
+  /// The session's default headers; a `nil` value removes a serializer default.
+  public var headers: [HeaderField]
+  /// The session's credentials; a job's `auth` and any `Authorization` header beat them.
+  public var auth: Auth?
+  /// `ferry/VERSION` unless set otherwise.
+  public var userAgent: String
+  /// The session's, else `AcceptLanguage(language:lang:).value`; `nil` leaves the header out.
+  public var acceptLanguage: String?
+  /// Every decoding libcurl has, e.g. `gzip, deflate, br`; `nil` leaves the header out.
+  public var acceptEncoding: String?
+
+  /// AFHTTPRequestSerializer's `HTTPMethodsEncodingParametersInURI`.
+  public static let defaultURIMethods: Set<String> = ["GET", "HEAD", "DELETE"]
+
+  /// Settings with `User-Agent: ferry/<version>`; `uriMethods` are upper-cased.
+  public init(
+    version: String, baseURL: String? = nil, uriMethods: Set<String> = defaultURIMethods,
+    headers: [HeaderField] = [], auth: Auth? = nil, acceptLanguage: String? = nil,
+    acceptEncoding: String? = nil
+  ) {
+    self.baseURL = baseURL
+    self.uriMethods = Set(uriMethods.map(HTTPSyntax.upperCased))
+    self.headers = headers
+    self.auth = auth
+    self.userAgent = "ferry/\(version)"
+    self.acceptLanguage = acceptLanguage
+    self.acceptEncoding = acceptEncoding
+  }
+}
+
+/// Tells the serializer how big a file is, so that Content-Length is known up front.
+///
+/// The driver implements it with `stat` (and its `read_roots` check); errors are
+/// `file_unreadable` (or `file_not_allowed`). Tests use an in-memory table.
+public protocol FileProbe: Sendable {
+  /// The size in bytes of the regular file at `path`.
+  func size(ofFileAt path: String) throws(WireError) -> Int64
+}

@@ -1,0 +1,106 @@
+import FerrySerializer
+import FerryWire
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Streams a `BodyPlan` into libcurl's read buffer, segment after segment, and rewinds it.
+///
+/// A file segment is opened only when the reader reaches it and read with `pread` at its own
+/// offset, so no file is ever read whole and seeking back costs nothing. A file that is missing,
+/// unreadable or shorter than planned stops the body with `file_unreadable`.
+final class BodyReader {
+  private let segments: [BodyPlan.Segment]
+  /// Total length: the request's Content-Length.
+  let length: Int64
+  private var segmentIndex = 0
+  /// Bytes of the current segment already read.
+  private var segmentOffset: Int64 = 0
+  private var openFile: (index: Int, fd: Int32)?
+  /// Why reading stopped, once it has.
+  private(set) var error: WireError?
+
+  init(_ plan: BodyPlan) {
+    segments = plan.segments
+    length = plan.length
+  }
+
+  deinit { closeFile() }
+
+  /// Fills `buffer` from the current position; returns the bytes written (0 at the end), or
+  /// `nil` after recording `error`.
+  func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+    var filled = 0
+    while filled < buffer.count, segmentIndex < segments.count {
+      let room = UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])
+      guard let count = readSegment(into: room) else { return nil }
+      filled += count
+      if segmentOffset >= segments[segmentIndex].length {
+        segmentIndex += 1
+        segmentOffset = 0
+      }
+    }
+    return filled
+  }
+
+  /// Moves to absolute byte `offset`; false when it lies outside the body.
+  func seek(to offset: Int64) -> Bool {
+    guard offset >= 0, offset <= length else { return false }
+    var remaining = offset
+    segmentIndex = 0
+    while segmentIndex < segments.count, remaining >= segments[segmentIndex].length {
+      remaining -= segments[segmentIndex].length
+      segmentIndex += 1
+    }
+    segmentOffset = remaining
+    return true
+  }
+
+  /// Closes the open file, if any (the transfer is over or will not read for a while).
+  func closeFile() {
+    if let file = openFile {
+      _ = Glibc.close(file.fd)
+      openFile = nil
+    }
+  }
+
+  private func readSegment(into room: UnsafeMutableRawBufferPointer) -> Int? {
+    let want = Int(min(Int64(room.count), segments[segmentIndex].length - segmentOffset))
+    guard want > 0 else { return 0 }
+    switch segments[segmentIndex] {
+    case .bytes(let bytes):
+      let start = Int(segmentOffset)
+      bytes.withUnsafeBytes { source in
+        room.baseAddress!.copyMemory(from: source.baseAddress! + start, byteCount: want)
+      }
+      segmentOffset += Int64(want)
+      return want
+    case .file(let path, let offset, _):
+      guard let fd = fileDescriptor(path) else { return nil }
+      let count = Syscall.retrying { pread(fd, room.baseAddress, want, off_t(offset + segmentOffset)) }
+      if count < 0 { return fail(path, String(cString: strerror(errno))) }
+      if count == 0 { return fail(path, "file is shorter than when the job was accepted") }
+      segmentOffset += Int64(count)
+      return count
+    }
+  }
+
+  private func fileDescriptor(_ path: String) -> Int32? {
+    if let file = openFile, file.index == segmentIndex { return file.fd }
+    closeFile()
+    let fd = Syscall.retrying { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
+    guard fd >= 0 else {
+      _ = fail(path, String(cString: strerror(errno)))
+      return nil
+    }
+    openFile = (segmentIndex, fd)
+    return fd
+  }
+
+  private func fail(_ path: String, _ reason: String) -> Int? {
+    error = WireError(.fileUnreadable, "cannot read \(path): \(reason)")
+    closeFile()
+    return nil
+  }
+}

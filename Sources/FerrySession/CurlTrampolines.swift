@@ -1,0 +1,96 @@
+import CFerryCurl
+
+/// Every C callback libcurl calls into FerrySession, in one place so the unsafe hop is
+/// auditable.
+///
+/// Each trampoline is a non-capturing closure. curl hands back the pointer we registered: an
+/// unretained reference to the `Engine` (multi callbacks) or the `Transfer` (easy callbacks).
+/// The engine keeps each transfer alive while its handle is in the multi, and the engine
+/// outlives its multi handle, so the pointers are never dangling. curl only calls back from
+/// inside a curl call the engine makes on the loop's thread, which is the main actor, hence
+/// `MainActor.assumeIsolated`. Buffers cross into that closure as an address and a count,
+/// since the checker cannot see that the closure runs synchronously on this thread before
+/// the callback returns. Every return value is chosen on purpose: -1 from a socket or
+/// timer callback would abort every transfer on the multi.
+enum CurlTrampolines {
+  /// `CURLMOPT_SOCKETFUNCTION`.
+  static let socket: curl_socket_callback = { _, fd, what, userp, _ in
+    guard let userp else { return 0 }
+    let engine = Unmanaged<Engine>.fromOpaque(userp)
+    MainActor.assumeIsolated { engine.takeUnretainedValue().socketChanged(fd, what) }
+    return 0
+  }
+
+  /// `CURLMOPT_TIMERFUNCTION`.
+  static let timer: curl_multi_timer_callback = { _, timeoutMs, userp in
+    guard let userp else { return 0 }
+    let engine = Unmanaged<Engine>.fromOpaque(userp)
+    MainActor.assumeIsolated { engine.takeUnretainedValue().timerChanged(timeoutMs) }
+    return 0
+  }
+
+  /// `CURLOPT_WRITEFUNCTION`: response body bytes.
+  static let write: curl_write_callback = { data, size, count, userp in
+    guard let userp else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userp)
+    let address = UInt(bitPattern: data)
+    let length = size * count
+    return MainActor.assumeIsolated {
+      transfer.takeUnretainedValue().curlWrite(UnsafeRawBufferPointer(address, length))
+    }
+  }
+
+  /// `CURLOPT_HEADERFUNCTION`: one header line (status line, field or blank line).
+  static let header: curl_write_callback = { data, size, count, userp in
+    guard let userp else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userp)
+    let address = UInt(bitPattern: data)
+    let length = size * count
+    return MainActor.assumeIsolated {
+      transfer.takeUnretainedValue().curlHeader(UnsafeRawBufferPointer(address, length))
+    }
+  }
+
+  /// `CURLOPT_READFUNCTION`: request body bytes wanted.
+  static let read: curl_read_callback = { data, size, count, userp in
+    guard let userp else { return FERRY_CURL_READFUNC_ABORT }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userp)
+    let address = UInt(bitPattern: data)
+    let length = size * count
+    return MainActor.assumeIsolated {
+      transfer.takeUnretainedValue().curlRead(into: UnsafeMutableRawBufferPointer(address, length))
+    }
+  }
+
+  /// `CURLOPT_SEEKFUNCTION`: rewind the request body (redirect 307/308, retry on a reused
+  /// connection).
+  static let seek: curl_seek_callback = { userp, offset, origin in
+    guard let userp else { return FERRY_CURL_SEEKFUNC_FAIL }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userp)
+    return MainActor.assumeIsolated { transfer.takeUnretainedValue().curlSeek(to: offset, origin: origin) }
+  }
+
+  /// `CURLOPT_XFERINFOFUNCTION`: byte counts so far. Non-zero aborts the transfer.
+  static let progress: curl_xferinfo_callback = { userp, downTotal, downNow, upTotal, upNow in
+    guard let userp else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userp)
+    return MainActor.assumeIsolated {
+      transfer.takeUnretainedValue().curlProgress(
+        downTotal: downTotal, downNow: downNow, upTotal: upTotal, upNow: upNow)
+    }
+  }
+}
+
+extension UnsafeRawBufferPointer {
+  /// The buffer at `address` (0 for none) of `count` bytes.
+  fileprivate init(_ address: UInt, _ count: Int) {
+    self.init(start: UnsafeRawPointer(bitPattern: address), count: address == 0 ? 0 : count)
+  }
+}
+
+extension UnsafeMutableRawBufferPointer {
+  /// The buffer at `address` (0 for none) of `count` bytes.
+  fileprivate init(_ address: UInt, _ count: Int) {
+    self.init(start: UnsafeMutableRawPointer(bitPattern: address), count: address == 0 ? 0 : count)
+  }
+}

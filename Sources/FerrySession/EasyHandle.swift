@@ -1,0 +1,54 @@
+import CFerryCurl
+import FerryLoop
+
+/// One libcurl easy handle and what lives exactly as long as it, reused job after job.
+///
+/// Creating a handle allocates curl's per-handle state and buffers; `curl_easy_reset` between
+/// jobs keeps them. The slot also owns the error buffer curl writes into and the transfer's
+/// timer (idle timeout and deferred start failures), so a job allocates neither.
+@MainActor final class EasyHandle {
+  /// The `CURL *`.
+  let handle: UnsafeMutableRawPointer
+  /// `CURLOPT_ERRORBUFFER`'s storage, `CURL_ERROR_SIZE` bytes.
+  let errorBuffer: UnsafeMutablePointer<CChar>
+  /// The transfer using the slot, if any.
+  weak var transfer: Transfer?
+  private var storedTimer: Timer?
+  private let loop: EventLoop
+
+  init?(loop: EventLoop) {
+    guard let handle = curl_easy_init() else { return nil }
+    self.handle = handle
+    self.loop = loop
+    errorBuffer = .allocate(capacity: Int(FERRY_CURL_ERROR_SIZE))
+    errorBuffer.initialize(repeating: 0, count: Int(FERRY_CURL_ERROR_SIZE))
+  }
+
+  isolated deinit {
+    storedTimer?.cancel()
+    curl_easy_cleanup(handle)
+    errorBuffer.deallocate()
+  }
+
+  /// The slot's timer; it calls `timerFired()` on whichever transfer holds the slot.
+  var timer: Timer {
+    if let storedTimer { return storedTimer }
+    let timer = Timer(loop: loop) { [weak self] in self?.transfer?.timerFired() }
+    storedTimer = timer
+    return timer
+  }
+
+  /// curl's message for the last failure, or its generic text for `code`.
+  func errorMessage(for code: CURLcode) -> String {
+    if errorBuffer[0] != 0 { return String(cString: errorBuffer) }
+    return String(cString: curl_easy_strerror(code))
+  }
+
+  /// Readies the handle for the next job: every option back to its default.
+  func reset() {
+    storedTimer?.cancel()
+    transfer = nil
+    curl_easy_reset(handle)
+    errorBuffer[0] = 0
+  }
+}

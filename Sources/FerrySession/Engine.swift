@@ -1,0 +1,305 @@
+import CFerryCurl
+import FerryLoop
+import FerryWire
+
+/// Runs transfers on one libcurl multi handle driven by the event loop, in the pattern of curl's
+/// `hiperfifo.c`.
+///
+/// curl tells the engine which sockets to watch (`CURLMOPT_SOCKETFUNCTION` → `IOWatch`) and
+/// when to call it back (`CURLMOPT_TIMERFUNCTION` → one `Timer`); the engine hands readiness and
+/// timeouts to `curl_multi_socket_action` and reads finished transfers with
+/// `curl_multi_info_read` after every call. curl's callbacks only record: anything that calls
+/// back into curl (adding, removing, pausing a handle) waits until the outermost curl call has
+/// returned (see `deferred`), so curl is never re-entered from its own callbacks.
+@MainActor public final class Engine {
+  public let loop: EventLoop
+  /// The `CURLM *`.
+  let multi: UnsafeMutableRawPointer
+  /// Whether libcurl resolves names without blocking the loop (`CURL_VERSION_ASYNCHDNS`).
+  public let hasAsynchronousResolver: Bool
+  /// libcurl's version, e.g. `7.88.1`.
+  public let curlVersion: String
+  /// Counters over finished transfers.
+  public private(set) var stats = EngineStats()
+  public private(set) var poolLimits = PoolLimits()
+
+  /// Transfers whose handle is in the multi, by easy handle.
+  private var active: [UnsafeMutableRawPointer: Transfer] = [:]
+  /// Reset easy handles waiting for the next job.
+  private var freeHandles: [EasyHandle] = []
+  private let maxFreeHandles = 256
+  /// One watch per descriptor number curl announced; parked (no interest) after
+  /// `CURL_POLL_REMOVE`, since the connection may only have gone back to the pool.
+  private var watches: [Int32: IOWatch] = [:]
+  private var curlTimer: Timer?
+  /// How many curl calls that may call back are on the stack.
+  private var curlDepth = 0
+  /// Work that would re-enter curl, postponed until `curlDepth` drops to 0.
+  private var deferred: [DeferredAction] = []
+  private var isShutDown = false
+
+  /// What waits in `deferred`.
+  private enum DeferredAction {
+    case add(Transfer)
+    case remove(Transfer)
+    case syncPause(Transfer)
+  }
+
+  @MainActor private static var isCurlInitialized = false
+
+  /// Creates the multi handle on `loop`.
+  public init(loop: EventLoop, poolLimits: PoolLimits = PoolLimits()) throws(EngineError) {
+    if !Engine.isCurlInitialized {
+      guard curl_global_init(FERRY_CURL_GLOBAL_DEFAULT) == CURLE_OK else {
+        throw EngineError("curl_global_init failed")
+      }
+      Engine.isCurlInitialized = true
+    }
+    guard let multi = curl_multi_init() else { throw EngineError("curl_multi_init failed") }
+    self.loop = loop
+    self.multi = multi
+    let info = ferry_curl_version_info()!.pointee
+    hasAsynchronousResolver = Int(info.features) & Int(FERRY_CURL_VERSION_ASYNCHDNS) != 0
+    curlVersion = String(cString: info.version)
+    curlTimer = Timer(loop: loop) { [unowned self] in self.curlTimerFired() }
+    let me = Unmanaged.passUnretained(self).toOpaque()
+    _ = ferry_curl_multi_setopt_socketfunction(multi, CURLMOPT_SOCKETFUNCTION, CurlTrampolines.socket)
+    _ = ferry_curl_multi_setopt_ptr(multi, CURLMOPT_SOCKETDATA, me)
+    _ = ferry_curl_multi_setopt_timerfunction(multi, CURLMOPT_TIMERFUNCTION, CurlTrampolines.timer)
+    _ = ferry_curl_multi_setopt_ptr(multi, CURLMOPT_TIMERDATA, me)
+    setPoolLimits(poolLimits)
+  }
+
+  isolated deinit {
+    shutdown()
+  }
+
+  /// Transfers running (including those waiting inside curl for a connection).
+  public var activeCount: Int { active.count }
+
+  /// Applies new connection pool limits; transfers already running keep their connections.
+  public func setPoolLimits(_ limits: PoolLimits) {
+    guard !isShutDown else { return }
+    poolLimits = limits
+    _ = ferry_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.maxHostConnections)
+    _ = ferry_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, limits.maxTotalConnections)
+    if limits.maxIdleConnections > 0 {
+      _ = ferry_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, limits.maxIdleConnections)
+    }
+  }
+
+  /// Starts one attempt of `spec`; `delegate` hears its events from the next loop iteration on.
+  ///
+  /// Never calls the delegate from inside this call: a spec libcurl rejects fails on the next
+  /// loop iteration.
+  public func start(_ spec: TransferSpec, delegate: TransferDelegate) -> Transfer {
+    let slot = takeHandle()
+    let transfer = Transfer(engine: self, slot: slot, spec: spec, delegate: delegate)
+    guard !isShutDown, let slot else {
+      transfer.failToStart(WireError(.transferFailed, "cannot start a transfer: engine is out of handles"))
+      return transfer
+    }
+    slot.transfer = transfer
+    let code = transfer.configureHop()
+    guard code == CURLE_OK else {
+      transfer.failToStart(WireError(.transferFailed, slot.errorMessage(for: code)))
+      return transfer
+    }
+    attach(transfer)
+    return transfer
+  }
+
+  /// Cancels every transfer (delivering nothing) and closes the multi handle.
+  ///
+  /// Safe from `deinit`: it touches no transfer's back reference to the engine.
+  public func shutdown() {
+    guard !isShutDown else { return }
+    isShutDown = true
+    let running = Array(active.values)
+    active.removeAll()
+    deferred.removeAll()
+    curlTimer?.cancel()
+    curlDepth += 1
+    for transfer in running {
+      if let easy = transfer.easy { curl_multi_remove_handle(multi, easy) }
+      transfer.abandon()
+      stats.transfersCancelled += 1
+    }
+    curl_multi_cleanup(multi)
+    curlDepth -= 1
+    for watch in watches.values { watch.cancel() }
+    watches.removeAll()
+    freeHandles.removeAll()
+  }
+
+  /// The clock `TransferSpec.enqueuedAtMs` is read on.
+  public func clockMs() -> UInt64 { loop.now() }
+}
+
+// MARK: - Handles in and out of the multi
+
+extension Engine {
+  /// Whether a curl call that may call back is on the stack (so curl must not be called).
+  var isInsideCurl: Bool { curlDepth > 0 }
+
+  /// Adds the transfer's handle to the multi, now or once curl has returned.
+  func attach(_ transfer: Transfer) {
+    guard curlDepth == 0 else {
+      deferred.append(.add(transfer))
+      return
+    }
+    guard let easy = transfer.easy else { return }
+    active[easy] = transfer
+    transfer.didAttach()
+    let code = withCurl { curl_multi_add_handle(multi, easy) }
+    if code != CURLM_OK {
+      active[easy] = nil
+      let message = String(cString: curl_multi_strerror(code))
+      transfer.failToStart(WireError(.transferFailed, "curl_multi_add_handle: \(message)"))
+    }
+  }
+
+  /// Takes the transfer's handle out of the multi, now or once curl has returned.
+  func detach(_ transfer: Transfer, thenRecycle: Bool) {
+    guard curlDepth == 0 else {
+      deferred.append(.remove(transfer))
+      return
+    }
+    guard let easy = transfer.easy else { return }
+    if active.removeValue(forKey: easy) != nil {
+      _ = withCurl { curl_multi_remove_handle(multi, easy) }
+    }
+    if thenRecycle, let slot = transfer.releaseSlot() { recycle(slot) }
+  }
+
+  /// Takes the handle out for a new hop of a redirect the transfer follows itself.
+  func detachForNextHop(_ transfer: Transfer) {
+    guard let easy = transfer.easy, active.removeValue(forKey: easy) != nil else { return }
+    _ = withCurl { curl_multi_remove_handle(multi, easy) }
+  }
+
+  /// Brings curl's pause state of the transfer's receive side in line with what was asked.
+  func syncPause(_ transfer: Transfer) {
+    guard curlDepth == 0 else {
+      deferred.append(.syncPause(transfer))
+      return
+    }
+    guard let easy = transfer.easy, let bitmask = transfer.pauseChangeNeeded() else { return }
+    let code = withCurl { curl_easy_pause(easy, bitmask) }
+    // Unpausing delivers held data at once; a delegate aborting then fails only this call.
+    if code != CURLE_OK { transfer.curlDidFinish(code) }
+  }
+
+  /// Counts a finished transfer into `stats`.
+  func record(_ metrics: TransferMetrics?, cancelled: Bool) {
+    if cancelled {
+      stats.transfersCancelled += 1
+      return
+    }
+    stats.transfersFinished += 1
+    guard let metrics else { return }
+    stats.connectionsOpened += metrics.connectionsOpened
+    if metrics.connectionReused { stats.connectionsReused += 1 }
+    stats.bytesUp += metrics.bytesUp
+    stats.bytesDown += metrics.bytesDown
+  }
+
+  private func takeHandle() -> EasyHandle? {
+    if let slot = freeHandles.popLast() { return slot }
+    return EasyHandle(loop: loop)
+  }
+
+  private func recycle(_ slot: EasyHandle) {
+    slot.reset()
+    if freeHandles.count < maxFreeHandles && !isShutDown { freeHandles.append(slot) }
+  }
+
+  /// Runs a curl call that may call back, then whatever its callbacks postponed.
+  private func withCurl<T>(_ call: () -> T) -> T {
+    curlDepth += 1
+    let result = call()
+    curlDepth -= 1
+    if curlDepth == 0 { runDeferred() }
+    return result
+  }
+
+  private func runDeferred() {
+    while curlDepth == 0, !deferred.isEmpty {
+      switch deferred.removeFirst() {
+      case .add(let transfer): if transfer.isRunning { attach(transfer) }
+      case .remove(let transfer): detach(transfer, thenRecycle: true)
+      case .syncPause(let transfer): if transfer.isRunning { syncPause(transfer) }
+      }
+    }
+  }
+}
+
+// MARK: - Sockets and the timer (hiperfifo's part)
+
+extension Engine {
+  /// `CURLMOPT_SOCKETFUNCTION`: curl wants `fd` watched for `what` (or no longer watched).
+  func socketChanged(_ fd: Int32, _ what: Int32) {
+    if what == FERRY_CURL_POLL_REMOVE || what == FERRY_CURL_POLL_NONE {
+      // Unknown descriptors are fine: curl announces resolver and happy-eyeballs sockets too.
+      watches[fd]?.setInterest([])
+      return
+    }
+    var interest: IOEvents = []
+    if what & FERRY_CURL_POLL_IN != 0 { interest.insert(.read) }
+    if what & FERRY_CURL_POLL_OUT != 0 { interest.insert(.write) }
+    let watch = watches[fd] ?? makeWatch(fd)
+    if watch.interest == interest {
+      // curl only calls when something changed, so the same interest on a watched number is a
+      // new socket that reuses it: register again, the kernel dropped the old one on close.
+      watch.setInterest([])
+    }
+    watch.setInterest(interest)
+  }
+
+  /// `CURLMOPT_TIMERFUNCTION`: call curl back in `timeoutMs` (0: on the next loop iteration,
+  /// never from here), or not at all (-1).
+  func timerChanged(_ timeoutMs: Int) {
+    if timeoutMs < 0 {
+      curlTimer?.cancel()
+    } else {
+      curlTimer?.schedule(afterMs: timeoutMs)
+    }
+  }
+
+  private func makeWatch(_ fd: Int32) -> IOWatch {
+    let watch = IOWatch(loop: loop, fd: fd) { [unowned self] events in self.socketReady(fd, events) }
+    watches[fd] = watch
+    return watch
+  }
+
+  private func socketReady(_ fd: Int32, _ events: IOEvents) {
+    var mask: Int32 = 0
+    if events.contains(.read) { mask |= FERRY_CURL_CSELECT_IN }
+    if events.contains(.write) { mask |= FERRY_CURL_CSELECT_OUT }
+    socketAction(fd, mask)
+  }
+
+  private func curlTimerFired() {
+    socketAction(FERRY_CURL_SOCKET_TIMEOUT, 0)
+  }
+
+  private func socketAction(_ fd: Int32, _ mask: Int32) {
+    guard !isShutDown else { return }
+    var running: Int32 = 0
+    curlDepth += 1
+    _ = curl_multi_socket_action(multi, fd, mask, &running)
+    curlDepth -= 1
+    drainMessages()
+    runDeferred()
+  }
+
+  /// Reads every finished transfer curl has queued; runs after each `socket_action`.
+  private func drainMessages() {
+    var queued: Int32 = 0
+    while let message = curl_multi_info_read(multi, &queued) {
+      guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+      let code = message.pointee.data.result
+      active[easy]?.curlDidFinish(code)
+    }
+  }
+}

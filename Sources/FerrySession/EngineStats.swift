@@ -1,0 +1,33 @@
+/// Counters over every transfer an engine finished, for the `stats` op.
+public struct EngineStats: Sendable, Equatable {
+  /// Connections transfers opened (`CURLINFO_NUM_CONNECTS`, summed).
+  public var connectionsOpened: Int = 0
+  /// Transfers that ran on a connection from the pool instead of opening one.
+  public var connectionsReused: Int = 0
+  /// Request body bytes sent.
+  public var bytesUp: Int64 = 0
+  /// Response body bytes received (before content decoding).
+  public var bytesDown: Int64 = 0
+  /// Transfers that ended with `transferDidFinish` (success or failure), not cancelled.
+  public var transfersFinished: Int = 0
+  public var transfersCancelled: Int = 0
+
+  public init() {}
+}
+
+/// libcurl's connection pool limits for one engine (0 means no limit).
+public struct PoolLimits: Sendable, Equatable {
+  /// At most this many connections to one host (`CURLMOPT_MAX_HOST_CONNECTIONS`); transfers
+  /// beyond it wait inside curl for a free connection.
+  public var maxHostConnections: Int
+  /// At most this many connections at once (`CURLMOPT_MAX_TOTAL_CONNECTIONS`).
+  public var maxTotalConnections: Int
+  /// Idle connections kept for reuse (`CURLMOPT_MAXCONNECTS`); 0 keeps curl's default.
+  public var maxIdleConnections: Int
+
+  public init(maxHostConnections: Int = 0, maxTotalConnections: Int = 0, maxIdleConnections: Int = 0) {
+    self.maxHostConnections = maxHostConnections
+    self.maxTotalConnections = maxTotalConnections
+    self.maxIdleConnections = maxIdleConnections
+  }
+}

@@ -1,1 +1,0 @@
-// The FerrySession module; see docs/ARCHITECTURE.md.

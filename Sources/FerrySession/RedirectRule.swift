@@ -1,0 +1,91 @@
+import FerrySerializer
+import FerryWire
+
+/// Browser rules for redirects: which responses are followed, and what the next request is.
+///
+/// libcurl follows GET, HEAD, POST and PUT by these rules itself (with `CURLOPT_POSTREDIR` 0 it
+/// turns POST into GET on 301/302/303, and PUT into GET on 303). For other methods it would
+/// send the custom method again on every hop, so the transfer follows those hop by hop with
+/// `nextRequest`.
+public enum RedirectRule {
+  /// Statuses a browser follows.
+  static let followedStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+  /// Whether the hop with `head` is a redirect that will be followed: by curl (any 3xx with a
+  /// non-empty `Location`, as curl does) or by us (the five browser statuses).
+  public static func isFollowed(_ head: ResponseHead, byCurl: Bool) -> Bool {
+    guard let location = head.header("location"), !location.isEmpty else { return false }
+    return byCurl ? (300..<400).contains(head.status) : followedStatuses.contains(head.status)
+  }
+
+  /// The request a browser sends after `status` pointed `request` at `location` (absolute).
+  ///
+  /// 303 turns every method but HEAD into a bodiless GET, as do 301/302 for POST; 307/308 keep
+  /// method and body. A GET made from another method loses the body's headers. Credentials
+  /// (`Authorization`, `Cookie`) stay behind when the origin changes.
+  public static func nextRequest(after request: Request, status: Int, location: String) -> Request {
+    var next = request
+    next.url = location
+    let becomesGET =
+      (status == 303 && request.method != "HEAD")
+      || ((status == 301 || status == 302) && request.method == "POST")
+    if becomesGET {
+      next.method = "GET"
+      next.body = nil
+      next.headers.removeAll { bodyHeaders.contains($0.name.lowercased()) }
+    }
+    if URLOrigin(request.url) != URLOrigin(location) {
+      next.headers.removeAll { credentialHeaders.contains($0.name.lowercased()) }
+    }
+    return next
+  }
+
+  /// Whether a redirect may go to `location` at all: http and https only.
+  public static func isAllowedScheme(_ location: String) -> Bool {
+    let lower = location.prefix(8).lowercased()
+    return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+  }
+
+  private static let bodyHeaders: Set<String> = [
+    "content-type", "content-encoding", "content-language", "content-location",
+  ]
+  private static let credentialHeaders: Set<String> = ["authorization", "cookie"]
+}
+
+/// The scheme, host and port of an absolute URL, compared to decide whether credentials may
+/// follow a redirect.
+public struct URLOrigin: Sendable, Equatable {
+  public var scheme: String
+  public var host: String
+  public var port: Int?
+
+  public init(scheme: String, host: String, port: Int?) {
+    self.scheme = scheme
+    self.host = host
+    self.port = port
+  }
+
+  /// Parses `scheme://[userinfo@]host[:port]...`; the port defaults by scheme (80, 443).
+  public init(_ url: String) {
+    var authority = url[...]
+    scheme = ""
+    if let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") {
+      scheme = url[..<colon].lowercased()
+      authority = url[url.index(colon, offsetBy: 3)...]
+    }
+    if let end = authority.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) {
+      authority = authority[..<end]
+    }
+    if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+    var portText: Substring = ""
+    if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+      portText = authority[authority.index(after: close)...].drop { $0 == ":" }
+      authority = authority[...close]
+    } else if let colon = authority.lastIndex(of: ":") {
+      portText = authority[authority.index(after: colon)...]
+      authority = authority[..<colon]
+    }
+    host = authority.lowercased()
+    port = Int(portText) ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil)
+  }
+}

@@ -1,0 +1,100 @@
+import FerryWire
+
+/// Turns the header lines libcurl hands its header callback into response heads.
+///
+/// libcurl calls the header callback once per line for every hop: interim 1xx responses, each
+/// redirect followed, the final response, and trailers after a chunked body. A status line starts
+/// a new head; the blank line ends it. Names are lower-cased, values trimmed, obsolete line
+/// folding joined with a space; lines outside a head (trailers) are ignored.
+public struct ResponseHeadParser: Sendable {
+  /// What a line completed.
+  public enum Event: Sendable, Equatable {
+    /// Nothing yet.
+    case none
+    /// An interim 1xx head ended (100 Continue, 103 Early Hints); a real one follows.
+    case interim(status: Int)
+    /// A final (non-1xx) head ended: a redirect being followed, or the response itself.
+    case complete(ResponseHead)
+  }
+
+  private var status = 0
+  private var httpVersion = ""
+  private var headers: [(name: String, value: String)] = []
+  private var isInHead = false
+
+  public init() {}
+
+  /// Feeds one line, with or without its CRLF.
+  public mutating func feed(_ line: UnsafeRawBufferPointer) -> Event {
+    var end = line.count
+    while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
+    let text = UnsafeRawBufferPointer(rebasing: line[0..<end])
+    if Self.isStatusLine(text) {
+      startHead(text)
+      return .none
+    }
+    guard isInHead else { return .none }
+    if text.isEmpty {
+      isInHead = false
+      if (100..<200).contains(status) { return .interim(status: status) }
+      return .complete(ResponseHead(status: status, headers: headers, httpVersion: httpVersion))
+    }
+    if text[0] == 0x20 || text[0] == 0x09 {
+      foldIntoLastHeader(text)
+    } else {
+      addHeader(text)
+    }
+    return .none
+  }
+
+  /// Feeds one line given as bytes (convenience for tests).
+  public mutating func feed(_ line: [UInt8]) -> Event {
+    line.withUnsafeBytes { feed($0) }
+  }
+
+  private static func isStatusLine(_ text: UnsafeRawBufferPointer) -> Bool {
+    text.count >= 5 && text[0] == 0x48 && text[1] == 0x54 && text[2] == 0x54 && text[3] == 0x50
+      && text[4] == 0x2F  // "HTTP/"
+  }
+
+  /// `HTTP/1.1 200 OK` → version `1.1`, status 200; `HTTP/2 200` → `2`.
+  private mutating func startHead(_ text: UnsafeRawBufferPointer) {
+    let fields = text.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: true)
+    var version = fields.isEmpty ? "" : String(decoding: fields[0].dropFirst(5), as: UTF8.self)
+    if version == "2.0" || version == "3.0" { version = String(version.prefix(1)) }
+    var code = 0
+    if fields.count > 1, fields[1].count == 3, fields[1].allSatisfy({ (0x30...0x39).contains($0) }) {
+      for byte in fields[1] { code = code * 10 + Int(byte - 0x30) }
+    }
+    status = code
+    httpVersion = version
+    headers.removeAll(keepingCapacity: true)
+    isInHead = true
+  }
+
+  private mutating func addHeader(_ text: UnsafeRawBufferPointer) {
+    guard let colon = text.firstIndex(of: 0x3A), colon > 0 else { return }
+    let name = String(unsafeUninitializedCapacity: colon) { buffer in
+      for i in 0..<colon {
+        let byte = text[i]
+        buffer[i] = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+      }
+      return colon
+    }
+    headers.append((name: name, value: Self.trimmed(text[(colon + 1)...])))
+  }
+
+  private mutating func foldIntoLastHeader(_ text: UnsafeRawBufferPointer) {
+    guard let last = headers.indices.last else { return }
+    let more = Self.trimmed(text[...])
+    headers[last].value = headers[last].value.isEmpty ? more : headers[last].value + " " + more
+  }
+
+  private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+    var start = bytes.startIndex
+    var end = bytes.endIndex
+    while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+    while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+    return String(decoding: bytes[start..<end], as: UTF8.self)
+  }
+}

@@ -1,0 +1,52 @@
+import CFerryCurl
+import FerryWire
+
+/// Redirects the transfer follows itself, hop by hop (methods curl would redirect wrongly).
+extension Transfer {
+  /// The hop ended with a redirect we follow: start the next hop, or fail. Returns false when
+  /// there is nowhere to go (curl found no usable `Location`), so the response stands.
+  func followRedirect(_ status: Int) -> Bool {
+    guard let engine, let slot else { return false }
+    let info = CurlInfo(slot.handle)
+    guard let location = info.string(CURLINFO_REDIRECT_URL) else { return false }
+    let metrics = collectMetrics()
+    guard redirectsFollowed < spec.maxRedirects else {
+      let error = WireError(.tooManyRedirects, "Maximum (\(spec.maxRedirects)) redirects followed")
+      finish(.failure(error), metrics: metrics)
+      return true
+    }
+    guard RedirectRule.isAllowedScheme(location) else {
+      let error = WireError(.unsupportedScheme, "redirect to a scheme other than http or https")
+      finish(.failure(error), metrics: metrics)
+      return true
+    }
+    let elapsed = loop.now() - attachedAtMs
+    if let total = spec.totalTimeoutMs, elapsed >= UInt64(max(0, total)) {
+      let error = WireError(.timeout, "Operation timed out after \(elapsed) milliseconds", timer: "total")
+      finish(.failure(error), metrics: metrics)
+      return true
+    }
+    priorHops = (metrics.connectionsOpened, metrics.timing.total)
+    redirectsFollowed += 1
+    request = RedirectRule.nextRequest(after: request, status: status, location: location)
+    startNextHop(engine, slot)
+    return true
+  }
+
+  private func startNextHop(_ engine: Engine, _ slot: EasyHandle) {
+    engine.detachForNextHop(self)
+    releaseHopResources()
+    curl_easy_reset(slot.handle)
+    slot.errorBuffer[0] = 0
+    headParser = ResponseHeadParser()
+    pendingRedirectStatus = nil
+    isDiscardingBody = false
+    lastCounts = (0, 0)
+    let code = configureHop()
+    guard code == CURLE_OK else {
+      finish(.failure(WireError(.transferFailed, slot.errorMessage(for: code))), metrics: nil)
+      return
+    }
+    engine.attach(self)
+  }
+}

@@ -1,0 +1,51 @@
+import FerrySerializer
+
+/// Everything one attempt of a job needs: the serialized request and the knobs of its transfer.
+///
+/// Defaults are PROTOCOL.md's: 30 s to connect, 60 s without a byte moving, no limit on the
+/// whole transfer, redirects followed up to 10, progress at most every 100 ms per direction.
+public struct TransferSpec: Sendable, Equatable {
+  /// Method, URL, headers and body plan, as the request serializer made them.
+  public var request: Request
+  /// Time allowed to resolve, connect and finish the TLS handshake.
+  public var connectTimeoutMs: Int
+  /// Time allowed with no byte moving either way (not counted while the receive side is paused
+  /// by the delegate, nor before the connection is up: `connectTimeoutMs` covers that).
+  public var idleTimeoutMs: Int
+  /// Time allowed for the whole transfer, redirects included; `nil` for no limit.
+  public var totalTimeoutMs: Int?
+  public var followRedirects: Bool
+  /// Most redirects followed before the transfer fails with `too_many_redirects`.
+  public var maxRedirects: Int
+  /// Least time between two progress reports in one direction.
+  public var progressIntervalMs: Int
+  /// Whether the delegate hears `transferDidProgress` at all.
+  public var wantsProgress: Bool
+  /// Ask for the body from this byte on (`Range: bytes=N-`), to continue a partial download.
+  public var resumeFromByte: Int64?
+  /// Let libcurl decode `Content-Encoding` (gzip, deflate, br, zstd), so the body arrives
+  /// decoded. The encodings offered are the request's own `Accept-Encoding` when it has one.
+  public var acceptEncoding: Bool
+  /// When the job entered its queue, on `Engine.clockMs()`'s clock, for `timing.queued`;
+  /// `nil` reports zero.
+  public var enqueuedAtMs: UInt64?
+
+  public init(
+    request: Request, connectTimeoutMs: Int = 30_000, idleTimeoutMs: Int = 60_000,
+    totalTimeoutMs: Int? = nil, followRedirects: Bool = true, maxRedirects: Int = 10,
+    progressIntervalMs: Int = 100, wantsProgress: Bool = true, resumeFromByte: Int64? = nil,
+    acceptEncoding: Bool = true, enqueuedAtMs: UInt64? = nil
+  ) {
+    self.request = request
+    self.connectTimeoutMs = connectTimeoutMs
+    self.idleTimeoutMs = idleTimeoutMs
+    self.totalTimeoutMs = totalTimeoutMs
+    self.followRedirects = followRedirects
+    self.maxRedirects = maxRedirects
+    self.progressIntervalMs = progressIntervalMs
+    self.wantsProgress = wantsProgress
+    self.resumeFromByte = resumeFromByte
+    self.acceptEncoding = acceptEncoding
+    self.enqueuedAtMs = enqueuedAtMs
+  }
+}

@@ -1,0 +1,143 @@
+extension EventEncoder {
+  /// Above this many header fields, repeated names are grouped through a dictionary rather
+  /// than by rescanning: a hostile server can send thousands of tiny headers.
+  private static let pairwiseHeaderLimit = 32
+
+  /// `"status", "headers", "http_version"` of a response.
+  static func writeHead(_ head: ResponseHead, into out: inout [UInt8]) {
+    key("status", into: &out)
+    JSONWriter.writeInteger(head.status, into: &out)
+    key("headers", into: &out)
+    writeHeaders(head.headers, into: &out)
+    key("http_version", into: &out)
+    JSONWriter.writeString(head.httpVersion, into: &out)
+  }
+
+  /// The headers as an object in first-seen order: a repeated name's values joined with `, `,
+  /// `set-cookie` always an array (cookies may contain commas).
+  static func writeHeaders(_ headers: [(name: String, value: String)], into out: inout [UInt8]) {
+    out.append(UInt8(ascii: "{"))
+    if headers.count <= pairwiseHeaderLimit {
+      var first = true
+      for (i, header) in headers.enumerated()
+      where !headers[..<i].contains(where: { $0.name == header.name }) {
+        let values = headers[i...].lazy.filter { $0.name == header.name }.map(\.value)
+        writeHeader(header.name, values, first: first, into: &out)
+        first = false
+      }
+    } else {
+      var order: [String] = []
+      var groups: [String: [Int]] = [:]
+      for (i, header) in headers.enumerated() {
+        if groups[header.name] == nil { order.append(header.name) }
+        groups[header.name, default: []].append(i)
+      }
+      for (n, name) in order.enumerated() {
+        let values = (groups[name] ?? []).lazy.map { headers[$0].value }
+        writeHeader(name, values, first: n == 0, into: &out)
+      }
+    }
+    out.append(UInt8(ascii: "}"))
+  }
+
+  /// One member of the headers object: `name` with its `values`.
+  private static func writeHeader(
+    _ name: String, _ values: some Sequence<String>, first: Bool, into out: inout [UInt8]
+  ) {
+    if !first { out.append(UInt8(ascii: ",")) }
+    JSONWriter.writeString(name, into: &out)
+    out.append(UInt8(ascii: ":"))
+    if name == "set-cookie" {
+      out.append(UInt8(ascii: "["))
+      for (n, value) in values.enumerated() {
+        if n > 0 { out.append(UInt8(ascii: ",")) }
+        JSONWriter.writeString(value, into: &out)
+      }
+      out.append(UInt8(ascii: "]"))
+    } else {
+      out.append(UInt8(ascii: "\""))
+      for (n, value) in values.enumerated() {
+        if n > 0 { out.append(contentsOf: ", ".utf8) }
+        JSONWriter.writeEscaped(value, into: &out)
+      }
+      out.append(UInt8(ascii: "\""))
+    }
+  }
+
+  /// The body members for `done` and `failed`.
+  static func writeBody(_ body: ResponseBody, into out: inout [UInt8]) {
+    switch body {
+    case .json(let bytes):
+      key("body", into: &out)
+      writeEmbeddedJSON(bytes, into: &out)
+    case .text(let text):
+      key("body", into: &out)
+      JSONWriter.writeString(text, into: &out)
+    case .base64(let bytes):
+      key("body_base64", into: &out)
+      out.append(UInt8(ascii: "\""))
+      Base64.encode(bytes, into: &out)
+      out.append(UInt8(ascii: "\""))
+    case .output(let path, let bytes):
+      key("output", into: &out)
+      JSONWriter.writeString(path, into: &out)
+      key("bytes", into: &out)
+      JSONWriter.writeInteger(bytes, into: &out)
+    case .none:
+      break
+    }
+  }
+
+  /// Validated JSON bytes with CR and LF dropped (only ever whitespace in valid JSON, and a raw
+  /// LF would end the line); `null` if nothing is left, so the line stays valid JSON.
+  private static func writeEmbeddedJSON(_ bytes: [UInt8], into out: inout [UInt8]) {
+    let start = out.count
+    if !bytes.contains(where: { $0 == 0x0A || $0 == 0x0D }) {
+      out.append(contentsOf: bytes)
+    } else {
+      out.reserveCapacity(out.count + bytes.count)
+      for b in bytes where b != 0x0A && b != 0x0D { out.append(b) }
+    }
+    let isBlank = out[start...].allSatisfy { $0 == 0x20 || $0 == 0x09 }
+    if isBlank {
+      out.removeSubrange(start...)
+      out.append(contentsOf: "null".utf8)
+    }
+  }
+
+  /// `{"queued", "connect", "tls", "first_byte", "total"}` in milliseconds.
+  static func writeTiming(_ timing: JobTiming, into out: inout [UInt8]) {
+    out.append(contentsOf: #"{"queued":"#.utf8)
+    writeMillis(timing.queued, into: &out)
+    key("connect", into: &out)
+    writeMillis(timing.connect, into: &out)
+    key("tls", into: &out)
+    writeMillis(timing.tls, into: &out)
+    key("first_byte", into: &out)
+    writeMillis(timing.firstByte, into: &out)
+    key("total", into: &out)
+    writeMillis(timing.total, into: &out)
+    out.append(UInt8(ascii: "}"))
+  }
+
+  /// Microseconds as milliseconds: `12345` → `12.345`, `12300` → `12.3`, `12000` → `12`;
+  /// negative values (curl's "unknown") as `0`.
+  static func writeMillis(_ micros: Int64, into out: inout [UInt8]) {
+    let micros = max(micros, 0)
+    JSONWriter.writeInteger(micros / 1000, into: &out)
+    var fraction = micros % 1000
+    guard fraction != 0 else { return }
+    var digits = 3
+    while fraction % 10 == 0 {
+      fraction /= 10
+      digits -= 1
+    }
+    out.append(UInt8(ascii: "."))
+    var divisor: Int64 = 1
+    for _ in 1..<digits { divisor *= 10 }
+    while divisor > 0 {
+      out.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
+      divisor /= 10
+    }
+  }
+}

@@ -1,0 +1,153 @@
+/// Encodes events as JSON lines, straight into a byte buffer.
+///
+/// Every line is one JSON object ended by `\n`; its keys start with `event`, then `id` and
+/// `seq` for job events, then the event's own keys in PROTOCOL.md's order. Runs once per event,
+/// so it appends bytes directly and builds no intermediate `JSONValue`s.
+public enum EventEncoder {
+  /// Appends `event` as one line to `out`.
+  public static func encode(_ event: Event, into out: inout [UInt8]) {
+    switch event {
+    case .job(let id, let seq, let jobEvent):
+      encode(jobEvent, id: id, seq: seq, into: &out)
+    case .error(let error, let id):
+      begin("error", into: &out)
+      key("error", into: &out)
+      writeError(error, id: id, into: &out)
+      end(into: &out)
+    case .pong:
+      begin("pong", into: &out)
+      end(into: &out)
+    case .payload(let name, let payload):
+      out.append(contentsOf: #"{"event":"#.utf8)
+      JSONWriter.writeString(name, into: &out)
+      for member in payload.members where member.key != "event" {
+        out.append(UInt8(ascii: ","))
+        JSONWriter.writeString(member.key, into: &out)
+        out.append(UInt8(ascii: ":"))
+        JSONWriter.write(member.value, into: &out)
+      }
+      end(into: &out)
+    }
+  }
+
+  /// Appends the job event `event` of job `id`, its `seq`-th, as one line to `out`.
+  public static func encode(_ event: JobEvent, id: String, seq: Int, into out: inout [UInt8]) {
+    begin(event.name, into: &out)
+    key("id", into: &out)
+    JSONWriter.writeString(id, into: &out)
+    key("seq", into: &out)
+    JSONWriter.writeInteger(seq, into: &out)
+    switch event {
+    case .queued(let position):
+      if let position {
+        key("position", into: &out)
+        JSONWriter.writeInteger(position, into: &out)
+      }
+    case .started(let attempt, let method, let url):
+      key("attempt", into: &out)
+      JSONWriter.writeInteger(attempt, into: &out)
+      key("method", into: &out)
+      JSONWriter.writeString(method, into: &out)
+      key("url", into: &out)
+      JSONWriter.writeString(url, into: &out)
+    case .response(let head):
+      writeHead(head, into: &out)
+    case .progress(let progress):
+      writeProgress(progress, into: &out)
+    case .done(let completion):
+      writeCompletion(completion, into: &out)
+    case .failed(let failure):
+      writeFailure(failure, into: &out)
+    case .cancelled(let reason):
+      key("reason", into: &out)
+      JSONWriter.writeString(reason.rawValue, into: &out)
+    }
+    end(into: &out)
+  }
+
+  /// The line for `event`, `\n` included.
+  public static func line(_ event: Event) -> [UInt8] {
+    var out: [UInt8] = []
+    encode(event, into: &out)
+    return out
+  }
+
+  private static func writeProgress(_ progress: TransferProgress, into out: inout [UInt8]) {
+    key("direction", into: &out)
+    JSONWriter.writeString(progress.direction.rawValue, into: &out)
+    key("done", into: &out)
+    JSONWriter.writeInteger(progress.done, into: &out)
+    key("total", into: &out)
+    if let total = progress.total {
+      JSONWriter.writeInteger(total, into: &out)
+    } else {
+      out.append(contentsOf: "null".utf8)
+    }
+  }
+
+  private static func writeCompletion(_ completion: JobCompletion, into out: inout [UInt8]) {
+    writeHead(completion.head, into: &out)
+    writeBody(completion.body, into: &out)
+    key("url", into: &out)
+    JSONWriter.writeString(completion.url, into: &out)
+    key("attempts", into: &out)
+    JSONWriter.writeInteger(completion.attempts, into: &out)
+    key("timing", into: &out)
+    writeTiming(completion.timing, into: &out)
+  }
+
+  private static func writeFailure(_ failure: JobFailure, into out: inout [UInt8]) {
+    key("error", into: &out)
+    writeError(failure.error, id: nil, into: &out)
+    if let attempts = failure.attempts {
+      key("attempts", into: &out)
+      JSONWriter.writeInteger(attempts, into: &out)
+    }
+    if let head = failure.head {
+      writeHead(head, into: &out)
+      writeBody(failure.body, into: &out)
+    }
+  }
+
+  /// `{"code", "message", "field"?, "timer"?, "id"?}`.
+  static func writeError(_ error: WireError, id: String?, into out: inout [UInt8]) {
+    out.append(contentsOf: #"{"code":"#.utf8)
+    JSONWriter.writeString(error.code.rawValue, into: &out)
+    key("message", into: &out)
+    JSONWriter.writeString(error.message, into: &out)
+    if let field = error.field {
+      key("field", into: &out)
+      JSONWriter.writeString(field, into: &out)
+    }
+    if let timer = error.timer {
+      key("timer", into: &out)
+      JSONWriter.writeString(timer, into: &out)
+    }
+    if let id {
+      key("id", into: &out)
+      JSONWriter.writeString(id, into: &out)
+    }
+    out.append(UInt8(ascii: "}"))
+  }
+
+  /// `{"event":"name"`.
+  static func begin(_ name: String, into out: inout [UInt8]) {
+    out.append(contentsOf: #"{"event":"#.utf8)
+    JSONWriter.writeString(name, into: &out)
+  }
+
+  /// `,"name":` for a key that needs no escaping.
+  @inline(__always) static func key(_ name: StaticString, into out: inout [UInt8]) {
+    out.append(UInt8(ascii: ","))
+    out.append(UInt8(ascii: "\""))
+    out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+    out.append(UInt8(ascii: "\""))
+    out.append(UInt8(ascii: ":"))
+  }
+
+  /// Closes the object and the line.
+  static func end(into out: inout [UInt8]) {
+    out.append(UInt8(ascii: "}"))
+    out.append(UInt8(ascii: "\n"))
+  }
+}

@@ -1,0 +1,134 @@
+/// Turns one client line into a `ClientMessage`: a job with every field checked, or an op.
+///
+/// Pure and allocation-conscious, since it runs once per submitted job: the line is read once
+/// into a `JSONValue` (duplicate keys rejected), then members are dispatched on their key
+/// strings; no dictionaries are built. Failures carry PROTOCOL.md's error codes and, for
+/// `invalid_job`, the dotted path of the offending field.
+public struct JobDecoder: Sendable {
+  /// Deepest nesting of arrays and objects a line may have (the line's object is depth 1).
+  public var maxDepth: Int
+
+  public init(maxDepth: Int = 64) {
+    self.maxDepth = maxDepth
+  }
+
+  /// Decodes one line (without its `\n`) into a job or an op.
+  public func decode(_ line: some Collection<UInt8>) -> Result<ClientMessage, DecodeFailure> {
+    let value: JSONValue
+    do {
+      value = try JSONReader(maxDepth: maxDepth, rejectsDuplicateKeys: true).read(line)
+    } catch {
+      return .failure(failure(for: error, line: line))
+    }
+    guard case .object(let object) = value else {
+      let message = "a line must be a JSON object, not \(value.typeName)"
+      return .failure(DecodeFailure(error: WireError(.invalidJSON, message)))
+    }
+    return decode(object)
+  }
+
+  /// Decodes a line already read as a JSON object.
+  public func decode(_ object: JSONObject) -> Result<ClientMessage, DecodeFailure> {
+    guard let op = object["op"] else {
+      do throws(WireError) {
+        return .success(.job(try decodeSubmittedJob(object, path: "")))
+      } catch {
+        return .failure(DecodeFailure(error: error, id: Self.lineID(object), isJob: true))
+      }
+    }
+    do throws(WireError) {
+      return .success(try decodeOp(op, object))
+    } catch {
+      return .failure(DecodeFailure(error: error, id: Self.lineID(object), isJob: false))
+    }
+  }
+
+  /// A job as submitted on the wire or in `explain`: job fields only, `url` required.
+  private func decodeSubmittedJob(_ object: JSONObject, path: String) throws(WireError) -> Job {
+    let (job, _) = try decodeJobFields(object, path: path, extraKeys: [])
+    guard job.url != nil else {
+      let field = Field.join(path, "url")
+      throw WireError.invalidJob(field, "\(field): missing required field")
+    }
+    return job
+  }
+
+  /// Dispatches an op line on its `op` string and checks its other members.
+  private func decodeOp(_ op: JSONValue, _ object: JSONObject) throws(WireError) -> ClientMessage {
+    let opField = Field(parent: "", key: "op", value: op)
+    let name = try opField.string()
+    switch name {
+    case "cancel": return .cancel(id: try opTarget(object))
+    case "attach": return .attach(id: try opTarget(object))
+    case "ping":
+      try onlyOp(object)
+      return .ping
+    case "hello":
+      try onlyOp(object)
+      return .hello
+    case "stats":
+      try onlyOp(object)
+      return .stats
+    case "sessions":
+      try onlyOp(object)
+      return .sessions
+    case "explain":
+      var job: Job?
+      for member in object.members where member.key != "op" {
+        let field = Field(parent: "", key: member.key, value: member.value)
+        guard member.key == "job" else { throw field.invalid("unknown field") }
+        job = try decodeSubmittedJob(try field.object(), path: "job")
+      }
+      guard let job else { throw WireError.invalidJob("job", "job: missing required field") }
+      return .explain(job)
+    default:
+      throw WireError(.unknownOp, "unknown op \"\(name)\"")
+    }
+  }
+
+  /// The `id` of a `cancel` or `attach` line, which may hold nothing else.
+  private func opTarget(_ object: JSONObject) throws(WireError) -> String {
+    var id: String?
+    for member in object.members where member.key != "op" {
+      let field = Field(parent: "", key: member.key, value: member.value)
+      guard member.key == "id" else { throw field.invalid("unknown field") }
+      id = try field.label()
+    }
+    guard let id else { throw WireError.invalidJob("id", "id: missing required field") }
+    return id
+  }
+
+  /// Checks that an op line without arguments holds nothing but `op`.
+  private func onlyOp(_ object: JSONObject) throws(WireError) {
+    for member in object.members where member.key != "op" {
+      throw Field(parent: "", key: member.key, value: member.value).invalid("unknown field")
+    }
+  }
+
+  /// The line's top-level `id` when it is a valid one given exactly once, else `nil`.
+  static func lineID(_ object: JSONObject) -> String? {
+    var found: String?
+    var count = 0
+    for member in object.members where member.key == "id" {
+      count += 1
+      found = try? Field(parent: "", key: "id", value: member.value).label()
+    }
+    return count == 1 ? found : nil
+  }
+
+  /// Maps a reader error: a duplicate key is `invalid_job` naming it, anything else
+  /// `invalid_json` with the byte offset.
+  private func failure(for error: JSONError, line: some Collection<UInt8>) -> DecodeFailure {
+    guard let path = error.duplicateKeyPath else {
+      return DecodeFailure(error: WireError(.invalidJSON, "invalid JSON: \(error)"))
+    }
+    let field = path.joined(separator: ".")
+    let wireError = WireError.invalidJob(field, "\(field): key given more than once")
+    // Only on this failure path: read again, keeping duplicates, to learn the id and the kind.
+    let lenient = JSONReader(maxDepth: maxDepth, rejectsDuplicateKeys: false)
+    guard let object = (try? lenient.read(line))?.objectValue else {
+      return DecodeFailure(error: wireError)
+    }
+    return DecodeFailure(error: wireError, id: Self.lineID(object), isJob: object["op"] == nil)
+  }
+}

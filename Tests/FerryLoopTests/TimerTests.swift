@@ -1,0 +1,100 @@
+import Testing
+
+@testable import FerryLoop
+
+@MainActor struct TimerTests {
+  @Test func timersFireInDeadlineOrder() throws {
+    let loop = try EventLoop()
+    var fired: [Int] = []
+    let timers = [30, 10, 20].map { delay in
+      let timer = Timer(loop: loop) { fired.append(delay) }
+      timer.schedule(afterMs: delay)
+      return timer
+    }
+    #expect(loop.run(until: { fired.count == 3 }, timeoutMs: 2000))
+    #expect(fired == [10, 20, 30])
+    #expect(timers.allSatisfy { !$0.isScheduled })
+  }
+
+  @Test func cancelledTimerDoesNotFire() throws {
+    let loop = try EventLoop()
+    var cancelledFired = false
+    var laterFired = false
+    let cancelled = Timer(loop: loop) { cancelledFired = true }
+    let later = Timer(loop: loop) { laterFired = true }
+    cancelled.schedule(afterMs: 5)
+    later.schedule(afterMs: 40)
+    #expect(cancelled.isScheduled)
+    cancelled.cancel()
+    #expect(!cancelled.isScheduled)
+    #expect(loop.run(until: { laterFired }, timeoutMs: 2000))
+    #expect(!cancelledFired)
+  }
+
+  @Test func zeroDelayFiresOnNextIterationNotInline() throws {
+    let loop = try EventLoop()
+    var count = 0
+    let timer = Timer(loop: loop) { count += 1 }
+    timer.schedule(afterMs: 0)
+    #expect(count == 0)
+    #expect(timer.isScheduled)
+    #expect(loop.run(until: { count == 1 }, timeoutMs: 1000))
+  }
+
+  @Test func reschedulingReplacesTheDeadline() throws {
+    let loop = try EventLoop()
+    var firedAt: UInt64 = 0
+    let start = loop.now()
+    let timer = Timer(loop: loop) { firedAt = loop.now() }
+    timer.schedule(afterMs: 10)
+    timer.schedule(afterMs: 80)
+    #expect(loop.run(until: { firedAt != 0 }, timeoutMs: 2000))
+    #expect(firedAt - start >= 80)
+  }
+
+  @Test func handlerCanRescheduleItsOwnTimer() throws {
+    let loop = try EventLoop()
+    var count = 0
+    var timer: Timer?
+    timer = Timer(loop: loop) {
+      count += 1
+      if count < 3 { timer?.schedule(afterMs: 1) }
+    }
+    timer?.schedule(afterMs: 1)
+    #expect(loop.run(until: { count == 3 }, timeoutMs: 2000))
+    #expect(timer?.isScheduled == false)
+  }
+
+  @Test func runUntilGivesUpAtTheDeadline() throws {
+    let loop = try EventLoop()
+    let start = loop.now()
+    #expect(!loop.run(until: { false }, timeoutMs: 50))
+    let elapsed = loop.now() - start
+    #expect(elapsed >= 50 && elapsed < 1000)
+  }
+
+  @Test func runReturnsWhenStopped() throws {
+    let loop = try EventLoop()
+    var ticks = 0
+    var timer: Timer?
+    timer = Timer(loop: loop) {
+      ticks += 1
+      if ticks == 2 { loop.stop() } else { timer?.schedule(afterMs: 1) }
+    }
+    timer?.schedule(afterMs: 1)
+    loop.run()
+    #expect(ticks == 2)
+  }
+
+  @Test func releasedTimerNeverFires() throws {
+    let loop = try EventLoop()
+    var fired = false
+    var timer: Timer? = Timer(loop: loop) { fired = true }
+    timer?.schedule(afterMs: 1)
+    timer = nil
+    let witness = Timer(loop: loop) {}
+    witness.schedule(afterMs: 30)
+    #expect(loop.run(until: { !witness.isScheduled }, timeoutMs: 2000))
+    #expect(!fired)
+  }
+}
