@@ -39,7 +39,10 @@ let package = Package(
     .executableTarget(name: "ferry-fixture", dependencies: ["FerryTestSupport"]),
 
     .testTarget(name: "FerryWireTests", dependencies: ["FerryWire"]),
-    .testTarget(name: "FerrySerializerTests", dependencies: ["FerrySerializer", "FerryWire"]),
+    .testTarget(
+      name: "FerrySerializerTests", dependencies: ["FerrySerializer", "FerryWire"],
+      // Read by the tests through #filePath, not bundled.
+      exclude: ["Fixtures"]),
     .testTarget(name: "FerryLoopTests", dependencies: ["FerryLoop", "FerryTestSupport"]),
     .testTarget(
       name: "FerrySessionTests",

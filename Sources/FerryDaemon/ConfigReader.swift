@@ -1,0 +1,104 @@
+import FerryWire
+
+/// Typed field readers for the config file, each failing with the file and the field's path.
+struct ConfigReader {
+  let file: String
+
+  func fail(_ field: String, _ reason: String) -> ConfigError {
+    ConfigError(file: file, field: field, reason: reason)
+  }
+
+  func string(_ v: JSONValue, _ field: String) throws(ConfigError) -> String {
+    guard case .string(let s) = v else { throw fail(field, "expected a string, got \(v.typeName)") }
+    return s
+  }
+
+  func number(_ v: JSONValue, _ field: String, _ range: ClosedRange<Double>) throws(ConfigError) -> Double {
+    guard case .number(let n) = v, range.contains(n.doubleValue) else {
+      throw fail(field, "expected a number in \(range.lowerBound)...\(range.upperBound)")
+    }
+    return n.doubleValue
+  }
+
+  func int(_ v: JSONValue, _ field: String, _ range: ClosedRange<Int>) throws(ConfigError) -> Int {
+    guard case .number(let n) = v, let i = n.int64Value, let int = Int(exactly: i), range.contains(int)
+    else { throw fail(field, "expected a whole number in \(range.lowerBound)...\(range.upperBound)") }
+    return int
+  }
+
+  func mode(_ v: JSONValue, _ field: String) throws(ConfigError) -> UInt32 {
+    guard case .string(let s) = v, let m = UInt32(s, radix: 8), m <= 0o777 else {
+      throw fail(field, "expected an octal mode string such as \"0660\"")
+    }
+    return m
+  }
+
+  func logLevel(_ v: JSONValue, _ field: String) throws(ConfigError) -> LogLevel {
+    guard case .string(let s) = v, let level = LogLevel(rawValue: s) else {
+      let names = LogLevel.allCases.map(\.rawValue).joined(separator: ", ")
+      throw fail(field, "expected one of \(names)")
+    }
+    return level
+  }
+
+  func object(_ v: JSONValue, _ field: String) throws(ConfigError) -> JSONObject {
+    guard case .object(let o) = v else { throw fail(field, "expected an object, got \(v.typeName)") }
+    return o
+  }
+
+  func limits(_ v: JSONValue) throws(ConfigError) -> DaemonConfig.Limits {
+    var limits = DaemonConfig.Limits()
+    for m in try object(v, "limits") {
+      let field = "limits." + m.key
+      switch m.key {
+      case "max_jobs": limits.maxJobs = try int(m.value, field, 1...10_000_000)
+      case "max_jobs_per_connection": limits.maxJobsPerConnection = try int(m.value, field, 1...10_000_000)
+      case "max_line_bytes": limits.maxLineBytes = try int(m.value, field, 1024...(1 << 30))
+      case "max_output_bytes": limits.maxOutputBytes = try int(m.value, field, 65536...(1 << 30))
+      case "max_clients": limits.maxClients = try int(m.value, field, 1...1_000_000)
+      default: throw fail(field, "unknown setting")
+      }
+    }
+    return limits
+  }
+
+  func sessions(_ v: JSONValue) throws(ConfigError) -> [String: SessionConfig] {
+    var sessions: [String: SessionConfig] = [:]
+    for m in try object(v, "sessions") {
+      sessions[m.key] = try session(named: m.key, m.value)
+    }
+    return sessions
+  }
+
+  func session(named name: String, _ v: JSONValue) throws(ConfigError) -> SessionConfig {
+    let path = "sessions." + name
+    var session = SessionConfig(name: name)
+    let extras: [JSONObject.Member]
+    do {
+      (session.defaults, extras) = try JobDecoder().decodeJobFields(
+        try object(v, path), path: path, extraKeys: SessionConfig.sessionKeys)
+    } catch let error as WireError {
+      throw fail(error.field ?? path, error.message)
+    } catch let error as ConfigError {
+      throw error
+    } catch {
+      throw fail(path, "\(error)")
+    }
+    for m in extras {
+      let field = path + "." + m.key
+      switch m.key {
+      case "base_url": session.baseURL = try string(m.value, field)
+      case "uri_methods":
+        guard case .array(let items) = m.value else { throw fail(field, "expected an array of methods") }
+        var methods: Set<String> = []
+        for item in items { methods.insert(try string(item, field).uppercased()) }
+        session.uriMethods = methods
+      case "max_concurrent": session.maxConcurrent = try int(m.value, field, 1...100_000)
+      case "max_host_connections": session.maxHostConnections = try int(m.value, field, 0...100_000)
+      case "max_connections": session.maxConnections = try int(m.value, field, 0...100_000)
+      default: throw fail(field, "unknown setting")
+      }
+    }
+    return session
+  }
+}

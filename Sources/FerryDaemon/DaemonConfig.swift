@@ -1,0 +1,85 @@
+import FerryWire
+
+/// The daemon's configuration, read from one JSON file with the wire's own strict reader.
+///
+/// Unknown keys are errors, as on the wire, so that a typo never passes silently.
+public struct DaemonConfig: Sendable {
+  /// Socket path; nil means the PROTOCOL fallback chain.
+  public var socket: String?
+  /// Permission bits of the socket file.
+  public var socketMode: UInt32 = 0o660
+  public var logLevel: LogLevel = .info
+  /// Seconds running jobs get to finish after SIGTERM before they are cancelled.
+  public var shutdownGraceSeconds: Double = 10
+  public var limits = Limits()
+  public var sessions: [String: SessionConfig] = ["default": SessionConfig(name: "default")]
+
+  public init() {}
+
+  /// Daemon-wide limits.
+  public struct Limits: Sendable, Equatable {
+    /// Live jobs across all clients; past it new jobs fail `overloaded`.
+    public var maxJobs = 10_000
+    public var maxJobsPerConnection = 1_000
+    public var maxLineBytes = 1 << 20
+    /// Bytes of events queued for one client before its transfers are paused.
+    public var maxOutputBytes = 4 << 20
+    /// Client connections held at once; past it new ones get one `overloaded` line and close.
+    public var maxClients = 4_096
+
+    public init() {}
+  }
+
+  /// Parses a config file's bytes; `file` names it in errors.
+  public static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> DaemonConfig {
+    let root: JSONValue
+    do {
+      root = try JSONReader(rejectsDuplicateKeys: true).read(bytes)
+    } catch {
+      throw ConfigError(file: file, field: "", reason: "not valid JSON: \(error)")
+    }
+    guard case .object(let object) = root else {
+      throw ConfigError(file: file, field: "", reason: "the top level must be an object")
+    }
+    var config = DaemonConfig()
+    let reader = ConfigReader(file: file)
+    for member in object {
+      switch member.key {
+      case "socket": config.socket = try reader.string(member.value, "socket")
+      case "socket_mode": config.socketMode = try reader.mode(member.value, "socket_mode")
+      case "log_level": config.logLevel = try reader.logLevel(member.value, "log_level")
+      case "shutdown_grace_s":
+        config.shutdownGraceSeconds = try reader.number(member.value, "shutdown_grace_s", 0...3600)
+      case "limits": config.limits = try reader.limits(member.value)
+      case "sessions": config.sessions = try reader.sessions(member.value)
+      default: throw ConfigError(file: file, field: member.key, reason: "unknown setting")
+      }
+    }
+    if config.sessions["default"] == nil {
+      config.sessions["default"] = SessionConfig(name: "default")
+    }
+    return config
+  }
+}
+
+/// Log levels, most severe first; the number is the syslog priority.
+public enum LogLevel: String, Sendable, Comparable, CaseIterable {
+  case error
+  case warning
+  case notice
+  case info
+  case debug
+
+  /// The syslog priority (3 error … 7 debug), for journald's `<N>` prefix.
+  public var priority: Int {
+    switch self {
+    case .error: 3
+    case .warning: 4
+    case .notice: 5
+    case .info: 6
+    case .debug: 7
+    }
+  }
+
+  public static func < (a: LogLevel, b: LogLevel) -> Bool { a.priority < b.priority }
+}

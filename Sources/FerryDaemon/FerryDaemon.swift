@@ -1,1 +1,0 @@
-// The FerryDaemon module; see docs/ARCHITECTURE.md.

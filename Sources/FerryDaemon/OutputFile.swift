@@ -1,0 +1,99 @@
+import FerryWire
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Streams a response body to `<path>.part` and renames it to `path` only when the response is
+/// accepted; a rejected or failed transfer removes the partial file (unless resuming).
+///
+/// Writes are plain `write(2)` on the loop thread: page-cache writes of one curl buffer at a time
+/// are short and bounded.
+public final class OutputFile {
+  public let path: String
+  public var partPath: String { path + ".part" }
+  private var fd: Int32
+  private var isOpen = true
+  /// Bytes written by this transfer.
+  public private(set) var written: Int64 = 0
+  /// Bytes that were already in the partial file when the transfer resumed from it.
+  public let resumedFrom: Int64
+
+  /// Opens `<path>.part`: truncated, or appended to when `resume` is set and it exists.
+  public init(path: String, resume: Bool) throws(WireError) {
+    self.path = path
+    let part = path + ".part"
+    var flags = O_WRONLY | O_CREAT | O_CLOEXEC
+    flags |= resume ? O_APPEND : O_TRUNC
+    let fd = Syscalls.retrying { open(part, flags, 0o644) }
+    guard fd >= 0 else {
+      throw WireError(.outputFailed, "cannot open \(part): \(Syscalls.describe(errno))", field: "output")
+    }
+    self.fd = fd
+    var st = stat()
+    resumedFrom = resume && fstat(fd, &st) == 0 ? Int64(st.st_size) : 0
+  }
+
+  /// Starts the file over (the server ignored our Range and sent the whole body).
+  public func restart() throws(WireError) {
+    guard ftruncate(fd, 0) == 0 else {
+      throw WireError(.outputFailed, "cannot truncate \(partPath): \(Syscalls.describe(errno))")
+    }
+    written = 0
+  }
+
+  /// Appends a chunk of body.
+  public func write(_ chunk: UnsafeRawBufferPointer) throws(WireError) {
+    var offset = 0
+    while offset < chunk.count {
+      let n = Syscalls.retrying { Glibc.write(fd, chunk.baseAddress! + offset, chunk.count - offset) }
+      guard n > 0 else {
+        throw WireError(.outputFailed, "cannot write \(partPath): \(Syscalls.describe(errno))")
+      }
+      offset += n
+    }
+    written += Int64(chunk.count)
+  }
+
+  /// Closes and renames the partial file into place; returns the file's size.
+  public func commit() throws(WireError) -> Int64 {
+    let part = partPath
+    let total = resumedFrom + written
+    closeFile()
+    guard rename(part, path) == 0 else {
+      let e = errno
+      unlink(part)
+      throw WireError(.outputFailed, "cannot rename \(part) to \(path): \(Syscalls.describe(e))")
+    }
+    return total
+  }
+
+  /// Closes and removes the partial file, or keeps it for a later resume.
+  public func abandon(keepPartial: Bool) {
+    closeFile()
+    if !keepPartial { unlink(partPath) }
+  }
+
+  private func closeFile() {
+    if isOpen { close(fd) }
+    isOpen = false
+  }
+
+  deinit { closeFile() }
+}
+
+/// The syscall funnel for the daemon's own few calls: retries EINTR, describes errno.
+enum Syscalls {
+  static func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
+    while true {
+      let r = call()
+      if r < 0, errno == EINTR { continue }
+      return r
+    }
+  }
+
+  static func describe(_ code: Int32) -> String {
+    guard let s = strerror(code) else { return "errno \(code)" }
+    return String(cString: s)
+  }
+}

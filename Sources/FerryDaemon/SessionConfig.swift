@@ -1,0 +1,24 @@
+import FerryWire
+
+/// One named session from the config: defaults for any job field, plus what only a session has
+/// (base URL, the methods that put parameters in the query, and pool and concurrency limits).
+public struct SessionConfig: Sendable {
+  public var name: String
+  /// Job fields used when a job leaves them out (same names and checks as on the wire).
+  public var defaults = Job()
+  public var baseURL: String?
+  public var uriMethods: Set<String> = ["GET", "HEAD", "DELETE"]
+  /// Jobs of this session running at once; the rest wait in order.
+  public var maxConcurrent = 64
+  /// Connections to one host (curl's CURLMOPT_MAX_HOST_CONNECTIONS); 0 means no limit.
+  public var maxHostConnections = 0
+  /// Connections in all (CURLMOPT_MAX_TOTAL_CONNECTIONS); 0 means no limit.
+  public var maxConnections = 0
+
+  public init(name: String) { self.name = name }
+
+  /// The session-only keys, beside the job field names.
+  static let sessionKeys: Set<String> = [
+    "base_url", "uri_methods", "max_concurrent", "max_host_connections", "max_connections",
+  ]
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// A child process for black-box tests (ferryd, the fixture server, nginx helpers), killed when
+/// the test is done with it.
+final class ManagedProcess {
+  let process = Process()
+  let stdout = Pipe()
+  let stderr = Pipe()
+
+  init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    process.standardOutput = stdout
+    process.standardError = stderr
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+  }
+
+  var pid: Int32 { process.processIdentifier }
+
+  /// Sends `signal` (SIGTERM by default).
+  func signal(_ sig: Int32 = SIGTERM) { kill(process.processIdentifier, sig) }
+
+  /// Waits for exit up to `timeoutMs`; returns the exit status or nil when still running.
+  func wait(timeoutMs: Int = 10_000) -> Int32? {
+    let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+    while process.isRunning, Date() < deadline { usleep(5_000) }
+    return process.isRunning ? nil : process.terminationStatus
+  }
+
+  /// Reads stdout up to the first line containing `prefix` and returns that line.
+  func readStdoutLine(startingWith prefix: String) -> String? {
+    var data = Data()
+    let handle = stdout.fileHandleForReading
+    while true {
+      let chunk = handle.availableData
+      if chunk.isEmpty { return nil }
+      data.append(chunk)
+      let text = String(decoding: data, as: UTF8.self)
+      if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) { return String(line) }
+    }
+  }
+
+  /// Everything the process wrote to stderr (call after it exited).
+  func stderrText() -> String {
+    String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  }
+
+  deinit {
+    if process.isRunning {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+  }
+}
+
+/// Paths of the built products and the repository.
+enum Paths {
+  static let repo: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<4 { url.deleteLastPathComponent() }
+    return url.path
+  }()
+
+  static func product(_ name: String) -> String { repo + "/.build/debug/" + name }
+
+  /// A fresh private directory under /tmp.
+  static func tempDirectory(_ tag: String) -> String {
+    let path = "/tmp/ferry-test-\(tag)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+  }
+}
