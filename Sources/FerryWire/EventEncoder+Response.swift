@@ -19,10 +19,9 @@ extension EventEncoder {
     out.append(UInt8(ascii: "{"))
     if headers.count <= pairwiseHeaderLimit {
       var first = true
-      for (i, header) in headers.enumerated()
-      where !headers[..<i].contains(where: { $0.name == header.name }) {
-        let values = headers[i...].lazy.filter { $0.name == header.name }.map(\.value)
-        writeHeader(header.name, values, first: first, into: &out)
+      for i in headers.indices where !headers[..<i].contains(where: { $0.name == headers[i].name }) {
+        let same = SameNameIndices(headers: headers, name: headers[i].name, index: i)
+        writeHeader(headers[i].name, same, of: headers, first: first, into: &out)
         first = false
       }
     } else {
@@ -33,35 +32,34 @@ extension EventEncoder {
         groups[header.name, default: []].append(i)
       }
       for (n, name) in order.enumerated() {
-        let values = (groups[name] ?? []).lazy.map { headers[$0].value }
-        writeHeader(name, values, first: n == 0, into: &out)
+        writeHeader(name, groups[name] ?? [], of: headers, first: n == 0, into: &out)
       }
     }
     out.append(UInt8(ascii: "}"))
   }
 
-  /// One member of the headers object: `name` with its `values`.
+  /// One member of the headers object: `name` with the values of `headers` at `indices`.
   private static func writeHeader(
-    _ name: String, _ values: some Sequence<String>, first: Bool, into out: inout [UInt8]
+    _ name: String, _ indices: some Sequence<Int>, of headers: [(name: String, value: String)],
+    first: Bool, into out: inout [UInt8]
   ) {
     if !first { out.append(UInt8(ascii: ",")) }
     JSONWriter.writeString(name, into: &out)
     out.append(UInt8(ascii: ":"))
-    if name == "set-cookie" {
-      out.append(UInt8(ascii: "["))
-      for (n, value) in values.enumerated() {
-        if n > 0 { out.append(UInt8(ascii: ",")) }
-        JSONWriter.writeString(value, into: &out)
+    let isCookie = name == "set-cookie"
+    out.append(isCookie ? UInt8(ascii: "[") : UInt8(ascii: "\""))
+    var isFirstValue = true
+    for i in indices {
+      if isCookie {
+        if !isFirstValue { out.append(UInt8(ascii: ",")) }
+        JSONWriter.writeString(headers[i].value, into: &out)
+      } else {
+        if !isFirstValue { out.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
+        JSONWriter.writeEscaped(headers[i].value, into: &out)
       }
-      out.append(UInt8(ascii: "]"))
-    } else {
-      out.append(UInt8(ascii: "\""))
-      for (n, value) in values.enumerated() {
-        if n > 0 { out.append(contentsOf: ", ".utf8) }
-        JSONWriter.writeEscaped(value, into: &out)
-      }
-      out.append(UInt8(ascii: "\""))
+      isFirstValue = false
     }
+    out.append(isCookie ? UInt8(ascii: "]") : UInt8(ascii: "\""))
   }
 
   /// The body members for `done` and `failed`.
@@ -139,5 +137,20 @@ extension EventEncoder {
       out.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
       divisor /= 10
     }
+  }
+}
+
+/// The indices of the fields named `name`, from `index` on, without allocating.
+private struct SameNameIndices: Sequence, IteratorProtocol {
+  let headers: [(name: String, value: String)]
+  let name: String
+  var index: Int
+
+  mutating func next() -> Int? {
+    while index < headers.count {
+      defer { index += 1 }
+      if headers[index].name == name { return index }
+    }
+    return nil
   }
 }

@@ -77,12 +77,20 @@ public enum JSONWriter {
   public static func writeInteger(_ value: some BinaryInteger, into out: inout [UInt8]) {
     if value < 0 { out.append(UInt8(ascii: "-")) }
     var magnitude = UInt64(truncatingIfNeeded: value.magnitude)
-    let start = out.count
-    repeat {
-      out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-      magnitude /= 10
-    } while magnitude > 0
-    out[start...].reverse()
+    if magnitude < 10 {
+      out.append(UInt8(ascii: "0") + UInt8(magnitude))
+      return
+    }
+    // Digits come out last first: fill a small stack buffer from its end, then copy once.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var start = digits.count
+      while magnitude > 0 {
+        start -= 1
+        digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+      }
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+    }
   }
 
   @inline(__always) private static func hexDigit(_ nibble: UInt8) -> UInt8 {

@@ -40,6 +40,10 @@ private let jobRejections: [Rejection] = [
   Rejection("headers.X-Foo", #"{\#(url), "headers": {"X-Foo": "a\u0000"}}"#),
   Rejection("headers.X-Foo", #"{\#(url), "headers": {"X-Foo": 1}}"#),
   Rejection("headers.accept", #"{\#(url), "headers": {"Accept": "a", "accept": "b"}}"#),
+  Rejection(
+    "headers.H-3",
+    "{\(url), \"headers\": {\((0..<10).map { "\"h-\($0)\": \"v\"" }.joined(separator: ", ")), \"H-3\": \"x\"}}"
+  ),
   Rejection("encoding", #"{\#(url), "encoding": "xml"}"#),
   Rejection("parts", #"{\#(url), "method": "POST", "parts": {}}"#),
   Rejection("parts.0", #"{\#(url), "method": "POST", "parts": ["x"]}"#),

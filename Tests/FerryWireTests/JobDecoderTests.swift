@@ -179,3 +179,11 @@ func decodesOps(line: String, expected: ClientMessage) {
     _ = try JobDecoder().decodeAuth(["bearer_file": "t"], path: "sessions.s.auth")
   }
 }
+
+@Test func keepsManyHeadersInOrder() throws {
+  let names = (0..<12).map { "X-H\($0)" }
+  let line =
+    "{\"url\": \"http://h/\", \"headers\": {" + names.map { "\"\($0)\": \"\($0)\"" }.joined(separator: ",")
+    + "}}"
+  #expect(try job(line).headers == names.map { HeaderField(name: $0, value: $0) })
+}
