@@ -15,7 +15,8 @@ public struct CurlFeatures: Sendable, Equatable {
   /// Reads the linked library's capabilities.
   public static func current() -> CurlFeatures {
     guard let info = ferry_curl_version_info()?.pointee else {
-      return CurlFeatures(version: "unknown", ssl: nil, features: [], encodings: [], hasAsynchronousResolver: false)
+      return CurlFeatures(
+        version: "unknown", ssl: nil, features: [], encodings: [], hasAsynchronousResolver: false)
     }
     let bits = Int(info.features)
     let table: [(Int, String)] = [

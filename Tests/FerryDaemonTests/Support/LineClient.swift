@@ -35,7 +35,9 @@ final class LineClient {
   func send(_ bytes: [UInt8]) throws {
     var offset = 0
     while offset < bytes.count {
-      let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let n = bytes[offset...].withUnsafeBytes {
+        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
       if n < 0 {
         if errno == EINTR { continue }
         throw TestFailure("send: errno \(errno)")
@@ -78,8 +80,12 @@ final class LineClient {
 
   /// The next line parsed as a JSON object.
   func readEvent(timeoutMs: Int = 10_000) throws -> JSONObject {
-    guard let line = readLine(timeoutMs: timeoutMs) else { throw TestFailure("no event within \(timeoutMs) ms") }
-    guard case .object(let o) = try JSONReader().read(line) else { throw TestFailure("not an object: \(line)") }
+    guard let line = readLine(timeoutMs: timeoutMs) else {
+      throw TestFailure("no event within \(timeoutMs) ms")
+    }
+    guard case .object(let o) = try JSONReader().read(line) else {
+      throw TestFailure("not an object: \(line)")
+    }
     return o
   }
 

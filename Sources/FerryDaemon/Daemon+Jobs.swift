@@ -1,0 +1,127 @@
+import FerrySerializer
+import FerrySession
+import FerryWire
+
+/// Lines from clients: jobs and ops, and the bookkeeping of a job's end.
+extension Daemon {
+  func handleLine(_ bytes: UnsafeRawBufferPointer, from client: Client) {
+    switch decoder.decode(bytes) {
+    case .failure(let failure):
+      refuse(failure, client: client)
+    case .success(let message):
+      switch message {
+      case .job(let job): submit(job, from: client)
+      case .cancel(let id): cancel(id, from: client)
+      case .attach(let id):
+        client.send(.error(WireError(.unknownID, "no detached job \(id) to attach to"), id: id))
+      case .ping: client.send(.pong)
+      case .hello: client.send(.payload(name: "hello", helloPayload()))
+      case .stats: client.send(.payload(name: "stats", statsPayload()))
+      case .sessions: client.send(.payload(name: "sessions", sessionsPayload()))
+      case .explain(let job): explain(job, client: client)
+      }
+    }
+  }
+
+  /// PROTOCOL: a refused job line with a usable id that is not live gets `failed` under it;
+  /// anything else gets an `error` event with the id inside.
+  private func refuse(_ failure: DecodeFailure, client: Client) {
+    if failure.isJob, let id = failure.id, client.jobs[id] == nil {
+      client.send(.job(id: id, seq: 1, .failed(JobFailure(error: failure.error))))
+    } else {
+      client.send(.error(failure.error, id: failure.id))
+    }
+  }
+
+  private func fail(_ error: WireError, id: String, client: Client) {
+    client.send(.job(id: id, seq: 1, .failed(JobFailure(error: error))))
+  }
+
+  func submit(_ job: Job, from client: Client) {
+    if let id = job.id, client.jobs[id] != nil {
+      client.send(.error(WireError(.duplicateID, "a job with id \(id) is still running"), id: id))
+      return
+    }
+    let id = job.id ?? client.makeJobID()
+    guard case .running = shutdown else {
+      return fail(WireError(.shuttingDown, "the daemon is shutting down"), id: id, client: client)
+    }
+    guard let session = sessions[job.session ?? "default"] else {
+      return fail(
+        WireError(.unknownSession, "no session named \(job.session ?? "default")", field: "session"), id: id,
+        client: client)
+    }
+    guard jobs.count < config.limits.maxJobs, client.jobs.count < config.limits.maxJobsPerConnection else {
+      return fail(WireError(.overloaded, "too many jobs in flight; try again later"), id: id, client: client)
+    }
+    let merged = session.merged(job)
+    let request: Request
+    do throws(WireError) {
+      request = try session.serializer.serialize(merged)
+    } catch {
+      return fail(error, id: id, client: client)
+    }
+    nextSerial += 1
+    let run = JobRun(
+      serial: nextSerial, id: id, job: merged, request: request, session: session, client: client,
+      daemon: self)
+    jobs[run.serial] = run
+    client.jobs[id] = run
+    switch session.scheduler.submit(run.serial, lane: merged.lane) {
+    case .start:
+      stats.update(session.name) { $0.running += 1 }
+      run.announceQueued(position: nil)
+      run.start()
+    case .wait(let position):
+      stats.update(session.name) { $0.queued += 1 }
+      session.waiting[run.serial] = run
+      run.announceQueued(position: position)
+    }
+  }
+
+  private func cancel(_ id: String, from client: Client) {
+    guard let run = client.jobs[id] else {
+      client.send(.error(WireError(.unknownID, "no live job with id \(id)"), id: id))
+      return
+    }
+    run.cancel(.client)
+  }
+
+  /// Called once per job, right after its terminal event was queued.
+  func jobFinished(_ run: JobRun, event: JobEvent) {
+    guard jobs.removeValue(forKey: run.serial) != nil else { return }
+    let session = run.session
+    let wasWaiting = session.waiting.removeValue(forKey: run.serial) != nil
+    stats.update(session.name) { c in
+      if wasWaiting { c.queued -= 1 } else { c.running -= 1 }
+      switch event {
+      case .done: c.done += 1
+      case .cancelled: c.cancelled += 1
+      default: c.failed += 1
+      }
+    }
+    if wasWaiting {
+      session.scheduler.withdraw(run.serial)
+    } else {
+      for serial in session.scheduler.finish(run.serial) {
+        guard let next = session.waiting.removeValue(forKey: serial) else { continue }
+        stats.update(session.name) { c in
+          c.queued -= 1
+          c.running += 1
+        }
+        next.start()
+      }
+    }
+    run.client?.jobEnded(run)
+    shutdownProgress()
+  }
+
+  func recordTransfer(_ run: JobRun, metrics: TransferMetrics) {
+    stats.update(run.session.name) { c in
+      c.bytesUp += metrics.bytesUp
+      c.bytesDown += metrics.bytesDown
+      c.connectionsOpened += metrics.connectionsOpened
+      if metrics.connectionReused { c.connectionsReused += 1 }
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import FerryLoop
+import FerryWire
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Where the daemon is in stopping.
+enum ShutdownState: Equatable {
+  case running
+  /// No new clients or jobs; running jobs may finish until the grace period ends.
+  case draining
+  /// Remaining jobs were cancelled; waiting for clients' output to flush.
+  case flushing
+}
+
+/// SIGTERM and SIGINT: stop accepting, let running jobs finish for the grace period, cancel
+/// the rest with reason `shutdown`, flush every client, exit 0.
+extension Daemon {
+  func beginShutdown(signal: Int32) {
+    guard case .running = shutdown else {
+      // A second signal: stop waiting for the grace period.
+      if case .draining = shutdown { cancelRemaining() }
+      return
+    }
+    logger.notice("shutting down", ["signal": "\(signal)", "jobs": "\(jobs.count)"])
+    shutdown = .draining
+    listener?.close()
+    listener = nil
+    // Waiting jobs would only start to be cancelled: cancel them now, let running ones finish.
+    for session in sessions.values {
+      for run in session.waiting.values.sorted(by: { $0.serial < $1.serial }) { run.cancel(.shutdown) }
+    }
+    let timer = Timer(loop: loop) { [unowned self] in self.cancelRemaining() }
+    timer.schedule(afterMs: Int(config.shutdownGraceSeconds * 1000))
+    shutdownTimer = timer
+    shutdownProgress()
+  }
+
+  private func cancelRemaining() {
+    guard shutdown != .flushing else { return }
+    shutdown = .flushing
+    for run in jobs.values.sorted(by: { $0.serial < $1.serial }) { run.cancel(.shutdown) }
+    for client in clients.values { client.closeWhenFlushed() }
+    // Clients that never read get a bounded time to take their last events.
+    let timer = Timer(loop: loop) { [unowned self] in self.loop.stop() }
+    timer.schedule(afterMs: 2_000)
+    shutdownTimer = timer
+    shutdownProgress()
+  }
+
+  /// Moves shutdown on when the jobs, then the clients, are gone.
+  func shutdownProgress() {
+    switch shutdown {
+    case .running: return
+    case .draining:
+      if jobs.isEmpty { cancelRemaining() }
+    case .flushing:
+      if clients.isEmpty { loop.stop() }
+    }
+  }
+}

@@ -1,0 +1,149 @@
+import FerryLoop
+import FerrySerializer
+import FerrySession
+import FerryWire
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The daemon: the listener, its clients, the sessions and the engine, all owned by the loop
+/// thread.
+@MainActor public final class Daemon {
+  public let loop: EventLoop
+  let engine: Engine
+  public internal(set) var config: DaemonConfig
+  let logger: Logger
+  let curl: CurlFeatures
+  let decoder = JobDecoder()
+  var listener: UnixListener?
+  var clients: [UInt64: Client] = [:]
+  var sessions: [String: Session] = [:]
+  /// Every live job, by serial.
+  var jobs: [UInt64: JobRun] = [:]
+  var stats = Stats()
+  var nextSerial: UInt64 = 0
+  var signals: [SignalWatch] = []
+  let startedAtMs: UInt64
+  var shutdown: ShutdownState = .running
+  var shutdownTimer: Timer?
+  var exitCode: Int32 = 0
+
+  /// Builds the daemon from a validated configuration; nothing listens yet.
+  public init(config: DaemonConfig, logger: Logger, environment: [String: String]) throws(StartupError) {
+    do {
+      loop = try EventLoop()
+    } catch {
+      throw StartupError("cannot create the event loop: \(error)")
+    }
+    do {
+      engine = try Engine(loop: loop)
+    } catch {
+      throw StartupError("cannot start libcurl: \(error)")
+    }
+    self.config = config
+    self.logger = logger
+    self.curl = CurlFeatures.current()
+    self.startedAtMs = loop.now()
+    let env = DaemonEnvironment(
+      acceptLanguage: AcceptLanguage(language: environment["LANGUAGE"], lang: environment["LANG"]).value,
+      acceptEncoding: curl.encodings.isEmpty ? nil : curl.encodings.joined(separator: ", "),
+      mimeTypes: Self.readMIMETypes())
+    for (name, sessionConfig) in config.sessions {
+      sessions[name] = Session(config: sessionConfig, environment: env)
+    }
+    if !curl.hasAsynchronousResolver {
+      logger.warning("libcurl has no asynchronous resolver; name lookups block the loop")
+    }
+  }
+
+  /// Listens on `path` (replacing a stale socket file), or adopts a listening descriptor.
+  public func listen(path: String?, adoptingFD: Int32? = nil) throws(StartupError) {
+    let onAccept: @MainActor (Int32) -> Void = { [unowned self] fd in self.accept(fd) }
+    do {
+      if let fd = adoptingFD {
+        listener = try UnixListener(loop: loop, adoptingFD: fd, onAccept: onAccept)
+      } else if let path {
+        listener = try UnixListener(
+          loop: loop, path: path, mode: mode_t(config.socketMode), onAccept: onAccept)
+      }
+    } catch {
+      throw StartupError("cannot listen on \(path ?? "the passed socket"): \(error)")
+    }
+    logger.notice(
+      "listening",
+      [
+        "socket": path ?? "fd:\(adoptingFD ?? -1)", "curl": curl.version,
+        "async_dns": "\(curl.hasAsynchronousResolver)",
+      ])
+  }
+
+  /// Runs until shutdown completes; returns the process exit code.
+  public func run() -> Int32 {
+    for sig in [SIGTERM, SIGINT] {
+      signals.append(
+        SignalWatch(loop: loop, signal: sig) { [unowned self] in self.beginShutdown(signal: sig) })
+    }
+    signal(SIGPIPE, SIG_IGN)
+    loop.run()
+    engine.shutdown()
+    logger.notice("stopped")
+    return exitCode
+  }
+
+  private func accept(_ fd: Int32) {
+    guard case .running = shutdown else {
+      close(fd)
+      return
+    }
+    nextSerial += 1
+    let client = Client(serial: nextSerial, fd: fd, daemon: self)
+    if clients.count >= config.limits.maxClients {
+      client.send(.error(WireError(.overloaded, "too many client connections"), id: nil))
+      client.closeWhenFlushed()
+      return
+    }
+    clients[client.serial] = client
+    let c = client.credentials
+    logger.debug(
+      "client connected",
+      [
+        "client": "\(client.serial)", "client.uid": c.map { "\($0.uid)" } ?? "?",
+        "client.pid": c.map { "\($0.pid)" } ?? "?",
+      ])
+  }
+
+  func clientClosed(_ client: Client) {
+    clients[client.serial] = nil
+    logger.debug("client closed", ["client": "\(client.serial)"])
+    shutdownProgress()
+  }
+
+  private static func readMIMETypes() -> MIMETypes {
+    guard let text = readSmallFile("/etc/mime.types", limit: 4 << 20) else { return MIMETypes() }
+    return MIMETypes(parsing: text)
+  }
+}
+
+/// A start-up failure: ferryd prints it as one line and exits non-zero.
+public struct StartupError: Error, CustomStringConvertible {
+  public let description: String
+  public init(_ description: String) { self.description = description }
+}
+
+/// Reads a small text file whole (config, mime.types); nil when unreadable or too big.
+func readSmallFile(_ path: String, limit: Int) -> String? {
+  let fd = open(path, O_RDONLY | O_CLOEXEC)
+  guard fd >= 0 else { return nil }
+  defer { close(fd) }
+  var bytes: [UInt8] = []
+  var chunk = [UInt8](repeating: 0, count: 65536)
+  while true {
+    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    if n < 0, errno == EINTR { continue }
+    if n <= 0 { break }
+    bytes.append(contentsOf: chunk[..<n])
+    if bytes.count > limit { return nil }
+  }
+  return String(decoding: bytes, as: UTF8.self)
+}

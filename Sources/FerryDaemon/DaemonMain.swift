@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// ferryd's command line: arguments → configuration → a running daemon → exit code.
+public enum DaemonMain {
+  static let usage = """
+    usage: ferryd [--config FILE] [--socket PATH] [--log-level LEVEL] [--check-config]
+      --config FILE      JSON configuration (default /etc/ferry/ferry.json)
+      --socket PATH      listen here (overrides the config and the environment)
+      --log-level LEVEL  error, warning, notice, info or debug
+      --check-config     validate the configuration and exit
+      --version          print the version and exit
+    """
+
+  /// Runs ferryd; returns the process exit code (0 after a clean shutdown).
+  @MainActor public static func run(arguments: [String], environment: [String: String]) -> Int32 {
+    var configPath = "/etc/ferry/ferry.json"
+    var socketArgument: String?
+    var levelArgument: LogLevel?
+    var checkOnly = false
+    var args = arguments.dropFirst().makeIterator()
+    while let arg = args.next() {
+      switch arg {
+      case "--config": configPath = args.next() ?? ""
+      case "--socket": socketArgument = args.next()
+      case "--log-level":
+        guard let l = args.next().flatMap(LogLevel.init(rawValue:)) else {
+          return fail("--log-level takes error|warning|notice|info|debug")
+        }
+        levelArgument = l
+      case "--check-config": checkOnly = true
+      case "--version":
+        print("ferryd \(FerryVersion.string)")
+        return 0
+      case "-h", "--help":
+        print(usage)
+        return 0
+      default: return fail("unknown argument \(arg)\n\(usage)")
+      }
+    }
+    guard let text = readSmallFile(configPath, limit: 16 << 20) else {
+      return fail("cannot read config \(configPath): \(Syscalls.describe(errno))")
+    }
+    let config: DaemonConfig
+    do {
+      config = try DaemonConfig.parse(Array(text.utf8), file: configPath)
+    } catch {
+      return fail("invalid config: \(error)")
+    }
+    if checkOnly {
+      print("ferryd: \(configPath) is valid")
+      return 0
+    }
+    let logger = Logger(level: levelArgument ?? config.logLevel, environment: environment)
+    do {
+      let daemon = try Daemon(config: config, logger: logger, environment: environment)
+      let path = SocketPath.resolve(
+        argument: socketArgument, configured: config.socket, environment: environment, uid: getuid())
+      try daemon.listen(path: path)
+      return daemon.run()
+    } catch {
+      return fail("\(error)")
+    }
+  }
+
+  private static func fail(_ message: String) -> Int32 {
+    var line = Array("ferryd: \(message)\n".utf8)
+    _ = line.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    return 1
+  }
+}

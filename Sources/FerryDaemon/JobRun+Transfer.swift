@@ -1,0 +1,117 @@
+import FerrySession
+import FerryWire
+
+/// The engine's reports about a job's transfer, turned into events and a result.
+extension JobRun: TransferDelegate {
+  func transferDidReceiveHead(_ head: ResponseHead) {
+    self.head = head
+    if let seq = lifecycle.optional(.response) { client?.send(.job(id: id, seq: seq, .response(head))) }
+    guard let path = job.output else { return }
+    // Only an accepted response goes to the file; a rejected one's body comes back inline.
+    guard
+      accept.check(status: head.status, contentType: head.header("content-type"), bodyIsEmpty: false) == nil
+    else { return }
+    openOutput(path, resuming: job.resume == true && head.status == 206)
+  }
+
+  /// Opens `<path>.part`; a server that ignored our Range (200, not 206) starts it over.
+  private func openOutput(_ path: String, resuming: Bool) {
+    do throws(WireError) {
+      output = try OutputFile(path: path, resume: resuming)
+    } catch {
+      abortError = error
+    }
+  }
+
+  func transferDidReceiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyDisposition {
+    if let abortError { return .abort(abortError) }
+    if let output {
+      do throws(WireError) {
+        try output.write(bytes)
+      } catch {
+        abortError = error
+        return .abort(error)
+      }
+      return .continue
+    }
+    if isPausedForClient { return .pause }
+    collector.append(bytes)
+    if collector.isOverLimit, job.output == nil {
+      let error = WireError(
+        .responseTooLarge,
+        "response body is larger than max_inline_bytes (\(collector.maxInlineBytes)); use output to stream it to a file"
+      )
+      abortError = error
+      return .abort(error)
+    }
+    return .continue
+  }
+
+  func transferDidProgress(direction: ProgressDirection, done: Int64, total: Int64?) {
+    guard let seq = lifecycle.optional(.progress) else { return }
+    let dir: TransferProgress.Direction = direction == .upload ? .upload : .download
+    client?.send(
+      .job(id: id, seq: seq, .progress(TransferProgress(direction: dir, done: done, total: total))))
+  }
+
+  func transferDidFinish(_ result: Result<TransferMetrics, WireError>) {
+    transfer = nil
+    switch result {
+    case .failure(let error):
+      output?.abandon(keepPartial: job.resume == true)
+      output = nil
+      finish(.failed(JobFailure(error: abortError ?? error, attempts: lifecycle.attempt)))
+    case .success(let metrics):
+      daemon.recordTransfer(self, metrics: metrics)
+      finishAccepted(metrics)
+    }
+  }
+
+  private func finishAccepted(_ metrics: TransferMetrics) {
+    let head =
+      self.head ?? ResponseHead(status: metrics.status, headers: [], httpVersion: metrics.httpVersion)
+    let contentType = head.header("content-type")
+    let bodyIsEmpty = output == nil ? collector.totalBytes == 0 : output!.written == 0
+    if let rejection = accept.check(status: head.status, contentType: contentType, bodyIsEmpty: bodyIsEmpty) {
+      output?.abandon(keepPartial: false)
+      output = nil
+      let body = (try? collector.body(contentType: contentType).get()) ?? .none
+      finish(.failed(JobFailure(error: rejection, attempts: lifecycle.attempt, head: head, body: body)))
+      return
+    }
+    let body: ResponseBody
+    if output == nil, let path = job.output {
+      // Accepted only because the body was empty: the file exists, empty.
+      openOutput(path, resuming: false)
+      if let abortError {
+        finish(.failed(JobFailure(error: abortError, attempts: lifecycle.attempt, head: head)))
+        return
+      }
+    }
+    if let file = output {
+      output = nil
+      do throws(WireError) {
+        body = .output(path: file.path, bytes: try file.commit())
+      } catch {
+        finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+        return
+      }
+    } else {
+      switch collector.body(contentType: contentType) {
+      case .success(let b): body = request.method == "HEAD" ? .none : b
+      case .failure(let error):
+        finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+        return
+      }
+    }
+    let t = metrics.timing
+    func us(_ ms: Double) -> Int64 { Int64((ms * 1000).rounded()) }
+    let timing = JobTiming(
+      queued: us(t.queued), connect: us(t.connect), tls: us(t.tls), firstByte: us(t.firstByte),
+      total: us(t.total))
+    finish(
+      .done(
+        JobCompletion(
+          head: head, body: body, url: metrics.effectiveURL, attempts: lifecycle.attempt, timing: timing)))
+  }
+}

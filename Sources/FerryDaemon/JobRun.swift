@@ -1,0 +1,107 @@
+import FerrySerializer
+import FerrySession
+import FerryWire
+
+/// One accepted job on the loop: it waits for its session's slot, runs its transfer, turns what
+/// the engine reports into events for its client, and ends with exactly one terminal event.
+@MainActor final class JobRun {
+  let serial: UInt64
+  let id: String
+  let job: Job
+  let request: Request
+  let session: Session
+  weak var client: Client?
+  unowned let daemon: Daemon
+  var lifecycle: JobLifecycle
+  var transfer: Transfer?
+  var collector: ResponseCollector
+  var output: OutputFile?
+  var head: ResponseHead?
+  /// Why the transfer was aborted from our side (an output write failing), reported instead of
+  /// curl's generic write error.
+  var abortError: WireError?
+  let accept: AcceptPolicy
+  let enqueuedAtMs: UInt64
+  var isPausedForClient = false
+
+  init(
+    serial: UInt64, id: String, job: Job, request: Request, session: Session, client: Client,
+    daemon: Daemon
+  ) {
+    self.serial = serial
+    self.id = id
+    self.job = job
+    self.request = request
+    self.session = session
+    self.client = client
+    self.daemon = daemon
+    self.lifecycle = JobLifecycle(wanted: job.events ?? .all)
+    self.collector = ResponseCollector(
+      mode: job.response ?? .auto, maxInlineBytes: job.maxInlineBytes ?? 8 << 20)
+    self.accept = AcceptPolicy(job.accept)
+    self.enqueuedAtMs = daemon.loop.now()
+  }
+
+  var isFinished: Bool { lifecycle.isFinished }
+
+  /// Sends `queued` (with the wait position when there is one).
+  func announceQueued(position: Int?) {
+    client?.send(.job(id: id, seq: lifecycle.queued(), .queued(position: position)))
+  }
+
+  /// The session granted a slot: start the first attempt.
+  func start() {
+    guard !isFinished else { return }
+    if let seq = lifecycle.attemptStarted() {
+      client?.send(
+        .job(id: id, seq: seq, .started(attempt: lifecycle.attempt, method: request.method, url: request.url))
+      )
+    }
+    transfer = daemon.engine.start(transferSpec(), delegate: self)
+    if client?.isOutputFull == true { pauseForClient() }
+  }
+
+  private func transferSpec() -> TransferSpec {
+    func ms(_ seconds: Double?) -> Int? { seconds.map { max(1, Int(($0 * 1000).rounded(.up))) } }
+    var resumeFrom: Int64?
+    if let path = job.output, job.resume == true {
+      let size = (try? SystemFileProbe().size(ofFileAt: path + ".part")) ?? 0
+      resumeFrom = size > 0 ? size : nil
+    }
+    return TransferSpec(
+      request: request, connectTimeoutMs: ms(job.connectTimeout) ?? 30_000,
+      idleTimeoutMs: ms(job.idleTimeout) ?? 60_000, totalTimeoutMs: ms(job.timeout),
+      followRedirects: job.followRedirects ?? true, maxRedirects: job.maxRedirects ?? 10,
+      progressIntervalMs: job.progressIntervalMs ?? 100,
+      wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom,
+      acceptEncoding: true, enqueuedAtMs: enqueuedAtMs)
+  }
+
+  /// The client's output is full: stop receiving until it drains.
+  func pauseForClient() {
+    isPausedForClient = true
+    transfer?.pauseReceive()
+  }
+
+  func resumeForClient() {
+    isPausedForClient = false
+    transfer?.resumeReceive()
+  }
+
+  /// Ends the job as `cancelled` (op, disconnect or shutdown); nothing of it follows.
+  func cancel(_ reason: CancelReason) {
+    guard !isFinished else { return }
+    transfer?.cancel()
+    transfer = nil
+    output?.abandon(keepPartial: job.resume == true)
+    output = nil
+    finish(.cancelled(reason))
+  }
+
+  /// Sends the terminal event and hands the job back to the daemon.
+  func finish(_ event: JobEvent) {
+    guard let seq = lifecycle.terminal() else { return }
+    client?.send(.job(id: id, seq: seq, event))
+    daemon.jobFinished(self, event: event)
+  }
+}

@@ -1,0 +1,62 @@
+import FerrySerializer
+import FerryWire
+
+/// A configured session at run time: its serializer, the defaults it lends to jobs, and the
+/// scheduler that decides which of its jobs run.
+@MainActor final class Session {
+  let config: SessionConfig
+  let serializer: RequestSerializer
+  var scheduler: SessionScheduler
+  /// Jobs waiting for a slot, by serial.
+  var waiting: [UInt64: JobRun] = [:]
+
+  init(config: SessionConfig, environment: DaemonEnvironment) {
+    self.config = config
+    let settings = SerializerSettings(
+      version: FerryVersion.string, baseURL: config.baseURL, uriMethods: config.uriMethods,
+      headers: config.defaults.headers ?? [], auth: config.defaults.auth,
+      acceptLanguage: environment.acceptLanguage, acceptEncoding: environment.acceptEncoding)
+    serializer = RequestSerializer(
+      settings: settings, mimeTypes: environment.mimeTypes, files: SystemFileProbe())
+    scheduler = SessionScheduler(maxConcurrent: config.maxConcurrent)
+  }
+
+  var name: String { config.name }
+
+  /// The job with every field it left out taken from the session's defaults. Headers and auth
+  /// are not merged here: the serializer layers them (job over session over defaults).
+  func merged(_ job: Job) -> Job {
+    let d = config.defaults
+    var j = job
+    j.method = j.method ?? d.method
+    j.parameters = j.parameters ?? d.parameters
+    j.encoding = j.encoding ?? d.encoding
+    j.timeout = j.timeout ?? d.timeout
+    j.connectTimeout = j.connectTimeout ?? d.connectTimeout
+    j.idleTimeout = j.idleTimeout ?? d.idleTimeout
+    j.arrayEncoding = j.arrayEncoding ?? d.arrayEncoding
+    j.followRedirects = j.followRedirects ?? d.followRedirects
+    j.maxRedirects = j.maxRedirects ?? d.maxRedirects
+    j.accept = j.accept ?? d.accept
+    j.response = j.response ?? d.response
+    j.maxInlineBytes = j.maxInlineBytes ?? d.maxInlineBytes
+    j.events = j.events ?? d.events
+    j.progressIntervalMs = j.progressIntervalMs ?? d.progressIntervalMs
+    j.lane = j.lane ?? d.lane
+    j.retry = j.retry ?? d.retry
+    j.detach = j.detach ?? d.detach
+    return j
+  }
+}
+
+/// What every session shares from the daemon's surroundings.
+struct DaemonEnvironment: Sendable {
+  var acceptLanguage: String?
+  var acceptEncoding: String?
+  var mimeTypes: MIMETypes
+}
+
+/// The version ferry reports in `User-Agent` and `hello`.
+public enum FerryVersion {
+  public static let string = "0.1.0"
+}
