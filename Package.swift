@@ -38,6 +38,10 @@ let package = Package(
     // The HTTP fixture server as its own process, for black-box tests of a real ferryd.
     .executableTarget(name: "ferry-fixture", dependencies: ["FerryTestSupport"]),
 
+    // Benchmarks (make bench): the pure core per job, and a pipelining client for ferryd.
+    .executableTarget(name: "ferry-bench-core", dependencies: ["FerryWire", "FerrySerializer"], path: "bench/core"),
+    .executableTarget(name: "ferry-bench-client", dependencies: ["FerryWire"], path: "bench/client"),
+
     .testTarget(name: "FerryWireTests", dependencies: ["FerryWire"]),
     .testTarget(
       name: "FerrySerializerTests", dependencies: ["FerrySerializer", "FerryWire"],

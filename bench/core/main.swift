@@ -1,0 +1,71 @@
+import FerrySerializer
+import FerryWire
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// Decode + serialize time per job, the daemon's per-job pure work: a JSON line through
+// JobDecoder, then RequestSerializer. Prints the median of 7 runs and the min–max.
+
+struct NoFiles: FileProbe {
+  func size(ofFileAt path: String) throws(WireError) -> Int64 {
+    throw WireError(.fileUnreadable, "no files in this benchmark")
+  }
+}
+
+func nowNs() -> UInt64 {
+  var ts = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &ts)
+  return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+let getLine = Array(
+  #"{"id":"j1","url":"http://api.example.com/v1/items","parameters":{"q":"swift json","page":2,"per_page":50,"sort":"updated","tags":["a","b"]}}"#
+    .utf8)
+
+func postLine() -> [UInt8] {
+  var items: [String] = []
+  var i = 0
+  var size = 0
+  while size < 1000 {
+    let item = #"{"n":\#(i),"name":"item \#(i)","price":12.50,"ok":true}"#
+    items.append(item)
+    size += item.utf8.count + 1
+    i += 1
+  }
+  let json = "{\"items\":[" + items.joined(separator: ",") + "]}"
+  return Array(
+    (#"{"id":"p1","method":"POST","url":"http://api.example.com/v1/orders","encoding":"json","parameters":"#
+      + json + "}").utf8)
+}
+
+@inline(never) func run(_ line: [UInt8], serializer: RequestSerializer, iterations: Int) -> Double {
+  let decoder = JobDecoder()
+  var sink = 0
+  let start = nowNs()
+  for _ in 0..<iterations {
+    guard case .success(.job(let job)) = decoder.decode(line) else { fatalError("bad benchmark line") }
+    guard let request = try? serializer.serialize(job) else { fatalError("serializer refused") }
+    sink &+= request.url.utf8.count &+ Int(request.body?.length ?? 0)
+  }
+  let elapsed = Double(nowNs() - start)
+  if sink == 42 { print("") }
+  return elapsed / Double(iterations)
+}
+
+let settings = SerializerSettings(
+  version: "bench", acceptLanguage: "en-US;q=1", acceptEncoding: "gzip, deflate, br, zstd")
+let serializer = RequestSerializer(settings: settings, mimeTypes: MIMETypes(), files: NoFiles())
+let post = postLine()
+let iterations = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 100_000 : 100_000
+print("job line bytes: GET \(getLine.count), POST \(post.count)")
+for (name, line) in [("GET, 5 parameters", getLine), ("POST, 1 KB JSON body", post)] {
+  _ = run(line, serializer: serializer, iterations: iterations / 10)
+  var samples = (0..<7).map { _ in run(line, serializer: serializer, iterations: iterations) }
+  samples.sort()
+  let f = { (x: Double) in String(Int((x / 10).rounded()) * 10) }
+  print(
+    "\(name): median \(f(samples[3])) ns/job (min \(f(samples[0])), max \(f(samples[6]))), \(iterations) jobs x 7 runs"
+  )
+}
