@@ -39,7 +39,8 @@ let package = Package(
     .executableTarget(name: "ferry-fixture", dependencies: ["FerryTestSupport"]),
 
     // Benchmarks (make bench): the pure core per job, and a pipelining client for ferryd.
-    .executableTarget(name: "ferry-bench-core", dependencies: ["FerryWire", "FerrySerializer"], path: "bench/core"),
+    .executableTarget(
+      name: "ferry-bench-core", dependencies: ["FerryWire", "FerrySerializer"], path: "bench/core"),
     .executableTarget(name: "ferry-bench-client", dependencies: ["FerryWire"], path: "bench/client"),
 
     .testTarget(name: "FerryWireTests", dependencies: ["FerryWire"]),
