@@ -1,0 +1,108 @@
+import Foundation
+
+/// A real ferryd on a private socket with its own config, stopped when the harness goes.
+final class DaemonHarness {
+  let dir: String
+  let socket: String
+  let process: ManagedProcess
+
+  init(config: String = #"{"sessions": {"default": {}}}"#, tag: String = "d") throws {
+    dir = Paths.tempDirectory(tag)
+    socket = dir + "/ferryd.sock"
+    let configPath = dir + "/ferry.json"
+    try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+    process = try ManagedProcess(
+      Paths.product("ferryd"), ["--config", configPath, "--socket", socket, "--log-level", "debug"])
+    let deadline = Clock.ms() + 10_000
+    while Clock.ms() < deadline {
+      if (try? LineClient(path: socket)) != nil { return }
+      usleep(10_000)
+    }
+    throw TestFailure("ferryd did not start listening on \(socket): \(process.stderrText())")
+  }
+
+  /// A new client connection.
+  func connect() throws -> LineClient { try LineClient(path: socket) }
+
+  /// The daemon's resident set size in KiB, and its peak, from /proc.
+  func memory() -> (rss: Int, peak: Int) {
+    let status = (try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8)) ?? ""
+    func field(_ name: String) -> Int {
+      guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return 0 }
+      return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
+    }
+    return (field("VmRSS"), field("VmHWM"))
+  }
+
+  /// Open descriptors of the daemon.
+  func openFDs() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/fd").count) ?? -1
+  }
+
+  deinit {
+    process.signal(SIGKILL)
+    _ = process.wait(timeoutMs: 5_000)
+    try? FileManager.default.removeItem(atPath: dir)
+  }
+}
+
+/// The in-repo HTTP fixture server as its own process (`ferry-fixture`), on a loopback port.
+final class FixtureHarness {
+  let process: ManagedProcess
+  let port: Int
+
+  init() throws {
+    process = try ManagedProcess(Paths.product("ferry-fixture"), [])
+    guard let line = process.readStdoutLine(startingWith: "port="), let port = Int(line.dropFirst(5)) else {
+      throw TestFailure("ferry-fixture did not report its port")
+    }
+    self.port = port
+  }
+
+  func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+}
+
+/// A private nginx from Debian on loopback (tools/nginx-fixture.sh): HTTP/1.1 and HTTPS + HTTP/2
+/// with a self-signed certificate.
+final class NginxHarness {
+  let dir: String
+  let httpPort: Int
+  let httpsPort: Int
+  let caFile: String
+
+  init(bigBytes: Int = 1 << 20) throws {
+    dir = Paths.tempDirectory("nginx")
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: Paths.repo + "/tools/nginx-fixture.sh")
+    p.arguments = ["start", dir]
+    p.environment = ProcessInfo.processInfo.environment.merging(["NGINX_BIG_BYTES": "\(bigBytes)"]) { $1 }
+    let out = Pipe()
+    p.standardOutput = out
+    try p.run()
+    p.waitUntilExit()
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    var values: [String: String] = [:]
+    for pair in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+      let kv = pair.split(separator: "=", maxSplits: 1)
+      if kv.count == 2 { values[String(kv[0])] = String(kv[1]) }
+    }
+    guard let h = values["http_port"].flatMap(Int.init), let s = values["https_port"].flatMap(Int.init),
+      let ca = values["ca"]
+    else { throw TestFailure("nginx-fixture failed: \(text)") }
+    httpPort = h
+    httpsPort = s
+    caFile = ca
+  }
+
+  func http(_ path: String) -> String { "http://127.0.0.1:\(httpPort)\(path)" }
+  func https(_ path: String) -> String { "https://localhost:\(httpsPort)\(path)" }
+
+  deinit {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: Paths.repo + "/tools/nginx-fixture.sh")
+    p.arguments = ["stop", dir]
+    try? p.run()
+    p.waitUntilExit()
+    try? FileManager.default.removeItem(atPath: dir)
+  }
+}
