@@ -133,7 +133,8 @@ import Testing
     // 128 jobs of 2 MiB each come back inline as base64: 340 MiB of events if nothing pushed back.
     var lines = ""
     for i in 0..<128 {
-      lines += #"{"id":"b\#(i)","url":"\#(fixture.url("/bytes/2097152"))","response":"base64","events":[]}"# + "\n"
+      lines +=
+        #"{"id":"b\#(i)","url":"\#(fixture.url("/bytes/2097152"))","response":"base64","events":[]}"# + "\n"
     }
     try client.send(Array(lines.utf8))
     usleep(1_500_000)  // the client is not reading: the daemon must stop, not buffer

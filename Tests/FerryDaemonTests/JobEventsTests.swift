@@ -8,7 +8,8 @@ import Testing
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness()
     let client = try daemon.connect()
-    let events = try client.run(#"{"id":"a","url":"\#(fixture.url("/bytes/300000"))","response":"base64"}"#, id: "a")
+    let events = try client.run(
+      #"{"id":"a","url":"\#(fixture.url("/bytes/300000"))","response":"base64"}"#, id: "a")
     #expect(events.map(\.seq) == Array(1...events.count))
     #expect(events.first?.event == "queued")
     #expect(events[1].event == "started")
@@ -106,14 +107,16 @@ import Testing
     let daemon = try DaemonHarness()
     let client = try daemon.connect()
     let path = daemon.dir + "/out.bin"
-    let ok = try client.run(#"{"id":"o","url":"\#(fixture.url("/bytes/100000"))","output":"\#(path)"}"#, id: "o")
+    let ok = try client.run(
+      #"{"id":"o","url":"\#(fixture.url("/bytes/100000"))","output":"\#(path)"}"#, id: "o")
     #expect(ok.last?.event == "done")
     #expect(ok.last?.int("bytes") == 100_000)
     #expect(ok.last?["output"]?.stringValue == path)
     #expect(fileSize(path) == 100_000)
     #expect(fileSize(path + ".part") == nil)
     let bad = daemon.dir + "/bad.bin"
-    let rejected = try client.run(#"{"id":"r","url":"\#(fixture.url("/status/500"))","output":"\#(bad)"}"#, id: "r")
+    let rejected = try client.run(
+      #"{"id":"r","url":"\#(fixture.url("/status/500"))","output":"\#(bad)"}"#, id: "r")
     #expect(rejected.last?.errorCode == "unacceptable_status")
     #expect(fileSize(bad) == nil)
     #expect(fileSize(bad + ".part") == nil)

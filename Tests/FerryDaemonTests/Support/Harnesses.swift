@@ -28,7 +28,9 @@ final class DaemonHarness {
   func memory() -> (rss: Int, peak: Int) {
     let status = (try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8)) ?? ""
     func field(_ name: String) -> Int {
-      guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return 0 }
+      guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else {
+        return 0
+      }
       return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
     }
     return (field("VmRSS"), field("VmHWM"))

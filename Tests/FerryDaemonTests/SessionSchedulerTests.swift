@@ -1,0 +1,48 @@
+import FerryDaemon
+import Testing
+
+struct SessionSchedulerTests {
+  @Test func startsUpToMaxConcurrentThenQueuesWithPositions() {
+    var s = SessionScheduler(maxConcurrent: 2)
+    #expect(s.submit(1, lane: nil) == .start)
+    #expect(s.submit(2, lane: nil) == .start)
+    #expect(s.submit(3, lane: nil) == .wait(position: 1))
+    #expect(s.submit(4, lane: nil) == .wait(position: 2))
+    #expect(s.finish(1) == [3])
+    #expect(s.position(of: 4) == 1)
+    #expect(s.finish(2) == [4])
+    #expect(s.finish(3) == [])
+    #expect(s.runningCount == 1)
+  }
+
+  @Test func laneRunsOneAtATimeInSubmissionOrderWithoutBlockingOtherLanes() {
+    var s = SessionScheduler(maxConcurrent: 10)
+    #expect(s.submit(1, lane: "api") == .start)
+    #expect(s.submit(2, lane: "api") == .wait(position: 1))
+    #expect(s.submit(3, lane: "api") == .wait(position: 2))
+    #expect(s.submit(4, lane: "other") == .start)
+    #expect(s.submit(5, lane: nil) == .start)
+    #expect(s.finish(4) == [])
+    #expect(s.finish(1) == [2])
+    #expect(s.finish(2) == [3])
+  }
+
+  @Test func withdrawnWaitingJobNeverStarts() {
+    var s = SessionScheduler(maxConcurrent: 1)
+    #expect(s.submit(1, lane: nil) == .start)
+    #expect(s.submit(2, lane: nil) == .wait(position: 1))
+    #expect(s.submit(3, lane: nil) == .wait(position: 2))
+    s.withdraw(2)
+    #expect(s.finish(1) == [3])
+    #expect(s.waitingCount == 0)
+  }
+
+  @Test func fullSessionKeepsLaneOrderWhenSlotsFree() {
+    var s = SessionScheduler(maxConcurrent: 1)
+    #expect(s.submit(1, lane: nil) == .start)
+    #expect(s.submit(2, lane: "l") == .wait(position: 1))
+    #expect(s.submit(3, lane: "l") == .wait(position: 2))
+    #expect(s.finish(1) == [2])
+    #expect(s.finish(2) == [3])
+  }
+}
