@@ -24,7 +24,7 @@ build-debug: deps
 	$(SWIFT) build $(SWIFTFLAGS)
 
 run: build
-	.build/release/ferryd --config $(CONFIG)
+	.build/release/ferryd --config $(CONFIG) --announce
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests

@@ -10,6 +10,7 @@ public enum DaemonMain {
       --socket PATH      listen here (overrides the config and the environment)
       --log-level LEVEL  error, warning, notice, info or debug
       --check-config     validate the configuration and exit
+      --announce         print the socket path and a socat line to stdout once listening
       --version          print the version and exit
     """
 
@@ -19,6 +20,7 @@ public enum DaemonMain {
     var socketArgument: String?
     var levelArgument: LogLevel?
     var checkOnly = false
+    var announce = false
     var args = arguments.dropFirst().makeIterator()
     while let arg = args.next() {
       switch arg {
@@ -30,6 +32,7 @@ public enum DaemonMain {
         }
         levelArgument = l
       case "--check-config": checkOnly = true
+      case "--announce": announce = true
       case "--version":
         print("ferryd \(FerryVersion.string)")
         return 0
@@ -58,6 +61,13 @@ public enum DaemonMain {
       let path = SocketPath.resolve(
         argument: socketArgument, configured: config.socket, environment: environment, uid: getuid())
       try daemon.listen(path: path)
+      if announce {
+        var text = Array("ferryd: listening on \(path)\n".utf8)
+        text += Array(
+          #"try:    echo '{"id":"hi","url":"https://example.com/"}' | socat - UNIX-CONNECT:\#(path)"#.utf8)
+        text.append(10)
+        _ = text.withUnsafeMutableBytes { write(1, $0.baseAddress, $0.count) }
+      }
       return daemon.run()
     } catch {
       return fail("\(error)")
