@@ -1,41 +1,45 @@
 import FerryWire
 
 /// RFC 9110 syntax checks for methods, header names and header values, on bytes.
+///
+/// These run for every header of every job, so they loop over contiguous UTF-8 with inline
+/// byte tests rather than over `String.UTF8View` with table lookups.
 enum HTTPSyntax {
-  /// `tchar` of RFC 9110 §5.6.2, indexed by byte.
-  static let isTokenByte: [Bool] = {
-    var table = [Bool](repeating: false, count: 256)
-    for b in UInt8(ascii: "0")...UInt8(ascii: "9") { table[Int(b)] = true }
-    for b in UInt8(ascii: "A")...UInt8(ascii: "Z") { table[Int(b)] = true }
-    for b in UInt8(ascii: "a")...UInt8(ascii: "z") { table[Int(b)] = true }
-    for c in "!#$%&'*+-.^_`|~".utf8 { table[Int(c)] = true }
-    return table
-  }()
+  /// `tchar` of RFC 9110 §5.6.2.
+  @inline(__always) static func isTokenByte(_ b: UInt8) -> Bool {
+    switch b {
+    case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+    case 0x21, 0x23...0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: true
+    default: false
+    }
+  }
 
   /// True for a non-empty string of `tchar`s: a valid method or header name.
   static func isToken(_ s: String) -> Bool {
-    var empty = true
-    for b in s.utf8 {
-      guard isTokenByte[Int(b)] else { return false }
-      empty = false
-    }
-    return !empty
+    withBytes(s) { bytes in !bytes.isEmpty && bytes.allSatisfy(isTokenByte) }
   }
 
   /// True when `s` can go on the wire as a header value: no CR, LF or NUL, which would end the
   /// field early or let a value smuggle in a header of its own.
   static func isFieldValue(_ s: String) -> Bool {
-    for b in s.utf8 where b == 0x0D || b == 0x0A || b == 0x00 { return false }
-    return true
+    withBytes(s) { bytes in !bytes.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }
   }
 
   /// ASCII case-insensitive equality, as header names are compared (no allocation).
   static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
     guard a.utf8.count == b.utf8.count else { return false }
-    for (x, y) in zip(a.utf8, b.utf8) where x != y {
-      guard lowered(x) == lowered(y) else { return false }
+    return withBytes(a) { x in
+      withBytes(b) { y in
+        for i in 0..<x.count where x[i] != y[i] && lowered(x[i]) != lowered(y[i]) { return false }
+        return true
+      }
     }
-    return true
+  }
+
+  /// Runs `body` over the UTF-8 of `s`, contiguous (native strings need no copy).
+  @inline(__always) static func withBytes<R>(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    var s = s
+    return s.withUTF8(body)
   }
 
   /// The ASCII lower case of `b`; other bytes unchanged.

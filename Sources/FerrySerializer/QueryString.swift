@@ -39,7 +39,7 @@ public enum QueryString {
   /// Percent-escapes `s`, leaving only `A-Z a-z 0-9 - . _ ~ / ?` as they are.
   public static func escape(_ s: String) -> String {
     var out: [UInt8] = []
-    appendEscaped(s.utf8, into: &out)
+    appendEscaped(s, into: &out)
     return String(decoding: out, as: UTF8.self)
   }
 
@@ -53,29 +53,37 @@ public enum QueryString {
     return flattener.sink.count
   }
 
-  /// Bytes `escape` leaves as they are, indexed by byte.
-  static let isUnescaped: [Bool] = {
-    var table = [Bool](repeating: false, count: 256)
-    for b in UInt8(ascii: "0")...UInt8(ascii: "9") { table[Int(b)] = true }
-    for b in UInt8(ascii: "A")...UInt8(ascii: "Z") { table[Int(b)] = true }
-    for b in UInt8(ascii: "a")...UInt8(ascii: "z") { table[Int(b)] = true }
-    for c in "-._~/?".utf8 { table[Int(c)] = true }
-    return table
-  }()
+  /// Whether `escape` leaves `b` as it is: `A-Z a-z 0-9 - . _ ~ / ?`.
+  @inline(__always) static func isUnescaped(_ b: UInt8) -> Bool {
+    switch b {
+    case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E, 0x2F, 0x3F: true
+    default: false
+    }
+  }
 
-  static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+  /// The uppercase hex digit of the low four bits of `n`.
+  @inline(__always) static func hexDigit(_ n: UInt8) -> UInt8 {
+    n < 10 ? 0x30 + n : 0x37 + n
+  }
+
+  /// Appends the UTF-8 of `s` percent-escaped (uppercase hex) to `out`.
+  static func appendEscaped(_ s: String, into out: inout [UInt8]) {
+    HTTPSyntax.withBytes(s) { appendEscaped($0, into: &out) }
+  }
 
   /// Appends `bytes` percent-escaped (uppercase hex) to `out`.
-  static func appendEscaped(_ bytes: some Sequence<UInt8>, into out: inout [UInt8]) {
-    for b in bytes {
-      if isUnescaped[Int(b)] {
-        out.append(b)
-      } else {
-        out.append(UInt8(ascii: "%"))
-        out.append(hexDigits[Int(b >> 4)])
-        out.append(hexDigits[Int(b & 0x0F)])
-      }
+  static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    // Most bytes of most parameters pass through: copy runs of them at once.
+    var runStart = 0
+    for i in 0..<bytes.count where !isUnescaped(bytes[i]) {
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
+      let b = bytes[i]
+      out.append(UInt8(ascii: "%"))
+      out.append(hexDigit(b >> 4))
+      out.append(hexDigit(b & 0x0F))
+      runStart = i + 1
     }
+    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
   }
 }
 
@@ -92,10 +100,10 @@ struct QueryWriter: PairSink {
   mutating func pair(field: [UInt8], value: String?) {
     if count > 0 { out.append(UInt8(ascii: "&")) }
     count += 1
-    QueryString.appendEscaped(field, into: &out)
+    field.withUnsafeBufferPointer { QueryString.appendEscaped($0, into: &out) }
     if let value {
       out.append(UInt8(ascii: "="))
-      QueryString.appendEscaped(value.utf8, into: &out)
+      QueryString.appendEscaped(value, into: &out)
     }
   }
 }
@@ -128,14 +136,24 @@ struct Flattener<Sink: PairSink> {
   }
 
   private mutating func visit(_ object: JSONObject, nested: Bool) {
-    let mark = field.count
-    for member in Self.sorted(object) {
-      if nested { field.append(UInt8(ascii: "[")) }
-      field.append(contentsOf: member.key.utf8)
-      if nested { field.append(UInt8(ascii: "]")) }
-      visit(member.value)
-      field.removeSubrange(mark...)
+    let members = object.members
+    if Self.isSorted(members) {
+      for i in members.indices { visit(members[i], nested: nested) }
+    } else {
+      // Sorting positions rather than members moves no strings.
+      for i in members.indices.sorted(by: { Self.precedes(members[$0].key, members[$1].key) }) {
+        visit(members[i], nested: nested)
+      }
     }
+  }
+
+  private mutating func visit(_ member: JSONObject.Member, nested: Bool) {
+    let mark = field.count
+    if nested { field.append(UInt8(ascii: "[")) }
+    HTTPSyntax.withBytes(member.key) { field.append(contentsOf: $0) }
+    if nested { field.append(UInt8(ascii: "]")) }
+    visit(member.value)
+    field.removeLast(field.count - mark)
   }
 
   private mutating func visit(_ value: JSONValue) {
@@ -153,7 +171,7 @@ struct Flattener<Sink: PairSink> {
           field.append(UInt8(ascii: "]"))
         }
         visit(element)
-        field.removeSubrange(mark...)
+        field.removeLast(field.count - mark)
       }
     case .string(let s): sink.pair(field: field, value: s)
     case .number(let n): sink.pair(field: field, value: n.text)
@@ -162,20 +180,31 @@ struct Flattener<Sink: PairSink> {
     }
   }
 
-  /// The members in byte-wise key order; objects already in order (the usual case) are not
-  /// copied. The sort is stable, so a key given twice keeps its order.
+  /// The members in byte-wise key order. The sort is stable, so a key given twice keeps its
+  /// order.
   static func sorted(_ object: JSONObject) -> [JSONObject.Member] {
     let members = object.members
-    var inOrder = true
+    if isSorted(members) { return members }
+    return members.sorted { precedes($0.key, $1.key) }
+  }
+
+  /// Whether the keys are already in order (the usual case for generated JSON).
+  static func isSorted(_ members: [JSONObject.Member]) -> Bool {
     var i = 1
     while i < members.count {
-      if members[i].key.utf8.lexicographicallyPrecedes(members[i - 1].key.utf8) {
-        inOrder = false
-        break
-      }
+      if precedes(members[i].key, members[i - 1].key) { return false }
       i += 1
     }
-    if inOrder { return members }
-    return members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    return true
+  }
+
+  /// Byte-wise UTF-8 order (which is code-point order).
+  static func precedes(_ a: String, _ b: String) -> Bool {
+    HTTPSyntax.withBytes(a) { x in
+      HTTPSyntax.withBytes(b) { y in
+        for i in 0..<min(x.count, y.count) where x[i] != y[i] { return x[i] < y[i] }
+        return x.count < y.count
+      }
+    }
   }
 }

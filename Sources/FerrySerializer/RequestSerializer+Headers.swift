@@ -1,35 +1,59 @@
 import FerryWire
 
+/// The header layers a session contributes to every request, merged and checked once.
+struct SessionHeaders: Sendable {
+  var list: HeaderList
+  /// Where a body's default Content-Type goes (after ferry's other defaults, before the
+  /// session's headers), or `nil` when the session sets or removes Content-Type itself.
+  var contentTypeIndex: Int?
+
+  /// Marks the default Content-Type's place while the session's layers are applied.
+  private static let placeholder = "\u{0}ferry-content-type"
+
+  /// Ferry's defaults (User-Agent, Accept-Language, Accept-Encoding, the body's Content-Type),
+  /// then the session's credentials, then the session's headers, each layer winning over the
+  /// ones before by case-insensitive name; a `nil` value removes what is below.
+  init(_ settings: SerializerSettings) throws(WireError) {
+    var list = HeaderList()
+    var defaults = [("User-Agent", settings.userAgent)]
+    if let value = settings.acceptLanguage { defaults.append(("Accept-Language", value)) }
+    if let value = settings.acceptEncoding { defaults.append(("Accept-Encoding", value)) }
+    for (name, value) in defaults {
+      try HTTPSyntax.checkHeader(HeaderField(name: name, value: value), prefix: "headers.")
+      list.set(name, value)
+    }
+    list.set("Content-Type", Self.placeholder)
+    if let auth = settings.auth { list.set("Authorization", try RequestSerializer.authorization(auth)) }
+    for header in settings.headers { try RequestSerializer.apply(header, to: &list) }
+    contentTypeIndex = list.index(of: "Content-Type").flatMap {
+      list.fields[$0].value == Self.placeholder ? $0 : nil
+    }
+    if let index = contentTypeIndex { list.fields.remove(at: index) }
+    self.list = list
+  }
+}
+
 extension RequestSerializer {
   /// Headers set by ferry from the body; a client value would contradict the body plan.
   private static let framingHeaders = ["Content-Length", "Transfer-Encoding"]
 
-  /// The merged header fields, in layers where each later one wins by case-insensitive name:
-  /// ferry's defaults (User-Agent, Accept-Language, Accept-Encoding, the body's Content-Type),
-  /// the session's credentials, the session's headers, the job's `auth`, the job's headers.
-  /// A `nil` header value removes what the layers below set. A multipart Content-Type is set
-  /// last, since its boundary must match the body.
+  /// The merged header fields: the session's layers (see `SessionHeaders`), the job's `auth`,
+  /// the job's headers. A multipart Content-Type is set last, since its boundary must match
+  /// the body.
   func headerFields(_ job: Job, body: EncodedBody) throws(WireError) -> [(name: String, value: String)] {
-    var list = HeaderList()
-    try setDefault(&list, "User-Agent", settings.userAgent)
-    if let value = settings.acceptLanguage { try setDefault(&list, "Accept-Language", value) }
-    if let value = settings.acceptEncoding { try setDefault(&list, "Accept-Encoding", value) }
-    if let type = body.contentType, !body.contentTypeIsForced { list.set("Content-Type", type) }
-    if let auth = settings.auth { list.set("Authorization", try Self.authorization(auth)) }
-    for header in settings.headers { try Self.apply(header, to: &list) }
+    let session = try sessionHeaders.get()
+    var list = session.list
+    if let type = body.contentType, !body.contentTypeIsForced, let index = session.contentTypeIndex {
+      list.fields.insert(("Content-Type", type), at: index)
+    }
     if let auth = job.auth { list.set("Authorization", try Self.authorization(auth)) }
     for header in job.headers ?? [] { try Self.apply(header, to: &list) }
     if let type = body.contentType, body.contentTypeIsForced { list.set("Content-Type", type) }
     return list.fields
   }
 
-  private func setDefault(_ list: inout HeaderList, _ name: String, _ value: String) throws(WireError) {
-    try HTTPSyntax.checkHeader(HeaderField(name: name, value: value), prefix: "headers.")
-    list.set(name, value)
-  }
-
   /// Checks one session or job header and sets (or removes) it.
-  private static func apply(_ header: HeaderField, to list: inout HeaderList) throws(WireError) {
+  static func apply(_ header: HeaderField, to list: inout HeaderList) throws(WireError) {
     try HTTPSyntax.checkHeader(header, prefix: "headers.")
     if header.value != nil, framingHeaders.contains(where: { HTTPSyntax.equalsIgnoringCase($0, header.name) })
     {

@@ -14,6 +14,8 @@ public struct RequestSerializer: Sendable {
   let makeBoundary: @Sendable () -> String
   /// The parsed base URL, or the error it gave: thrown only when a relative URL needs it.
   let base: Result<RequestURL.Base, WireError>?
+  /// The session's header layers, merged once, or the error a bad one gave.
+  let sessionHeaders: Result<SessionHeaders, WireError>
 
   public init(
     settings: SerializerSettings, mimeTypes: MIMETypes, files: any FileProbe,
@@ -26,6 +28,7 @@ public struct RequestSerializer: Sendable {
     self.base = settings.baseURL.map { text in
       Result { () throws(WireError) in try RequestURL.parseBase(text) }
     }
+    self.sessionHeaders = Result { () throws(WireError) in try SessionHeaders(settings) }
   }
 
   /// The request for `job`, or the `WireError` that refuses it (`invalid_job` with its field,

@@ -109,8 +109,11 @@ public enum RequestURL {
   }
 
   private static func isHTTPScheme(_ scheme: ArraySlice<UInt8>) -> Bool {
-    let lower = scheme.map(HTTPSyntax.lowered)
-    return lower.elementsEqual("http".utf8) || lower.elementsEqual("https".utf8)
+    guard scheme.count == 4 || scheme.count == 5 else { return false }
+    let s = scheme.startIndex
+    return HTTPSyntax.lowered(scheme[s]) == 0x68 && HTTPSyntax.lowered(scheme[s + 1]) == 0x74
+      && HTTPSyntax.lowered(scheme[s + 2]) == 0x74 && HTTPSyntax.lowered(scheme[s + 3]) == 0x70
+      && (scheme.count == 4 || HTTPSyntax.lowered(scheme[s + 4]) == 0x73)
   }
 
   /// Writes the URL without fragment: lower-cased scheme, `authority` when given (else the
@@ -120,7 +123,7 @@ public enum RequestURL {
     let scheme = target.scheme ?? []
     let hostBytes = authority.map { $0[...] } ?? target.authority ?? []
     out.reserveCapacity(scheme.count + hostBytes.count + target.path.count + (target.query?.count ?? 0) + 8)
-    out.append(contentsOf: scheme.lazy.map(HTTPSyntax.lowered))
+    for b in scheme { out.append(HTTPSyntax.lowered(b)) }
     out.append(contentsOf: "://".utf8)
     out.append(contentsOf: hostBytes)
     out.append(contentsOf: target.path)

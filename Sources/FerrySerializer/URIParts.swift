@@ -25,14 +25,14 @@ struct URIParts: Sendable {
     let end = s.endIndex
     var i = s.startIndex
     var j = i
-    while j < end, !Self.isDelimiter(s[j], ":/?#") { j += 1 }
+    while j < end, !Self.endsScheme(s[j]) { j += 1 }
     if j < end, j > i, s[j] == UInt8(ascii: ":") {
       scheme = s[i..<j]
       i = j + 1
     }
     if end - i >= 2, s[i] == UInt8(ascii: "/"), s[i + 1] == UInt8(ascii: "/") {
       j = i + 2
-      while j < end, !Self.isDelimiter(s[j], "/?#") { j += 1 }
+      while j < end, !Self.endsAuthority(s[j]) { j += 1 }
       authority = s[(i + 2)..<j]
       i = j
     }
@@ -49,8 +49,14 @@ struct URIParts: Sendable {
     if i < end, s[i] == UInt8(ascii: "#") { fragment = s[(i + 1)..<end] }
   }
 
-  @inline(__always) private static func isDelimiter(_ b: UInt8, _ set: StaticString) -> Bool {
-    set.withUTF8Buffer { $0.contains(b) }
+  /// `/`, `?` or `#`.
+  @inline(__always) private static func endsAuthority(_ b: UInt8) -> Bool {
+    b == 0x2F || b == 0x3F || b == 0x23
+  }
+
+  /// `:`, `/`, `?` or `#`.
+  @inline(__always) private static func endsScheme(_ b: UInt8) -> Bool {
+    b == 0x3A || endsAuthority(b)
   }
 
   /// RFC 3986 §5.2.2, strict: this reference resolved against `base`.

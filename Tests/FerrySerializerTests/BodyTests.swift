@@ -149,6 +149,19 @@ import Testing
     #expect(error?.field == "body.file")
   }
 
+  @Test func negativeProbedSizeIsUnreadable() {
+    struct BrokenProbe: FileProbe {
+      func size(ofFileAt path: String) throws(WireError) -> Int64 { -1 }
+    }
+    var job = makeJob("POST")
+    job.body = RawBody(content: .file("/dev/odd"))
+    let serializer = RequestSerializer(
+      settings: SerializerSettings(version: "1"), mimeTypes: MIMETypes(), files: BrokenProbe())
+    let error = thrownError { () throws(WireError) in _ = try serializer.serialize(job) }
+    #expect(error?.code == .fileUnreadable)
+    #expect(error?.field == "body.file")
+  }
+
   private func serialize(_ job: Job) throws(WireError) -> Request {
     try makeSerializer(files: files, mimeTypes: MIMETypes(parsing: "application/json json\n")).serialize(job)
   }

@@ -65,7 +65,8 @@ import Testing
   @Test(arguments: [
     "http://a b/", "http://a/b c", "http://a/\n", "http://a/\u{7F}", "http://a/%2", "http://a/%zz",
     "http://user:pass@a/", "http://@a/", "http:///x", "http:x", "http://a:70000/", "http://a:8a/",
-    "http://a:123456/", "http://é.test/", "http://a%41/", "http://[::1/", "http://[]/", "http://[::1]x/",
+    "http://a:123456/", "http://:80/", "http://é.test/", "http://a%41/", "http://[::1/", "http://[]/",
+    "http://[::1]x/",
     "relative/path", "",
   ])
   func refusesBadURLsAsInvalidJob(_ url: String) {
@@ -87,6 +88,12 @@ import Testing
     #expect(error?.code == .unsupportedScheme)
     #expect(error?.field == "url")
     #expect(error?.message.hasPrefix("the session's base_url is unusable") == true)
+  }
+
+  @Test func relativeBaseURLIsUnusable() {
+    let serializer = makeSerializer(SerializerSettings(version: "1", baseURL: "api/v1/"))
+    let error = thrownError { () throws(WireError) in _ = try serializer.serialize(makeJob("GET", "x")) }
+    #expect(error == WireError.invalidJob("url", "the session's base_url is not an absolute URL"))
   }
 
   @Test func relativeURLWithoutBaseIsInvalid() {

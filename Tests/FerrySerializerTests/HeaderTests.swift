@@ -1,0 +1,172 @@
+import FerrySerializer
+import FerryWire
+import Testing
+
+@Suite struct HeaderTests {
+  let settings: SerializerSettings = {
+    var s = SerializerSettings(
+      version: "2.1", acceptLanguage: "fr;q=1, en-GB;q=0.9", acceptEncoding: "gzip, deflate, br")
+    s.headers = [
+      HeaderField(name: "Accept", value: "application/json"), HeaderField(name: "X-Session", value: "s"),
+    ]
+    return s
+  }()
+
+  private func headers(_ job: Job, _ settings: SerializerSettings? = nil) throws(WireError) -> [String] {
+    try makeSerializer(settings ?? self.settings).serialize(job).headers.map { "\($0.name): \($0.value)" }
+  }
+
+  @Test func defaultsThenSessionThenJobInSendOrder() throws {
+    let job = makeJob("POST", parameters: ["a": "1"], headers: [HeaderField(name: "X-Job", value: "j")])
+    #expect(
+      try headers(job) == [
+        "User-Agent: ferry/2.1", "Accept-Language: fr;q=1, en-GB;q=0.9", "Accept-Encoding: gzip, deflate, br",
+        "Content-Type: application/x-www-form-urlencoded", "Accept: application/json", "X-Session: s",
+        "X-Job: j",
+      ])
+  }
+
+  @Test func jobBeatsSessionBeatsDefaultsMatchingNamesCaseInsensitively() throws {
+    var settings = settings
+    settings.headers.append(HeaderField(name: "user-agent", value: "session-agent"))
+    let job = makeJob(
+      "POST", parameters: ["a": "1"],
+      headers: [
+        HeaderField(name: "ACCEPT", value: "text/html"), HeaderField(name: "content-type", value: "text/x"),
+      ])
+    #expect(
+      try headers(job, settings) == [
+        "user-agent: session-agent", "Accept-Language: fr;q=1, en-GB;q=0.9",
+        "Accept-Encoding: gzip, deflate, br",
+        "content-type: text/x", "ACCEPT: text/html", "X-Session: s",
+      ])
+  }
+
+  @Test func nullRemovesSessionHeadersAndDefaults() throws {
+    let job = makeJob(
+      "GET",
+      headers: [
+        HeaderField(name: "x-session", value: nil), HeaderField(name: "Accept-Language", value: nil),
+        HeaderField(name: "X-Absent", value: nil),
+      ])
+    #expect(
+      try headers(job) == [
+        "User-Agent: ferry/2.1", "Accept-Encoding: gzip, deflate, br", "Accept: application/json",
+      ])
+  }
+
+  @Test func absentDefaultsAreLeftOut() throws {
+    #expect(try headers(makeJob("GET"), SerializerSettings(version: "0.1")) == ["User-Agent: ferry/0.1"])
+  }
+
+  @Test func neverAddsContentLength() throws {
+    var job = makeJob("PUT")
+    job.body = RawBody(content: .text("12345"))
+    let request = try makeSerializer(settings).serialize(job)
+    #expect(request.header("Content-Length") == nil)
+    #expect(request.body?.length == 5)
+  }
+
+  @Test func sessionCredentialsGiveBasicAuthorization() throws {
+    var settings = SerializerSettings(version: "1")
+    settings.auth = .basic(username: "ü", password: "p:w")
+    #expect(
+      try makeSerializer(settings).serialize(makeJob("GET")).header("Authorization") == "Basic w7w6cDp3")
+  }
+
+  @Test func jobAuthBeatsSessionCredentialsAndSessionAuthorizationHeader() throws {
+    var settings = SerializerSettings(version: "1")
+    settings.auth = .basic(username: "u", password: "p")
+    settings.headers = [HeaderField(name: "Authorization", value: "Token session")]
+    #expect(try makeSerializer(settings).serialize(makeJob("GET")).header("Authorization") == "Token session")
+    var job = makeJob("GET")
+    job.auth = .bearer("abc.def")
+    #expect(try makeSerializer(settings).serialize(job).header("Authorization") == "Bearer abc.def")
+  }
+
+  @Test func explicitAuthorizationHeaderFromTheJobWins() throws {
+    var job = makeJob("GET", headers: [HeaderField(name: "authorization", value: "Digest x")])
+    job.auth = .bearer("abc")
+    let request = try makeSerializer().serialize(job)
+    #expect(request.headers.filter { $0.name.lowercased() == "authorization" }.map(\.value) == ["Digest x"])
+  }
+
+  @Test func methodIsUpperCasedAndDefaultsToGet() throws {
+    #expect(try makeSerializer().serialize(makeJob("patch")).method == "PATCH")
+    #expect(try makeSerializer().serialize(makeJob(nil)).method == "GET")
+  }
+
+  @Test func redactedHeadersHideSecretsOnly() throws {
+    var job = makeJob(
+      "GET",
+      headers: [
+        HeaderField(name: "cookie", value: "s=1"), HeaderField(name: "Proxy-Authorization", value: "Basic x"),
+      ])
+    job.auth = .bearer("t")
+    let redacted = try makeSerializer().serialize(job).redactedHeaders.map { "\($0.name): \($0.value)" }
+    #expect(
+      redacted == [
+        "User-Agent: ferry/1.0", "Authorization: <redacted>", "cookie: <redacted>",
+        "Proxy-Authorization: <redacted>",
+      ])
+  }
+}
+
+@Suite struct AcceptLanguageTests {
+  @Test func languageListTakesPrecedenceWithAFNetworkingQValues() {
+    let header = AcceptLanguage(language: "fr:en_GB", lang: "de_DE.UTF-8")
+    #expect(header.languages == ["fr", "en-GB"])
+    #expect(header.value == "fr;q=1, en-GB;q=0.9")
+  }
+
+  @Test func langAloneIsTheOnlyLanguage() {
+    #expect(AcceptLanguage(language: nil, lang: "de_DE.UTF-8").value == "de-DE;q=1")
+    #expect(AcceptLanguage(language: "", lang: "sr_RS.UTF-8@latin").value == "sr-RS;q=1")
+  }
+
+  @Test func atMostSixLanguagesDownToHalf() {
+    let header = AcceptLanguage(language: "a:b:c:d:e:f:g", lang: "en_US.UTF-8")
+    #expect(header.value == "a;q=1, b;q=0.9, c;q=0.8, d;q=0.7, e;q=0.6, f;q=0.5")
+  }
+
+  @Test(arguments: ["C", "POSIX", "C.UTF-8"])
+  func cLocaleMeansNoHeaderEvenWithLanguage(_ lang: String) {
+    #expect(AcceptLanguage(language: "fr", lang: lang).value == nil)
+  }
+
+  @Test func nothingSetMeansNoHeader() {
+    #expect(AcceptLanguage(language: nil, lang: nil).value == nil)
+  }
+
+  @Test func malformedDuplicateAndCEntriesAreSkipped() {
+    #expect(
+      AcceptLanguage(language: "fr\r\nX: y:C:de:de:-x:en_GB@euro", lang: nil).value == "de;q=1, en-GB;q=0.9")
+  }
+}
+
+@Suite struct MIMETypesTests {
+  let types = MIMETypes(
+    parsing: """
+      # comment line
+      text/plain\t\ttxt text  # trailing comment
+      image/jpeg jpeg jpg
+      application/x-dup txt
+      notatype ext
+
+      """)
+
+  @Test(arguments: [
+    ("/a/b.txt", "text/plain"), ("/a/B.JPG", "image/jpeg"), ("/a.d/file", "application/octet-stream"),
+    ("/a/.txt", "application/octet-stream"), ("/a/b.", "application/octet-stream"),
+    ("x.tar.jpeg", "image/jpeg"),
+    ("/a/b.ext", "application/octet-stream"),
+  ])
+  func typeByExtensionCaseInsensitiveFirstLineWins(_ example: (String, String)) {
+    #expect(types.type(forPath: example.0) == example.1)
+  }
+
+  @Test func emptyTableKnowsNothing() {
+    #expect(MIMETypes().type(forPath: "/a/b.txt") == "application/octet-stream")
+    #expect(types.type(forExtension: "TEXT") == "text/plain")
+  }
+}
