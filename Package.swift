@@ -34,7 +34,9 @@ let package = Package(
     ),
 
     .executableTarget(name: "ferryd", dependencies: ["FerryDaemon"]),
-    .executableTarget(name: "ferry", dependencies: ["FerryWire"]),
+    // The command-line client: argument parsing and rendering are pure and tested; main does I/O.
+    .target(name: "FerryClient", dependencies: ["FerryWire"]),
+    .executableTarget(name: "ferry", dependencies: ["FerryClient", "FerryWire"]),
     // The HTTP fixture server as its own process, for black-box tests of a real ferryd.
     .executableTarget(name: "ferry-fixture", dependencies: ["FerryTestSupport"]),
 
@@ -44,6 +46,7 @@ let package = Package(
     .executableTarget(name: "ferry-bench-client", dependencies: ["FerryWire"], path: "bench/client"),
 
     .testTarget(name: "FerryWireTests", dependencies: ["FerryWire"]),
+    .testTarget(name: "FerryClientTests", dependencies: ["FerryClient", "FerryWire"]),
     .testTarget(
       name: "FerrySerializerTests", dependencies: ["FerrySerializer", "FerryWire"],
       // Read by the tests through #filePath, not bundled.

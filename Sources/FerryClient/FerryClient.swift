@@ -1,0 +1,1 @@
+// The ferry command-line client library; see docs/CLI.md.
