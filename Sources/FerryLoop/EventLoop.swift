@@ -45,7 +45,7 @@ import Glibc
 
   /// Runs loop iterations until `condition` holds or `timeoutMs` passes; returns `condition()`.
   ///
-  /// For tests and shutdown drains. Each iteration blocks in the kernel until some event is
+  /// For tests and shutdown drains; not from inside a callback of this loop. Each iteration blocks in the kernel until some event is
   /// ready or the deadline timer fires, so it never sleeps blindly and never spins.
   @discardableResult
   public func run(until condition: () -> Bool, timeoutMs: Int) -> Bool {
@@ -56,7 +56,9 @@ import Glibc
       let current = now()
       if current >= deadline { return condition() }
       _ = ferry_event_add_ms(event, Int(deadline - current))
-      _ = event_base_loop(base, EVLOOP_ONCE)
+      // -1: called from inside a callback of this loop (libevent refuses to nest). Spinning
+      // until the deadline would hang the caller, so give up at once.
+      if event_base_loop(base, EVLOOP_ONCE) == -1 { return condition() }
     }
     return true
   }

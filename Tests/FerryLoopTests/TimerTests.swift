@@ -107,6 +107,21 @@ import Testing
     #expect(ticks == 2)
   }
 
+  @Test func nestedRunUntilGivesUpInsteadOfSpinning() throws {
+    let loop = try EventLoop()
+    var nested: Bool?
+    var elapsed: UInt64 = 0
+    let timer = Timer(loop: loop) {
+      let start = loop.now()
+      nested = loop.run(until: { false }, timeoutMs: 500)
+      elapsed = loop.now() - start
+    }
+    timer.schedule(afterMs: 0)
+    #expect(loop.run(until: { nested != nil }, timeoutMs: 2000))
+    #expect(nested == false)
+    #expect(elapsed < 400)
+  }
+
   @Test func releasedTimerNeverFires() throws {
     let loop = try EventLoop()
     var fired = false
