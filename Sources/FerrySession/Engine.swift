@@ -93,10 +93,11 @@ import FerryWire
   /// Never calls the delegate from inside this call: a spec libcurl rejects fails on the next
   /// loop iteration.
   public func start(_ spec: TransferSpec, delegate: TransferDelegate) -> Transfer {
-    let slot = takeHandle()
+    let slot = isShutDown ? nil : takeHandle()
     let transfer = Transfer(engine: self, slot: slot, spec: spec, delegate: delegate)
-    guard !isShutDown, let slot else {
-      transfer.failToStart(WireError(.transferFailed, "cannot start a transfer: engine is out of handles"))
+    guard let slot else {
+      let reason = isShutDown ? "the engine has shut down" : "libcurl could not create a handle"
+      transfer.failToStart(WireError(.transferFailed, "cannot start a transfer: \(reason)"))
       return transfer
     }
     slot.transfer = transfer
@@ -125,6 +126,9 @@ import FerryWire
       transfer.abandon()
       stats.transfersCancelled += 1
     }
+    // Cleanup may still announce sockets; from `deinit` nothing must call back into us.
+    _ = ferry_curl_multi_setopt_socketfunction(multi, CURLMOPT_SOCKETFUNCTION, nil)
+    _ = ferry_curl_multi_setopt_timerfunction(multi, CURLMOPT_TIMERFUNCTION, nil)
     curl_multi_cleanup(multi)
     curlDepth -= 1
     for watch in watches.values { watch.cancel() }
@@ -159,8 +163,9 @@ extension Engine {
     }
   }
 
-  /// Takes the transfer's handle out of the multi, now or once curl has returned.
-  func detach(_ transfer: Transfer, thenRecycle: Bool) {
+  /// Takes the transfer's handle out of the multi and recycles it, now or once curl has
+  /// returned.
+  func detach(_ transfer: Transfer) {
     guard curlDepth == 0 else {
       deferred.append(.remove(transfer))
       return
@@ -169,7 +174,7 @@ extension Engine {
     if active.removeValue(forKey: easy) != nil {
       _ = withCurl { curl_multi_remove_handle(multi, easy) }
     }
-    if thenRecycle, let slot = transfer.releaseSlot() { recycle(slot) }
+    if let slot = transfer.releaseSlot() { recycle(slot) }
   }
 
   /// Takes the handle out for a new hop of a redirect the transfer follows itself.
@@ -227,7 +232,7 @@ extension Engine {
     while curlDepth == 0, !deferred.isEmpty {
       switch deferred.removeFirst() {
       case .add(let transfer): if transfer.isRunning { attach(transfer) }
-      case .remove(let transfer): detach(transfer, thenRecycle: true)
+      case .remove(let transfer): detach(transfer)
       case .syncPause(let transfer): if transfer.isRunning { syncPause(transfer) }
       }
     }
