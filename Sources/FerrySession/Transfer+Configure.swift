@@ -9,7 +9,6 @@ extension Transfer {
     var options = EasyOptions(slot.handle)
     let me = Unmanaged.passUnretained(self).toOpaque()
     options.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(slot.errorBuffer))
-    options.set(CURLOPT_PRIVATE, pointer: me)
     options.set(CURLOPT_URL, request.url)
     options.set(CURLOPT_NOSIGNAL, 1)
     options.set(CURLOPT_PROTOCOLS_STR, "http,https")
