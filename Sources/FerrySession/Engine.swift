@@ -43,6 +43,7 @@ import FerryWire
     case add(Transfer)
     case remove(Transfer)
     case syncPause(Transfer)
+    case shutdown
   }
 
   @MainActor private static var isCurlInitialized = false
@@ -55,10 +56,10 @@ import FerryWire
       }
       Engine.isCurlInitialized = true
     }
+    guard let info = ferry_curl_version_info()?.pointee else { throw EngineError("curl_version_info failed") }
     guard let multi = curl_multi_init() else { throw EngineError("curl_multi_init failed") }
     self.loop = loop
     self.multi = multi
-    let info = ferry_curl_version_info()!.pointee
     hasAsynchronousResolver = Int(info.features) & Int(FERRY_CURL_VERSION_ASYNCHDNS) != 0
     curlVersion = String(cString: info.version)
     curlTimer = Timer(loop: loop) { [unowned self] in self.curlTimerFired() }
@@ -112,12 +113,21 @@ import FerryWire
 
   /// Cancels every transfer (delivering nothing) and closes the multi handle.
   ///
-  /// Safe from `deinit`: it touches no transfer's back reference to the engine.
+  /// Safe from `deinit`: it touches no transfer's back reference to the engine. Called from a
+  /// delegate method (inside curl), it takes effect once curl has returned.
   public func shutdown() {
     guard !isShutDown else { return }
+    guard curlDepth == 0 else {
+      deferred.append(.shutdown)
+      return
+    }
     isShutDown = true
     let running = Array(active.values)
     active.removeAll()
+    for case .add(let transfer) in deferred where transfer.isRunning {
+      transfer.abandon()
+      stats.transfersCancelled += 1
+    }
     deferred.removeAll()
     curlTimer?.cancel()
     curlDepth += 1
@@ -234,6 +244,7 @@ extension Engine {
       case .add(let transfer): if transfer.isRunning { attach(transfer) }
       case .remove(let transfer): detach(transfer)
       case .syncPause(let transfer): if transfer.isRunning { syncPause(transfer) }
+      case .shutdown: shutdown()
       }
     }
   }
