@@ -15,8 +15,16 @@ import Glibc
   private var deadlineEvent: OpaquePointer?
 
   /// Creates a fresh event base.
+  ///
+  /// With EVENT_BASE_FLAG_PRECISE_TIMER: by default libevent reads CLOCK_MONOTONIC_COARSE,
+  /// whose jiffy resolution lets a timer fire a few milliseconds before its deadline.
   public init() throws(LoopError) {
-    guard let base = event_base_new() else { throw LoopError.fromErrno("event_base_new") }
+    guard let config = event_config_new() else { throw LoopError.fromErrno("event_config_new") }
+    defer { event_config_free(config) }
+    _ = event_config_set_flag(config, Int32(EVENT_BASE_FLAG_PRECISE_TIMER.rawValue))
+    guard let base = event_base_new_with_config(config) else {
+      throw LoopError.fromErrno("event_base_new_with_config")
+    }
     self.base = base
   }
 

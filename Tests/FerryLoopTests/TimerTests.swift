@@ -52,6 +52,27 @@ import Testing
     #expect(firedAt - start >= 80)
   }
 
+  @Test func timerScheduledInACallbackNeverFiresEarly() throws {
+    let loop = try EventLoop()
+    var early: [UInt64] = []
+    var rounds = 0
+    var scheduledAt: UInt64 = 0
+    var timer: Timer?
+    // Scheduling inside a callback uses libevent's cached loop time; with libevent's default
+    // coarse clock that time can lag, and a timer fire up to a jiffy before its deadline.
+    timer = Timer(loop: loop) {
+      let elapsed = loop.nowNanoseconds() - scheduledAt
+      if elapsed < 3_000_000 { early.append(elapsed) }
+      rounds += 1
+      scheduledAt = loop.nowNanoseconds()
+      if rounds < 60 { timer?.schedule(afterMs: 3) }
+    }
+    scheduledAt = loop.nowNanoseconds()
+    timer?.schedule(afterMs: 3)
+    #expect(loop.run(until: { rounds == 60 }, timeoutMs: 5000))
+    #expect(early == [])
+  }
+
   @Test func handlerCanRescheduleItsOwnTimer() throws {
     let loop = try EventLoop()
     var count = 0
