@@ -13,12 +13,21 @@ import FerryWire
   let connection: BufferedConnection
   let credentials: PeerCredentials?
   var framer: LineFramer
+  /// Kept apart from the framer: `handle` runs while the framer is being mutated.
+  let maxLineBytes: Int
   /// Live jobs by the client's id.
   var jobs: [String: JobRun] = [:]
   private var nextAutoID = 0
   private(set) var isReadEOF = false
   private(set) var isGone = false
   private var scratch: [UInt8] = []
+  /// Response body bytes collected for this client's jobs and not yet sent.
+  private(set) var bufferedBodyBytes = 0
+  /// The one job allowed to keep receiving while the budget is spent, so that some job can
+  /// always finish and free its share (without it, every job could wait on every other).
+  private var favouredJob: UInt64?
+  /// Jobs holding back a chunk until the budget has room.
+  private var waitingForBudget: [UInt64: JobRun] = [:]
 
   init(serial: UInt64, fd: Int32, daemon: Daemon) {
     self.serial = serial
@@ -29,6 +38,7 @@ import FerryWire
       loop: daemon.loop, fd: fd, highWatermark: limits.maxOutputBytes,
       lowWatermark: limits.maxOutputBytes / 4)
     self.framer = LineFramer(maxLineBytes: limits.maxLineBytes)
+    self.maxLineBytes = limits.maxLineBytes
     connection.delegate = self
   }
 
@@ -54,7 +64,46 @@ import FerryWire
   /// A job of this client ended (its terminal event is already queued).
   func jobEnded(_ job: JobRun) {
     if jobs[job.id] === job { jobs[job.id] = nil }
+    bufferedBodyBytes -= job.countedBodyBytes
+    job.countedBodyBytes = 0
+    waitingForBudget[job.serial] = nil
+    if favouredJob == job.serial { favouredJob = nil }
+    budgetMayHaveRoom()
     closeIfDone()
+  }
+
+  /// Whether `job` may take `bytes` more of response body now. The budget is
+  /// `max_output_bytes`, shared by queued output and bodies being collected: past it, only
+  /// the favoured job goes on, and none while the output itself is full.
+  func mayTakeBody(_ job: JobRun, bytes: Int) -> Bool {
+    if !connection.isOutputFull {
+      if bufferedBodyBytes + connection.pendingOutputBytes + bytes <= budget { return true }
+      if favouredJob == nil { favouredJob = job.serial }
+      if favouredJob == job.serial { return true }
+    }
+    waitingForBudget[job.serial] = job
+    return false
+  }
+
+  func bodyBytesChanged(by delta: Int) { bufferedBodyBytes += delta }
+
+  private var budget: Int { daemon.config.limits.maxOutputBytes }
+
+  /// Resumes jobs that held back a chunk: all of them when output is not full and the budget
+  /// has room; otherwise, when no job is favoured, the oldest waiting one alone, so that one
+  /// job always makes progress toward freeing its share.
+  private func budgetMayHaveRoom() {
+    guard !waitingForBudget.isEmpty, !connection.isOutputFull else { return }
+    if bufferedBodyBytes + connection.pendingOutputBytes < budget {
+      let waiting = waitingForBudget.values.sorted { $0.serial < $1.serial }
+      waitingForBudget.removeAll()
+      for job in waiting { job.resumeForClient() }
+    } else if favouredJob == nil, let oldest = waitingForBudget.keys.min(), let job = waitingForBudget[oldest]
+    {
+      favouredJob = oldest
+      waitingForBudget[oldest] = nil
+      job.resumeForClient()
+    }
   }
 
   /// After the client's half-close: once every job has ended, flush and close.
@@ -74,7 +123,7 @@ extension Client: BufferedConnectionDelegate {
   private func handle(_ item: LineFramer.BorrowedItem) {
     switch item {
     case .tooLong:
-      send(.error(WireError(.lineTooLong, "line longer than \(framer.maxLineBytes) bytes"), id: nil))
+      send(.error(WireError(.lineTooLong, "line longer than \(maxLineBytes) bytes"), id: nil))
     case .line(let bytes):
       daemon.handleLine(bytes, from: self)
     }
@@ -86,14 +135,15 @@ extension Client: BufferedConnectionDelegate {
     closeIfDone()
   }
 
+  // Transfers stop at their next chunk by themselves (`mayTakeBody`); input stops here, so a
+  // client that writes jobs but never reads cannot grow its own output without bound.
   func connectionDidFillOutput(_ connection: BufferedConnection) {
     connection.pauseReading()
-    for job in jobs.values { job.pauseForClient() }
   }
 
   func connectionDidDrainOutput(_ connection: BufferedConnection) {
     if !isReadEOF { connection.resumeReading() }
-    for job in jobs.values { job.resumeForClient() }
+    budgetMayHaveRoom()
   }
 
   func connectionDidClose(_ connection: BufferedConnection, error: LoopError?) {

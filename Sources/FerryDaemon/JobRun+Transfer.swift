@@ -34,8 +34,11 @@ extension JobRun: TransferDelegate {
       }
       return .continue
     }
-    if isPausedForClient { return .pause }
+    if let client, !client.mayTakeBody(self, bytes: bytes.count) { return .pause }
+    let before = collector.keptBytes
     collector.append(bytes)
+    countedBodyBytes += collector.keptBytes - before
+    client?.bodyBytesChanged(by: collector.keptBytes - before)
     if collector.isOverLimit, job.output == nil {
       let error = WireError(
         .responseTooLarge,

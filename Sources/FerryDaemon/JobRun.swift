@@ -22,7 +22,8 @@ import FerryWire
   var abortError: WireError?
   let accept: AcceptPolicy
   let enqueuedAtMs: UInt64
-  var isPausedForClient = false
+  /// Body bytes of this job counted in the client's budget.
+  var countedBodyBytes = 0
 
   init(
     serial: UInt64, id: String, job: Job, request: Request, session: Session, client: Client,
@@ -58,7 +59,6 @@ import FerryWire
       )
     }
     transfer = daemon.engine.start(transferSpec(), delegate: self)
-    if client?.isOutputFull == true { pauseForClient() }
   }
 
   private func transferSpec() -> TransferSpec {
@@ -77,14 +77,8 @@ import FerryWire
       acceptEncoding: true, enqueuedAtMs: enqueuedAtMs)
   }
 
-  /// The client's output is full: stop receiving until it drains.
-  func pauseForClient() {
-    isPausedForClient = true
-    transfer?.pauseReceive()
-  }
-
+  /// The client's budget has room again: take the chunk held back, and go on.
   func resumeForClient() {
-    isPausedForClient = false
     transfer?.resumeReceive()
   }
 

@@ -20,6 +20,9 @@ public struct ResponseCollector: Sendable {
     self.maxInlineBytes = maxInlineBytes
   }
 
+  /// Bytes held for the event.
+  public var keptBytes: Int { bytes.count }
+
   /// Takes the next chunk of body bytes.
   public mutating func append(_ chunk: UnsafeRawBufferPointer) {
     totalBytes += Int64(chunk.count)

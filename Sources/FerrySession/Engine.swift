@@ -201,6 +201,13 @@ extension Engine {
     }
     guard let easy = transfer.easy, let bitmask = transfer.pauseChangeNeeded() else { return }
     let code = withCurl { curl_easy_pause(easy, bitmask) }
+    if code == CURLE_BAD_FUNCTION_ARGUMENT {
+      // curl 7.88 refuses to pause a transfer that has no connection yet
+      // (lib/easy.c: `if(!data->conn) return CURLE_BAD_FUNCTION_ARGUMENT`). Nothing is paused
+      // then; the write callback returns CURL_WRITEFUNC_PAUSE when the first bytes arrive.
+      transfer.isReceivePauseApplied = false
+      return
+    }
     // Unpausing delivers held data at once; a delegate aborting then fails only this call.
     if code != CURLE_OK { transfer.curlDidFinish(code) }
   }

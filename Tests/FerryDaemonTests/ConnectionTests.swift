@@ -146,7 +146,9 @@ import Testing
     }
     #expect(done == 128)
     let peak = daemon.memory().peak
-    #expect(stalled - baseline < 160 * 1024, "RSS while stalled: \(stalled) KiB from \(baseline)")
-    #expect(peak < 256 * 1024, "peak RSS \(peak) KiB")
+    // The budget is max_output_bytes (4 MiB) of queued events and collected bodies, plus one
+    // favoured job and a held chunk per transfer; 64 MiB leaves room for the debug build.
+    #expect(stalled - baseline < 64 * 1024, "RSS while stalled: \(stalled) KiB from \(baseline)")
+    #expect(peak - baseline < 96 * 1024, "peak RSS \(peak) KiB from \(baseline)")
   }
 }

@@ -86,7 +86,7 @@ import Testing
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness()
     let client = try daemon.connect()
-    try client.send(#"{"id":"s","url":"\#(fixture.url("/stall"))"}"#)
+    try client.send(#"{"id":"s","url":"\#(fixture.url("/stall"))","events":["response"]}"#)
     var events: [JSONObject] = []
     while events.last?.event != "response" { events.append(try client.readEvent()) }
     try client.send(#"{"op":"cancel","id":"s"}"#)
@@ -132,7 +132,7 @@ import Testing
     #expect(e.event == "explained")
     #expect(e["method"]?.stringValue == "POST")
     #expect(e["headers"]?.objectValue?["Authorization"]?.stringValue == "<redacted>")
-    #expect(e["body"]?.objectValue?["length"] == .number(JSONNumber(14)))
+    #expect(e["body"]?.objectValue?["length"] == .number(JSONNumber(18)))
     let curl = try #require(e["curl"]?.stringValue)
     #expect(curl.hasPrefix("curl "))
     #expect(!curl.contains("s3cret"))

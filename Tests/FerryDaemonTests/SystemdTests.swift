@@ -14,7 +14,8 @@ import Testing
       text = text.replacingOccurrences(of: "/usr/local/bin/ferryd", with: Paths.product("ferryd"))
       try text.write(toFile: dir + "/" + unit, atomically: true, encoding: .utf8)
     }
-    let (status, output) = try run("/usr/bin/systemd-analyze", ["verify", dir + "/ferryd.socket", dir + "/ferryd.service"])
+    let (status, output) = try run(
+      "/usr/bin/systemd-analyze", ["verify", dir + "/ferryd.socket", dir + "/ferryd.service"])
     #expect(status == 0, "\(output)")
   }
 
@@ -52,7 +53,9 @@ import Testing
       for (i, b) in notifyPath.utf8.enumerated() { raw[i] = b }
     }
     let bound = withUnsafePointer(to: &addr) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
     }
     #expect(bound == 0)
     let config = dir + "/ferry.json"
