@@ -8,7 +8,7 @@ public enum ByteFormat {
     guard n >= 1024 else { return "\(max(n, 0)) B" }
     var unit = 0
     var scaled = n  // in units of 1024^unit, times 10 once the unit is chosen
-    while unit + 1 < units.count, scaled >= 1024 * 1024 {
+    while unit + 2 < units.count, scaled >= 1024 * 1024 {
       scaled /= 1024
       unit += 1
     }

@@ -2,7 +2,7 @@ import FerryWire
 
 /// What `main` does for a command: print something and exit without the daemon, or send some
 /// lines and render the answers.
-public enum CommandPlan {
+public enum CommandPlan: Sendable, Equatable {
   /// Write `text` to stdout and exit.
   case print(String)
   /// Connect, send `lines` (each without its newline), render every line that comes back.
