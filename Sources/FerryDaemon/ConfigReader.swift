@@ -26,6 +26,17 @@ struct ConfigReader {
     return int
   }
 
+  func bool(_ v: JSONValue, _ field: String) throws(ConfigError) -> Bool {
+    guard case .bool(let b) = v else { throw fail(field, "expected true or false, got \(v.typeName)") }
+    return b
+  }
+
+  func absolutePath(_ v: JSONValue, _ field: String) throws(ConfigError) -> String {
+    let s = try string(v, field)
+    guard s.hasPrefix("/") else { throw fail(field, "expected an absolute path") }
+    return s
+  }
+
   func mode(_ v: JSONValue, _ field: String) throws(ConfigError) -> UInt32 {
     guard case .string(let s) = v, let m = UInt32(s, radix: 8), m <= 0o777 else {
       throw fail(field, "expected an octal mode string such as \"0660\"")
@@ -96,6 +107,15 @@ struct ConfigReader {
       case "max_concurrent": session.maxConcurrent = try int(m.value, field, 1...100_000)
       case "max_host_connections": session.maxHostConnections = try int(m.value, field, 0...100_000)
       case "max_connections": session.maxConnections = try int(m.value, field, 0...100_000)
+      case "ca_file": session.caFile = try absolutePath(m.value, field)
+      case "pinned_public_key":
+        let pin = try string(m.value, field)
+        guard pin.split(separator: ";").allSatisfy({ $0.hasPrefix("sha256//") && $0.count > 8 }) else {
+          throw fail(field, "expected sha256//BASE64 (several joined with ;)")
+        }
+        session.pinnedPublicKey = pin
+      case "insecure": session.insecure = try bool(m.value, field)
+      case "proxy": session.proxy = try string(m.value, field)
       default: throw fail(field, "unknown setting")
       }
     }

@@ -25,6 +25,7 @@ extension Daemon {
     }
     logger.notice("shutting down", ["signal": "\(signal)", "jobs": "\(jobs.count)"])
     shutdown = .draining
+    notifier?.send("STOPPING=1\nSTATUS=shutting down, \(jobs.count) jobs left")
     listener?.close()
     listener = nil
     // Waiting jobs would only start to be cancelled: cancel them now, let running ones finish.

@@ -28,6 +28,8 @@ import FerryWire
   var shutdown: ShutdownState = .running
   var shutdownTimer: Timer?
   var exitCode: Int32 = 0
+  let notifier: SystemdNotifier?
+  var watchdogTimer: Timer?
 
   /// Builds the daemon from a validated configuration; nothing listens yet.
   public init(config: DaemonConfig, logger: Logger, environment: [String: String]) throws(StartupError) {
@@ -45,6 +47,7 @@ import FerryWire
     self.logger = logger
     self.curl = CurlFeatures.current()
     self.startedAtMs = loop.now()
+    self.notifier = SystemdNotifier(environment: environment)
     let env = DaemonEnvironment(
       acceptLanguage: AcceptLanguage(language: environment["LANGUAGE"], lang: environment["LANG"]).value,
       acceptEncoding: curl.encodings.isEmpty ? nil : curl.encodings.joined(separator: ", "),
@@ -85,6 +88,8 @@ import FerryWire
         SignalWatch(loop: loop, signal: sig) { [unowned self] in self.beginShutdown(signal: sig) })
     }
     signal(SIGPIPE, SIG_IGN)
+    notifier?.send("READY=1\nSTATUS=\(statusLine())")
+    startWatchdog()
     loop.run()
     engine.shutdown()
     logger.notice("stopped")
@@ -117,6 +122,24 @@ import FerryWire
     clients[client.serial] = nil
     logger.debug("client closed", ["client": "\(client.serial)"])
     shutdownProgress()
+  }
+
+  /// The `STATUS=` text systemctl shows.
+  func statusLine() -> String {
+    let running = sessions.values.reduce(0) { $0 + $1.scheduler.runningCount }
+    let waiting = sessions.values.reduce(0) { $0 + $1.scheduler.waitingCount }
+    return "\(running) jobs running, \(waiting) queued, \(clients.count) clients"
+  }
+
+  /// Keep-alives for systemd's watchdog, sent from the loop itself, with the status.
+  private func startWatchdog() {
+    guard let notifier, let interval = notifier.watchdogIntervalMs else { return }
+    let timer = Timer(loop: loop) { [unowned self] in
+      notifier.send("WATCHDOG=1\nSTATUS=\(self.statusLine())")
+      self.watchdogTimer?.schedule(afterMs: interval)
+    }
+    timer.schedule(afterMs: interval)
+    watchdogTimer = timer
   }
 
   private static func readMIMETypes() -> MIMETypes {

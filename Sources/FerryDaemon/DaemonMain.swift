@@ -60,7 +60,14 @@ public enum DaemonMain {
       let daemon = try Daemon(config: config, logger: logger, environment: environment)
       let path = SocketPath.resolve(
         argument: socketArgument, configured: config.socket, environment: environment, uid: getuid())
-      try daemon.listen(path: path)
+      // A socket passed by systemd wins unless --socket or the config names one.
+      if socketArgument == nil, config.socket == nil,
+        let fd = SystemdNotifier.activatedSocket(environment: environment)
+      {
+        try daemon.listen(path: nil, adoptingFD: fd)
+      } else {
+        try daemon.listen(path: path)
+      }
       if announce {
         var text = Array("ferryd: listening on \(path)\n".utf8)
         text += Array(

@@ -14,11 +14,21 @@ public struct SessionConfig: Sendable {
   public var maxHostConnections = 0
   /// Connections in all (CURLMOPT_MAX_TOTAL_CONNECTIONS); 0 means no limit.
   public var maxConnections = 0
+  /// PEM bundle of certificate authorities to trust instead of the system's.
+  public var caFile: String?
+  /// curl's `sha256//BASE64` form (several joined with `;`), like AFSecurityPolicy's
+  /// public-key pinning.
+  public var pinnedPublicKey: String?
+  /// Skip certificate and host name verification (tests only; logged at start).
+  public var insecure = false
+  /// Proxy URL (`http://`, `https://`, `socks5h://`…), as curl's `--proxy`.
+  public var proxy: String?
 
   public init(name: String) { self.name = name }
 
   /// The session-only keys, beside the job field names.
   static let sessionKeys: Set<String> = [
     "base_url", "uri_methods", "max_concurrent", "max_host_connections", "max_connections",
+    "ca_file", "pinned_public_key", "insecure", "proxy",
   ]
 }

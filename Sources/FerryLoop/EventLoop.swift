@@ -15,8 +15,16 @@ import Glibc
   private var deadlineEvent: OpaquePointer?
 
   /// Creates a fresh event base.
+  ///
+  /// With EVENT_BASE_FLAG_PRECISE_TIMER: by default libevent reads CLOCK_MONOTONIC_COARSE,
+  /// whose jiffy resolution lets a timer fire a few milliseconds before its deadline.
   public init() throws(LoopError) {
-    guard let base = event_base_new() else { throw LoopError.fromErrno("event_base_new") }
+    guard let config = event_config_new() else { throw LoopError.fromErrno("event_config_new") }
+    defer { event_config_free(config) }
+    _ = event_config_set_flag(config, Int32(EVENT_BASE_FLAG_PRECISE_TIMER.rawValue))
+    guard let base = event_base_new_with_config(config) else {
+      throw LoopError.fromErrno("event_base_new_with_config")
+    }
     self.base = base
   }
 
@@ -37,7 +45,7 @@ import Glibc
 
   /// Runs loop iterations until `condition` holds or `timeoutMs` passes; returns `condition()`.
   ///
-  /// For tests and shutdown drains. Each iteration blocks in the kernel until some event is
+  /// For tests and shutdown drains; not from inside a callback of this loop. Each iteration blocks in the kernel until some event is
   /// ready or the deadline timer fires, so it never sleeps blindly and never spins.
   @discardableResult
   public func run(until condition: () -> Bool, timeoutMs: Int) -> Bool {
@@ -48,7 +56,9 @@ import Glibc
       let current = now()
       if current >= deadline { return condition() }
       _ = ferry_event_add_ms(event, Int(deadline - current))
-      _ = event_base_loop(base, EVLOOP_ONCE)
+      // -1: called from inside a callback of this loop (libevent refuses to nest). Spinning
+      // until the deadline would hang the caller, so give up at once.
+      if event_base_loop(base, EVLOOP_ONCE) == -1 { return condition() }
     }
     return true
   }

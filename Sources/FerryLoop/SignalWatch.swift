@@ -1,4 +1,5 @@
 import CFerryEvent
+import Glibc
 
 /// Delivers a Unix signal to a handler on the loop, through libevent's signal events.
 ///
@@ -14,6 +15,10 @@ import CFerryEvent
   private var event: OpaquePointer?
 
   /// Starts watching `signal` at once; `handler` runs on each delivery.
+  ///
+  /// Also unblocks `signal` on the calling thread: a blocked mask survives exec, so a daemon
+  /// started by a parent that blocks signals (swift-testing's pool threads do) would otherwise
+  /// never see the signal it watches.
   public init(loop: EventLoop, signal: Int32, handler: @escaping @MainActor () -> Void) {
     self.loop = loop
     self.signal = signal
@@ -24,6 +29,10 @@ import CFerryEvent
     }
     self.event = event
     _ = event_add(event, nil)
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, signal)
+    _ = pthread_sigmask(SIG_UNBLOCK, &set, nil)
   }
 
   isolated deinit {

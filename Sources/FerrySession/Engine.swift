@@ -24,25 +24,26 @@ import FerryWire
   public private(set) var poolLimits = PoolLimits()
 
   /// Transfers whose handle is in the multi, by easy handle.
-  private var active: [UnsafeMutableRawPointer: Transfer] = [:]
+  var active: [UnsafeMutableRawPointer: Transfer] = [:]
   /// Reset easy handles waiting for the next job.
   private var freeHandles: [EasyHandle] = []
   private let maxFreeHandles = 256
   /// One watch per descriptor number curl announced; parked (no interest) after
   /// `CURL_POLL_REMOVE`, since the connection may only have gone back to the pool.
-  private var watches: [Int32: IOWatch] = [:]
-  private var curlTimer: Timer?
+  var watches: [Int32: IOWatch] = [:]
+  var curlTimer: Timer?
   /// How many curl calls that may call back are on the stack.
-  private var curlDepth = 0
+  var curlDepth = 0
   /// Work that would re-enter curl, postponed until `curlDepth` drops to 0.
   private var deferred: [DeferredAction] = []
-  private var isShutDown = false
+  var isShutDown = false
 
   /// What waits in `deferred`.
   private enum DeferredAction {
     case add(Transfer)
     case remove(Transfer)
     case syncPause(Transfer)
+    case shutdown
   }
 
   @MainActor private static var isCurlInitialized = false
@@ -55,10 +56,10 @@ import FerryWire
       }
       Engine.isCurlInitialized = true
     }
+    guard let info = ferry_curl_version_info()?.pointee else { throw EngineError("curl_version_info failed") }
     guard let multi = curl_multi_init() else { throw EngineError("curl_multi_init failed") }
     self.loop = loop
     self.multi = multi
-    let info = ferry_curl_version_info()!.pointee
     hasAsynchronousResolver = Int(info.features) & Int(FERRY_CURL_VERSION_ASYNCHDNS) != 0
     curlVersion = String(cString: info.version)
     curlTimer = Timer(loop: loop) { [unowned self] in self.curlTimerFired() }
@@ -93,10 +94,11 @@ import FerryWire
   /// Never calls the delegate from inside this call: a spec libcurl rejects fails on the next
   /// loop iteration.
   public func start(_ spec: TransferSpec, delegate: TransferDelegate) -> Transfer {
-    let slot = takeHandle()
+    let slot = isShutDown ? nil : takeHandle()
     let transfer = Transfer(engine: self, slot: slot, spec: spec, delegate: delegate)
-    guard !isShutDown, let slot else {
-      transfer.failToStart(WireError(.transferFailed, "cannot start a transfer: engine is out of handles"))
+    guard let slot else {
+      let reason = isShutDown ? "the engine has shut down" : "libcurl could not create a handle"
+      transfer.failToStart(WireError(.transferFailed, "cannot start a transfer: \(reason)"))
       return transfer
     }
     slot.transfer = transfer
@@ -111,12 +113,21 @@ import FerryWire
 
   /// Cancels every transfer (delivering nothing) and closes the multi handle.
   ///
-  /// Safe from `deinit`: it touches no transfer's back reference to the engine.
+  /// Safe from `deinit`: it touches no transfer's back reference to the engine. Called from a
+  /// delegate method (inside curl), it takes effect once curl has returned.
   public func shutdown() {
     guard !isShutDown else { return }
+    guard curlDepth == 0 else {
+      deferred.append(.shutdown)
+      return
+    }
     isShutDown = true
     let running = Array(active.values)
     active.removeAll()
+    for case .add(let transfer) in deferred where transfer.isRunning {
+      transfer.abandon()
+      stats.transfersCancelled += 1
+    }
     deferred.removeAll()
     curlTimer?.cancel()
     curlDepth += 1
@@ -125,6 +136,9 @@ import FerryWire
       transfer.abandon()
       stats.transfersCancelled += 1
     }
+    // Cleanup may still announce sockets; from `deinit` nothing must call back into us.
+    _ = ferry_curl_multi_setopt_socketfunction(multi, CURLMOPT_SOCKETFUNCTION, nil)
+    _ = ferry_curl_multi_setopt_timerfunction(multi, CURLMOPT_TIMERFUNCTION, nil)
     curl_multi_cleanup(multi)
     curlDepth -= 1
     for watch in watches.values { watch.cancel() }
@@ -159,8 +173,9 @@ extension Engine {
     }
   }
 
-  /// Takes the transfer's handle out of the multi, now or once curl has returned.
-  func detach(_ transfer: Transfer, thenRecycle: Bool) {
+  /// Takes the transfer's handle out of the multi and recycles it, now or once curl has
+  /// returned.
+  func detach(_ transfer: Transfer) {
     guard curlDepth == 0 else {
       deferred.append(.remove(transfer))
       return
@@ -169,7 +184,7 @@ extension Engine {
     if active.removeValue(forKey: easy) != nil {
       _ = withCurl { curl_multi_remove_handle(multi, easy) }
     }
-    if thenRecycle, let slot = transfer.releaseSlot() { recycle(slot) }
+    if let slot = transfer.releaseSlot() { recycle(slot) }
   }
 
   /// Takes the handle out for a new hop of a redirect the transfer follows itself.
@@ -223,83 +238,14 @@ extension Engine {
     return result
   }
 
-  private func runDeferred() {
+  func runDeferred() {
     while curlDepth == 0, !deferred.isEmpty {
       switch deferred.removeFirst() {
       case .add(let transfer): if transfer.isRunning { attach(transfer) }
-      case .remove(let transfer): detach(transfer, thenRecycle: true)
+      case .remove(let transfer): detach(transfer)
       case .syncPause(let transfer): if transfer.isRunning { syncPause(transfer) }
+      case .shutdown: shutdown()
       }
-    }
-  }
-}
-
-// MARK: - Sockets and the timer (hiperfifo's part)
-
-extension Engine {
-  /// `CURLMOPT_SOCKETFUNCTION`: curl wants `fd` watched for `what` (or no longer watched).
-  func socketChanged(_ fd: Int32, _ what: Int32) {
-    if what == FERRY_CURL_POLL_REMOVE || what == FERRY_CURL_POLL_NONE {
-      // Unknown descriptors are fine: curl announces resolver and happy-eyeballs sockets too.
-      watches[fd]?.setInterest([])
-      return
-    }
-    var interest: IOEvents = []
-    if what & FERRY_CURL_POLL_IN != 0 { interest.insert(.read) }
-    if what & FERRY_CURL_POLL_OUT != 0 { interest.insert(.write) }
-    let watch = watches[fd] ?? makeWatch(fd)
-    if watch.interest == interest {
-      // curl only calls when something changed, so the same interest on a watched number is a
-      // new socket that reuses it: register again, the kernel dropped the old one on close.
-      watch.setInterest([])
-    }
-    watch.setInterest(interest)
-  }
-
-  /// `CURLMOPT_TIMERFUNCTION`: call curl back in `timeoutMs` (0: on the next loop iteration,
-  /// never from here), or not at all (-1).
-  func timerChanged(_ timeoutMs: Int) {
-    if timeoutMs < 0 {
-      curlTimer?.cancel()
-    } else {
-      curlTimer?.schedule(afterMs: timeoutMs)
-    }
-  }
-
-  private func makeWatch(_ fd: Int32) -> IOWatch {
-    let watch = IOWatch(loop: loop, fd: fd) { [unowned self] events in self.socketReady(fd, events) }
-    watches[fd] = watch
-    return watch
-  }
-
-  private func socketReady(_ fd: Int32, _ events: IOEvents) {
-    var mask: Int32 = 0
-    if events.contains(.read) { mask |= FERRY_CURL_CSELECT_IN }
-    if events.contains(.write) { mask |= FERRY_CURL_CSELECT_OUT }
-    socketAction(fd, mask)
-  }
-
-  private func curlTimerFired() {
-    socketAction(FERRY_CURL_SOCKET_TIMEOUT, 0)
-  }
-
-  private func socketAction(_ fd: Int32, _ mask: Int32) {
-    guard !isShutDown else { return }
-    var running: Int32 = 0
-    curlDepth += 1
-    _ = curl_multi_socket_action(multi, fd, mask, &running)
-    curlDepth -= 1
-    drainMessages()
-    runDeferred()
-  }
-
-  /// Reads every finished transfer curl has queued; runs after each `socket_action`.
-  private func drainMessages() {
-    var queued: Int32 = 0
-    while let message = curl_multi_info_read(multi, &queued) {
-      guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
-      let code = message.pointee.data.result
-      active[easy]?.curlDidFinish(code)
     }
   }
 }

@@ -9,7 +9,6 @@ extension Transfer {
     var options = EasyOptions(slot.handle)
     let me = Unmanaged.passUnretained(self).toOpaque()
     options.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(slot.errorBuffer))
-    options.set(CURLOPT_PRIVATE, pointer: me)
     options.set(CURLOPT_URL, request.url)
     options.set(CURLOPT_NOSIGNAL, 1)
     options.set(CURLOPT_PROTOCOLS_STR, "http,https")
@@ -28,9 +27,6 @@ extension Transfer {
       options.check(
         ferry_curl_easy_setopt_func_xferinfo(slot.handle, CURLOPT_XFERINFOFUNCTION, CurlTrampolines.progress))
       options.set(CURLOPT_XFERINFODATA, pointer: me)
-    }
-    if let from = spec.resumeFromByte, from > 0 {
-      options.check(ferry_curl_easy_setopt_off_t(slot.handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(from)))
     }
     return options.result
   }
@@ -54,21 +50,29 @@ extension Transfer {
     options.set(CURLOPT_TIMEOUT_MS, max(1, total - spent))
   }
 
-  /// The request's headers, plus what keeps curl from adding its own: no `Expect:
-  /// 100-continue` round trip, no default form Content-Type on a POST without one.
+  /// The request's headers, plus what keeps curl from adding its own (no `Expect:
+  /// 100-continue` round trip, no default form Content-Type on a POST without one) and the
+  /// `Range` of a resumed download.
   private func configureHeaders(_ options: inout EasyOptions) {
     var list: UnsafeMutablePointer<curl_slist>?
     var hasContentType = false
     var hasExpect = false
+    var hasRange = false
     for (name, value) in request.headers {
       let lower = name.lowercased()
       hasContentType = hasContentType || lower == "content-type"
       hasExpect = hasExpect || lower == "expect"
+      hasRange = hasRange || lower == "range"
       // "Name:" would remove the header; "Name;" is curl's way to send it empty.
       let line = value.isEmpty ? "\(name);" : "\(name): \(value)"
       list = curl_slist_append(list, line)
     }
     if !hasExpect { list = curl_slist_append(list, "Expect:") }
+    // Our own Range rather than CURLOPT_RESUME_FROM_LARGE, which fails the transfer when the
+    // server ignores it; the caller starts over on a 200 instead.
+    if let from = spec.resumeFromByte, from > 0, !hasRange {
+      list = curl_slist_append(list, "Range: bytes=\(from)-")
+    }
     if request.method == "POST" && !hasContentType { list = curl_slist_append(list, "Content-Type:") }
     headerList = list
     options.check(ferry_curl_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, list))

@@ -24,7 +24,7 @@ extension Transfer {
     self.delegate = nil
     if let metrics, spec.wantsProgress { offerFinalProgress(metrics) }
     engine?.record(metrics, cancelled: false)
-    engine?.detach(self, thenRecycle: true)
+    engine?.detach(self)
     guard let delegate else { return }
     if case .success = result, !isHeadDelivered, let lastHead {
       isHeadDelivered = true

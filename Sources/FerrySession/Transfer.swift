@@ -69,7 +69,10 @@ import FerryWire
     self.spec = spec
     self.delegate = delegate
     self.request = spec.request
-    followsRedirectsItself = !["GET", "HEAD", "POST", "PUT"].contains(spec.request.method)
+    switch spec.request.method {
+    case "GET", "HEAD", "POST", "PUT": followsRedirectsItself = false
+    default: followsRedirectsItself = true
+    }
     uploadThrottle = ProgressThrottle(intervalMs: spec.progressIntervalMs)
     downloadThrottle = ProgressThrottle(intervalMs: spec.progressIntervalMs)
   }
@@ -111,7 +114,7 @@ import FerryWire
       return
     }
     engine.record(nil, cancelled: true)
-    engine.detach(self, thenRecycle: true)
+    engine.detach(self)
   }
 
   /// Forgets the transfer without touching the engine (it is shutting down).
@@ -140,6 +143,7 @@ import FerryWire
   func releaseSlot() -> EasyHandle? {
     releaseHopResources()
     startFailureTimer?.cancel()
+    startFailureTimer = nil
     let released = slot
     slot = nil
     return released
@@ -152,18 +156,18 @@ import FerryWire
   }
 
   /// Fails the transfer on the next loop iteration (never from inside `Engine.start`).
+  ///
+  /// The timer holds the transfer until it fires (or the transfer is cancelled), since nothing
+  /// else may: the caller can drop the returned transfer and still hear the failure.
   func failToStart(_ error: WireError) {
     startFailure = error
-    if let slot {
-      slot.timer.schedule(afterMs: 0)
-    } else {
-      let timer = Timer(loop: loop) { [weak self] in self?.timerFired() }
-      startFailureTimer = timer
-      timer.schedule(afterMs: 0)
-    }
+    slot?.timer.cancel()
+    let timer = Timer(loop: loop) { self.timerFired() }
+    startFailureTimer = timer
+    timer.schedule(afterMs: 0)
   }
 
-  /// The slot's timer fired: a start failure to deliver, or time to check for idleness.
+  /// A timer fired: a start failure to deliver, or time to check for idleness.
   func timerFired() {
     guard isRunning else { return }
     if let failure = startFailure {

@@ -22,6 +22,8 @@ public struct TransferSpec: Sendable, Equatable {
   /// Whether the delegate hears `transferDidProgress` at all.
   public var wantsProgress: Bool
   /// Ask for the body from this byte on (`Range: bytes=N-`), to continue a partial download.
+  /// A server that ignores it answers 200 with the whole body, which the caller must notice
+  /// (status 206 means the rest follows).
   public var resumeFromByte: Int64?
   /// Let libcurl decode `Content-Encoding` (gzip, deflate, br, zstd), so the body arrives
   /// decoded. The encodings offered are the request's own `Accept-Encoding` when it has one.

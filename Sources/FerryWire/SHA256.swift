@@ -99,42 +99,56 @@ public struct SHA256Hasher: Sendable {
   }
 
   /// Compresses one 64-byte block into the state (FIPS 180-4 §6.2.2).
+  ///
+  /// Written with `while`, masking shifts and raw pointers because test builds run it
+  /// unoptimized over whole request bodies: ranges and smart shifts cost calls at -Onone.
   private mutating func compress(block: UnsafeRawBufferPointer) {
     // The message schedule lives on the stack: this runs once per 64 bytes of every body.
-    withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-      for t in 0..<16 {
-        w[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: t * 4, as: UInt32.self))
+    withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+      guard let w = schedule.baseAddress, let source = block.baseAddress else { return }
+      var t = 0
+      while t < 16 {
+        w[t] = UInt32(bigEndian: source.loadUnaligned(fromByteOffset: t &* 4, as: UInt32.self))
+        t &+= 1
       }
-      for t in 16..<64 {
-        let s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)
-        let s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
-        w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
+      while t < 64 {
+        let x = w[t &- 15]
+        let y = w[t &- 2]
+        let s0 = (x &>> 7 | x &<< 25) ^ (x &>> 18 | x &<< 14) ^ (x &>> 3)
+        let s1 = (y &>> 17 | y &<< 15) ^ (y &>> 19 | y &<< 13) ^ (y &>> 10)
+        w[t] = w[t &- 16] &+ s0 &+ w[t &- 7] &+ s1
+        t &+= 1
       }
-      Self.k.withUnsafeBufferPointer { k in rounds(schedule: UnsafeBufferPointer(w), k: k) }
+      Self.k.withUnsafeBufferPointer { k in
+        if let k = k.baseAddress { rounds(schedule: w, k: k) }
+      }
     }
   }
 
   /// The 64 rounds over one block's message schedule, added into the state.
-  private mutating func rounds(schedule w: UnsafeBufferPointer<UInt32>, k: UnsafeBufferPointer<UInt32>) {
+  private mutating func rounds(schedule w: UnsafeMutablePointer<UInt32>, k: UnsafePointer<UInt32>) {
     var (a, b, c, d, e, f, g, h) = state
-    for t in 0..<64 {
-      let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+    var t = 0
+    while t < 64 {
+      let s1 = (e &>> 6 | e &<< 26) ^ (e &>> 11 | e &<< 21) ^ (e &>> 25 | e &<< 7)
       let choice = (e & f) ^ (~e & g)
       let t1 = h &+ s1 &+ choice &+ k[t] &+ w[t]
-      let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+      let s0 = (a &>> 2 | a &<< 30) ^ (a &>> 13 | a &<< 19) ^ (a &>> 22 | a &<< 10)
       let majority = (a & b) ^ (a & c) ^ (b & c)
-      let t2 = s0 &+ majority
-      (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+      h = g
+      g = f
+      f = e
+      e = d &+ t1
+      d = c
+      c = b
+      b = a
+      a = t1 &+ s0 &+ majority
+      t &+= 1
     }
     state = (
       state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
       state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h
     )
-  }
-
-  @inline(__always)
-  private func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 {
-    (x >> n) | (x << (32 - n))
   }
 
   /// The first 32 bits of the fractional parts of the cube roots of the first 64 primes.

@@ -144,6 +144,21 @@ import Testing
     #expect(loop.run(until: { delegate.received.count == 4 }, timeoutMs: 1000))
   }
 
+  @Test func delegateMayCloseTheConnectionWhileReading() throws {
+    let loop = try EventLoop()
+    let (connection, delegate, peer) = makePair(loop)
+    let closer = ClosingDelegate()
+    connection.delegate = closer
+    peer.startReading()
+    peer.send([UInt8](repeating: 1, count: 200_000))
+    // Closing with unread input makes the kernel reset the peer rather than send EOF.
+    #expect(loop.run(until: { peer.sawEOF || peer.readError != 0 }, timeoutMs: 1000))
+    #expect(peer.readError == ECONNRESET)
+    #expect(closer.chunks == 1, "no chunk after close")
+    #expect(connection.isClosed)
+    #expect(delegate.events == [])
+  }
+
   @Test func explicitCloseDoesNotNotifyAndClosesTheDescriptor() throws {
     let loop = try EventLoop()
     let (connection, delegate, peer) = makePair(loop)
@@ -151,5 +166,21 @@ import Testing
     connection.close()
     #expect(loop.run(until: { peer.sawEOF }, timeoutMs: 1000))
     #expect(!loop.run(until: { delegate.didClose }, timeoutMs: 20))
+  }
+}
+
+/// Closes the connection from inside the first read callback.
+@MainActor private final class ClosingDelegate: BufferedConnectionDelegate {
+  var chunks = 0
+
+  func connection(_ connection: BufferedConnection, didRead chunk: UnsafeRawBufferPointer) {
+    chunks += 1
+    connection.close()
+  }
+
+  func connectionDidReadEOF(_ connection: BufferedConnection) {}
+
+  func connectionDidClose(_ connection: BufferedConnection, error: LoopError?) {
+    Issue.record("explicit close must not notify")
   }
 }

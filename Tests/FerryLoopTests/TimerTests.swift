@@ -52,6 +52,27 @@ import Testing
     #expect(firedAt - start >= 80)
   }
 
+  @Test func timerScheduledInACallbackNeverFiresEarly() throws {
+    let loop = try EventLoop()
+    var early: [UInt64] = []
+    var rounds = 0
+    var scheduledAt: UInt64 = 0
+    var timer: Timer?
+    // Scheduling inside a callback uses libevent's cached loop time; with libevent's default
+    // coarse clock that time can lag, and a timer fire up to a jiffy before its deadline.
+    timer = Timer(loop: loop) {
+      let elapsed = loop.nowNanoseconds() - scheduledAt
+      if elapsed < 3_000_000 { early.append(elapsed) }
+      rounds += 1
+      scheduledAt = loop.nowNanoseconds()
+      if rounds < 60 { timer?.schedule(afterMs: 3) }
+    }
+    scheduledAt = loop.nowNanoseconds()
+    timer?.schedule(afterMs: 3)
+    #expect(loop.run(until: { rounds == 60 }, timeoutMs: 5000))
+    #expect(early == [])
+  }
+
   @Test func handlerCanRescheduleItsOwnTimer() throws {
     let loop = try EventLoop()
     var count = 0
@@ -84,6 +105,21 @@ import Testing
     timer?.schedule(afterMs: 1)
     loop.run()
     #expect(ticks == 2)
+  }
+
+  @Test func nestedRunUntilGivesUpInsteadOfSpinning() throws {
+    let loop = try EventLoop()
+    var nested: Bool?
+    var elapsed: UInt64 = 0
+    let timer = Timer(loop: loop) {
+      let start = loop.now()
+      nested = loop.run(until: { false }, timeoutMs: 500)
+      elapsed = loop.now() - start
+    }
+    timer.schedule(afterMs: 0)
+    #expect(loop.run(until: { nested != nil }, timeoutMs: 2000))
+    #expect(nested == false)
+    #expect(elapsed < 400)
   }
 
   @Test func releasedTimerNeverFires() throws {

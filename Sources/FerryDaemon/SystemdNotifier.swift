@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The sd_notify protocol, written by hand: datagrams to `$NOTIFY_SOCKET`.
+///
+/// See sd_notify(3): `READY=1` once listening, `STATUS=` with what the daemon is doing,
+/// `RELOADING=1` around a config reload, `STOPPING=1` at shutdown, and `WATCHDOG=1` at half of
+/// `WATCHDOG_USEC` from the event loop, so a stuck loop gets restarted.
+public struct SystemdNotifier {
+  private let fd: Int32
+  private var address = sockaddr_un()
+  private let addressLength: socklen_t
+  /// Half the watchdog interval in milliseconds, when systemd asked for keep-alives.
+  public let watchdogIntervalMs: Int?
+
+  /// A notifier for the environment, or nil when not run by systemd with `Type=notify`.
+  public init?(environment: [String: String]) {
+    guard let path = environment["NOTIFY_SOCKET"], !path.isEmpty, path.utf8.count < 108,
+      path.hasPrefix("/") || path.hasPrefix("@")
+    else { return nil }
+    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    self.fd = fd
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (i, b) in bytes.enumerated() { raw[i] = b }
+      // A leading '@' names an abstract socket: its first byte is NUL on the wire.
+      if bytes.first == UInt8(ascii: "@") { raw[0] = 0 }
+    }
+    addressLength = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
+    watchdogIntervalMs = Self.watchdogInterval(environment)
+  }
+
+  /// Half of `WATCHDOG_USEC` in ms, when `WATCHDOG_PID` is unset or names this process.
+  static func watchdogInterval(_ environment: [String: String]) -> Int? {
+    guard let usec = environment["WATCHDOG_USEC"].flatMap(Int.init), usec > 0 else { return nil }
+    if let pid = environment["WATCHDOG_PID"].flatMap(Int32.init), pid != getpid() { return nil }
+    return max(1, usec / 2000)
+  }
+
+  /// Sends one notification (several `KEY=value` lines); failures are ignored, as sd_notify's
+  /// callers do.
+  public func send(_ state: String) {
+    var addr = address
+    let bytes = Array(state.utf8)
+    _ = bytes.withUnsafeBytes { buf in
+      withUnsafePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          sendto(fd, buf.baseAddress, buf.count, Int32(MSG_NOSIGNAL), $0, addressLength)
+        }
+      }
+    }
+  }
+
+  /// The descriptor systemd passed for socket activation (`LISTEN_FDS`/`LISTEN_PID`), if any.
+  public static func activatedSocket(environment: [String: String]) -> Int32? {
+    guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == getpid(),
+      let count = environment["LISTEN_FDS"].flatMap(Int.init), count >= 1
+    else { return nil }
+    // SD_LISTEN_FDS_START: the first passed descriptor is 3.
+    return 3
+  }
+}

@@ -1,1 +1,0 @@
-// The FerryTestSupport module; see docs/ARCHITECTURE.md.

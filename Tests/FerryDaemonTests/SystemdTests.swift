@@ -1,0 +1,98 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The units verify, socket activation works end to end, and the notify protocol is spoken.
+@Suite(.serialized) struct SystemdTests {
+  @Test func unitsPassSystemdAnalyzeVerify() throws {
+    let dir = Paths.tempDirectory("units")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // SocketGroup=ferry must name a group; `make install` creates it the same way.
+    _ = try run("/bin/sh", ["-c", "getent group ferry >/dev/null || groupadd --system ferry"])
+    for unit in ["ferryd.socket", "ferryd.service"] {
+      var text = try String(contentsOfFile: Paths.repo + "/systemd/" + unit, encoding: .utf8)
+      text = text.replacingOccurrences(of: "/usr/local/bin/ferryd", with: Paths.product("ferryd"))
+      try text.write(toFile: dir + "/" + unit, atomically: true, encoding: .utf8)
+    }
+    let (status, output) = try run("/usr/bin/systemd-analyze", ["verify", dir + "/ferryd.socket", dir + "/ferryd.service"])
+    #expect(status == 0, "\(output)")
+  }
+
+  @Test func socketActivationHandsTheListeningSocketToFerryd() throws {
+    let dir = Paths.tempDirectory("activate")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let config = dir + "/ferry.json"
+    try "{}".write(toFile: config, atomically: true, encoding: .utf8)
+    let socket = dir + "/activated.sock"
+    let p = try ManagedProcess(
+      "/usr/bin/systemd-socket-activate", ["-l", socket, Paths.product("ferryd"), "--config", config])
+    var client: LineClient?
+    let deadline = Clock.ms() + 10_000
+    while client == nil, Clock.ms() < deadline {
+      client = try? LineClient(path: socket)
+      if client == nil { usleep(20_000) }
+    }
+    let c = try #require(client)
+    try c.send(#"{"op":"ping"}"#)
+    let pong = try c.readEvent()
+    #expect(pong.event == "pong")
+    p.signal(SIGTERM)
+    #expect(p.wait(timeoutMs: 10_000) != nil)
+  }
+
+  @Test func notifyProtocolSaysReadyWatchdogAndStopping() throws {
+    let dir = Paths.tempDirectory("notify")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let notifyPath = dir + "/notify.sock"
+    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(fd) }
+    var addr = sockaddr_un()
+    addr.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+      for (i, b) in notifyPath.utf8.enumerated() { raw[i] = b }
+    }
+    let bound = withUnsafePointer(to: &addr) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    #expect(bound == 0)
+    let config = dir + "/ferry.json"
+    try "{}".write(toFile: config, atomically: true, encoding: .utf8)
+    var env = ProcessInfo.processInfo.environment
+    env["NOTIFY_SOCKET"] = notifyPath
+    env["WATCHDOG_USEC"] = "200000"
+    let p = try ManagedProcess(
+      Paths.product("ferryd"), ["--config", config, "--socket", dir + "/f.sock"], environment: env)
+    var messages: [String] = []
+    func receive(until predicate: () -> Bool) {
+      let deadline = Clock.ms() + 10_000
+      while !predicate(), Clock.ms() < deadline {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pfd, 1, 200) > 0 else { continue }
+        var buf = [UInt8](repeating: 0, count: 4096)
+        let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n > 0 { messages.append(String(decoding: buf[..<n], as: UTF8.self)) }
+      }
+    }
+    receive { messages.contains { $0.hasPrefix("WATCHDOG=1") } }
+    #expect(messages.first?.hasPrefix("READY=1\nSTATUS=0 jobs running") == true)
+    #expect(messages.contains { $0.hasPrefix("WATCHDOG=1") })
+    p.signal(SIGTERM)
+    receive { messages.contains { $0.hasPrefix("STOPPING=1") } }
+    #expect(messages.contains { $0.hasPrefix("STOPPING=1") })
+    #expect(p.wait(timeoutMs: 10_000) == 0)
+  }
+}
+
+/// Runs a command to completion; returns its status and combined output.
+func run(_ path: String, _ args: [String]) throws -> (Int32, String) {
+  let p = Process()
+  p.executableURL = URL(fileURLWithPath: path)
+  p.arguments = args
+  let pipe = Pipe()
+  p.standardOutput = pipe
+  p.standardError = pipe
+  try p.run()
+  let data = pipe.fileHandleForReading.readDataToEndOfFile()
+  p.waitUntilExit()
+  return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+}
