@@ -103,7 +103,7 @@ public enum ArgumentParser {
       guard rest.isEmpty else { throw UsageError("\(first) takes no arguments", topic: HelpTopic(op)) }
       return .op(op)
     }
-    if first.contains("://") || first.hasPrefix(":") {
+    if hasSchemeSeparator(first) || first.hasPrefix(":") {
       return .request(try request(method: nil, words, options: options, topic: .request))
     }
     throw UsageError("unknown command '\(first)'")
@@ -152,6 +152,15 @@ public enum ArgumentParser {
       throw UsageError("--resume needs --output FILE", topic: topic)
     }
     return request
+  }
+
+  /// Whether `word` holds `://`, as an absolute URL does (stdlib only: no StringProcessing).
+  static func hasSchemeSeparator(_ word: String) -> Bool {
+    let bytes = Array(word.utf8)
+    return bytes.indices.contains { i in
+      i + 2 < bytes.count && bytes[i] == UInt8(ascii: ":") && bytes[i + 1] == UInt8(ascii: "/")
+        && bytes[i + 2] == UInt8(ascii: "/")
+    }
   }
 
   /// HTTPie's shorthand: `:8080/x` is `http://localhost:8080/x`, `:/x` is `http://localhost/x`.
