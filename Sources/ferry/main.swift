@@ -1,1 +1,74 @@
-print("ferry: not built yet")
+import FerryClient
+import Glibc
+
+// The `ferry` command: parse, plan, talk to the daemon, render. Everything that can be pure is
+// in FerryClient (tested there); this file does the terminal, socket and clock. No Foundation:
+// the client must start fast (docs/CLI.md).
+
+/// Runs the command line and returns the exit code.
+func run(_ arguments: [String]) -> ExitCode {
+  let invocation: Invocation
+  let plan: CommandPlan
+  let terminals = CommandPlan.Terminals(
+    stdout: System.isTerminal(STDOUT_FILENO), stderr: System.isTerminal(STDERR_FILENO))
+  do throws(UsageError) {
+    invocation = try ArgumentParser.parse(arguments)
+    let context = JobContext(
+      id: "ferry-\(getpid())-\(time(nil))", workingDirectory: System.workingDirectory(), events: .all,
+      readFile: System.readFile)
+    plan = try CommandPlan.make(invocation.command, context: context, terminals: terminals)
+  } catch {
+    let hint = error.topic == .general ? "ferry --help" : "ferry help \(error.topic.rawValue)"
+    System.write(STDERR_FILENO, "ferry: \(error.message)\nferry: see `\(hint)`\n")
+    return .usage
+  }
+  switch plan {
+  case .print(let text):
+    System.write(STDOUT_FILENO, text)
+    return .success
+  case .converse(let lines, let settings):
+    let locator = SocketLocator(environment: System.environment, exists: System.exists, uid: getuid())
+    return converse(lines, settings: settings, socket: locator.locate(argument: invocation.socket))
+  }
+}
+
+/// Sends `lines` to the daemon at `socket` and renders its answers until the command is over.
+func converse(_ lines: [[UInt8]], settings: EventRenderer.Settings, socket: SocketLocator.Choice) -> ExitCode
+{
+  var connection: DaemonConnection
+  switch DaemonConnection.open(socket.path) {
+  case .success(let c): connection = c
+  case .failure(let error):
+    System.write(STDERR_FILENO, SocketLocator.unreachableMessage(socket, reason: error.reason))
+    return .unreachable
+  }
+  defer { close(connection.fd) }
+  var renderer = EventRenderer(settings)
+  var bar = ProgressBar(startMs: System.nowMs())
+  guard connection.send(lines) else { return perform(renderer.endOfStream(), bar: &bar) ?? .unreachable }
+  let width = System.terminalWidth(STDERR_FILENO)
+  while true {
+    guard let line = connection.readLine() else {
+      return perform(renderer.endOfStream(), bar: &bar) ?? .unreachable
+    }
+    let rendering = renderer.render(line: line)
+    if let update = rendering.progress, settings.stderrIsTerminal,
+      let text = bar.draw(update, nowMs: System.nowMs(), width: width)
+    {
+      System.write(STDERR_FILENO, text)
+    }
+    if let code = perform(rendering, bar: &bar) { return code }
+  }
+}
+
+/// Writes a rendering's output (clearing the progress line first) and returns its exit code.
+func perform(_ rendering: Rendering, bar: inout ProgressBar) -> ExitCode? {
+  if !rendering.stdout.isEmpty || !rendering.stderr.isEmpty || rendering.exit != nil {
+    System.write(STDERR_FILENO, bar.finish())
+  }
+  System.write(STDOUT_FILENO, rendering.stdout)
+  System.write(STDERR_FILENO, rendering.stderr)
+  return rendering.exit
+}
+
+exit(run(Array(CommandLine.arguments.dropFirst())).rawValue)

@@ -1,0 +1,105 @@
+/// What one run of `ferry` does, as read from its arguments by `ArgumentParser`.
+public enum Command: Sendable, Equatable {
+  /// `ferry get URL …` and the other methods: send the job, print the response.
+  case request(RequestOptions)
+  /// `ferry explain …`: ask the daemon how it would send the request, print that and the curl
+  /// command; nothing is sent.
+  case explain(RequestOptions)
+  /// `ferry events …`: send the job and print its event lines as they come, for scripts.
+  case events(RequestOptions)
+  /// `ferry job …`: print the job line that would be sent, without contacting the daemon.
+  case printJob(RequestOptions)
+  /// `ferry ping|hello|stats|sessions`: one op, its answer printed.
+  case op(SimpleOp)
+  /// `ferry cancel ID`.
+  case cancel(id: String)
+  /// `ferry attach ID`: the rest of a detached job, printed like a response.
+  case attach(id: String, includeHeaders: Bool)
+  /// `ferry help [COMMAND]`, `--help`.
+  case help(HelpTopic)
+  /// `ferry --version`.
+  case version
+}
+
+/// A parsed command line: the command and the socket chosen with `--socket`, if any.
+public struct Invocation: Sendable, Equatable {
+  public var socket: String?
+  public var command: Command
+
+  public init(socket: String? = nil, command: Command) {
+    self.socket = socket
+    self.command = command
+  }
+}
+
+/// Ops that take no argument and answer with one event.
+public enum SimpleOp: String, Sendable, Equatable, CaseIterable {
+  case ping, hello, stats, sessions
+
+  /// The event that answers the op.
+  public var answer: String {
+    switch self {
+    case .ping: "pong"
+    case .hello: "hello"
+    case .stats: "stats"
+    case .sessions: "sessions"
+    }
+  }
+}
+
+/// Everything a request command line says about the job to build, checked for form but not yet
+/// turned into a job (that needs the working directory and file contents: `JobBuilder`).
+public struct RequestOptions: Sendable, Equatable {
+  /// Upper-cased; nil when the command named none (`ferry explain URL`): then GET, or POST when
+  /// there are data fields, files or a raw body, as HTTPie does.
+  public var method: String?
+  public var url: String
+  /// Request items and `-H` headers, in command-line order.
+  public var items: [RequestItem] = []
+  public var encoding: EncodingChoice?
+  public var rawBody: RawBodyChoice?
+  public var auth: AuthChoice?
+  public var session: String?
+  public var output: String?
+  public var resume = false
+  public var timeout: JSONNumberText?
+  public var lane: String?
+  public var detach = false
+  public var id: String?
+  /// `--accept-status`: inclusive ranges (a single code is a range of one).
+  public var acceptStatus: [ClosedRange<Int>]?
+  public var followRedirects = true
+  public var retry: Int?
+  public var arrayEncoding: String?
+  public var includeHeaders = false
+  public var verbose = false
+
+  public init(method: String?, url: String) {
+    self.method = method
+    self.url = url
+  }
+}
+
+/// A number for the job line, kept as validated JSON number text.
+public struct JSONNumberText: Sendable, Equatable {
+  public var text: String
+
+  public init(_ text: String) { self.text = text }
+}
+
+/// `--json`, `--form`, `--multipart`.
+public enum EncodingChoice: String, Sendable, Equatable {
+  case json, form, multipart
+}
+
+/// `--raw TEXT` or `--body-file PATH`: a body sent as it is.
+public enum RawBodyChoice: Sendable, Equatable {
+  case text(String)
+  case file(String)
+}
+
+/// `-a USER:PASSWORD` or `--bearer TOKEN`.
+public enum AuthChoice: Sendable, Equatable {
+  case basic(username: String, password: String)
+  case bearer(String)
+}

@@ -1,0 +1,77 @@
+/// The options `ferry` understands, their spellings, and where they apply.
+enum CommandOption: Sendable, CaseIterable {
+  case header, json, form, multipart, raw, bodyFile, auth, bearer, session, output, resume, timeout
+  case lane, detach, id, acceptStatus, noFollow, retry, arrayEncoding, include, verbose
+  case socket, help, version
+
+  /// Which commands an option makes sense for; others refuse it rather than ignore it.
+  enum Scope { case everywhere, request, response }
+
+  var scope: Scope {
+    switch self {
+    case .socket, .help, .version: .everywhere
+    case .include: .response
+    default: .request
+    }
+  }
+
+  /// Whether the option takes the next word (or `=value`) as its value.
+  var takesValue: Bool {
+    switch self {
+    case .json, .form, .multipart, .resume, .detach, .noFollow, .include, .verbose, .help, .version: false
+    default: true
+    }
+  }
+
+  /// Every spelling, for lookup.
+  var spellings: [String] {
+    switch self {
+    case .header: ["-H", "--header"]
+    case .json: ["-j", "--json"]
+    case .form: ["-f", "--form"]
+    case .multipart: ["--multipart"]
+    case .raw: ["--raw"]
+    case .bodyFile: ["--body-file"]
+    case .auth: ["-a", "--auth"]
+    case .bearer: ["--bearer"]
+    case .session: ["-s", "--session"]
+    case .output: ["-o", "--output"]
+    case .resume: ["--resume"]
+    case .timeout: ["--timeout"]
+    case .lane: ["--lane"]
+    case .detach: ["--detach"]
+    case .id: ["--id"]
+    case .acceptStatus: ["--accept-status"]
+    case .noFollow: ["--no-follow"]
+    case .retry: ["--retry"]
+    case .arrayEncoding: ["--array-encoding"]
+    case .include: ["-i", "--include"]
+    case .verbose: ["-v", "--verbose"]
+    case .socket: ["--socket"]
+    case .help: ["-h", "--help"]
+    case .version: ["--version"]
+    }
+  }
+
+  /// The option spelled `word` (without any `=value`).
+  static func named(_ word: String) -> CommandOption? {
+    allCases.first { $0.spellings.contains(word) }
+  }
+
+  /// The boolean option of a one-letter flag, for bundles such as `-iv`.
+  static func shortFlag(_ letter: Character) -> CommandOption? {
+    guard let option = named("-" + String(letter)), !option.takesValue else { return nil }
+    return option
+  }
+}
+
+/// Options as given, before they are attached to a command.
+struct ParsedOptions: Sendable {
+  var socket: String?
+  var wantsHelp = false
+  var wantsVersion = false
+  /// The first request-only option seen, to name it when the command takes none.
+  var firstRequestOption: String?
+  var firstResponseOption: String?
+  var request = RequestOptions(method: nil, url: "")
+}

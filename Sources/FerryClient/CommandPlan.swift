@@ -1,0 +1,81 @@
+import FerryWire
+
+/// What `main` does for a command: print something and exit without the daemon, or send some
+/// lines and render the answers.
+public enum CommandPlan: Sendable, Equatable {
+  /// Write `text` to stdout and exit.
+  case print(String)
+  /// Connect, send `lines` (each without its newline), render every line that comes back.
+  case converse(lines: [[UInt8]], settings: EventRenderer.Settings)
+
+  /// The terminals `main` found, which shape the job (progress events) and the output.
+  public struct Terminals: Sendable, Equatable {
+    public var stdout: Bool
+    public var stderr: Bool
+
+    public init(stdout: Bool, stderr: Bool) {
+      self.stdout = stdout
+      self.stderr = stderr
+    }
+  }
+
+  public static let version = "ferry 0.1.0 (protocol 1)"
+
+  /// The plan for `command`. `context.events` is chosen here from the command and terminals.
+  public static func make(_ command: Command, context: JobContext, terminals: Terminals) throws(UsageError)
+    -> CommandPlan
+  {
+    var context = context
+    switch command {
+    case .help(let topic): return .print(topic.text)
+    case .version: return .print(version + "\n")
+    case .printJob(let options):
+      context.events = .all
+      return .print(JSONWriter.string(.object(try JobBuilder.build(options, context: context))) + "\n")
+    case .request(let options):
+      context.events = options.detach ? .all : .forResponse(progress: terminals.stderr)
+      let job = try JobBuilder.build(options, context: context)
+      var settings = settings(options.detach ? .detached : .response, job: job, terminals: terminals)
+      settings.includeHeaders = options.includeHeaders
+      settings.verbose = options.verbose && !options.detach
+      let explain = settings.verbose ? [line(["op": "explain", "job": .object(job)])] : []
+      return .converse(lines: explain + [line(.object(job))], settings: settings)
+    case .events(let options):
+      context.events = .all
+      let job = try JobBuilder.build(options, context: context)
+      return .converse(
+        lines: [line(.object(job))], settings: settings(.rawEvents, job: job, terminals: terminals))
+    case .explain(let options):
+      context.events = .all
+      let job = try JobBuilder.build(options, context: context)
+      let op = line(["op": "explain", "job": .object(job)])
+      return .converse(lines: [op], settings: settings(.explain, job: job, terminals: terminals))
+    case .op(let op):
+      return .converse(lines: [line(["op": .string(op.rawValue)])], settings: opSettings(.op(op), terminals))
+    case .cancel(let id):
+      let lines = [line(["op": "cancel", "id": .string(id)]), line(["op": "ping"])]
+      return .converse(lines: lines, settings: opSettings(.cancel, terminals, id: id))
+    case .attach(let id, let includeHeaders):
+      var settings = opSettings(.response, terminals, id: id)
+      settings.includeHeaders = includeHeaders
+      return .converse(lines: [line(["op": "attach", "id": .string(id)])], settings: settings)
+    }
+  }
+
+  private static func settings(_ mode: EventRenderer.Mode, job: JSONObject, terminals: Terminals)
+    -> EventRenderer.Settings
+  {
+    opSettings(mode, terminals, id: job["id"]?.stringValue ?? "")
+  }
+
+  private static func opSettings(_ mode: EventRenderer.Mode, _ terminals: Terminals, id: String = "")
+    -> EventRenderer.Settings
+  {
+    var settings = EventRenderer.Settings(mode: mode, jobID: id)
+    settings.stdoutIsTerminal = terminals.stdout
+    settings.stderrIsTerminal = terminals.stderr
+    return settings
+  }
+
+  private static func line(_ value: JSONValue) -> [UInt8] { JSONWriter.bytes(value) }
+}

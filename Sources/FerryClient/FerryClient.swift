@@ -1,1 +1,0 @@
-// The ferry command-line client library; see docs/CLI.md.

@@ -1,0 +1,140 @@
+/// The text of `ferry --help` and of each subcommand's `--help`.
+enum HelpText {
+  static let exitCodes: String = {
+    var s = "Exit status:\n"
+    for code in ExitCode.allCases { s += "  \(code.rawValue)  \(code.meaning)\n" }
+    return s
+  }()
+
+  static let socketLookup = """
+    Socket: --socket PATH, else $FERRY_SOCKET, else the first that exists of
+    /run/ferry/ferryd.sock and $XDG_RUNTIME_DIR/ferryd.sock, else /tmp/ferryd-$UID.sock.
+    Start the daemon with `make run` (source tree) or `systemctl start ferryd.socket`.
+
+    """
+
+  static let general =
+    """
+    ferry: send HTTP requests through the ferryd daemon, in the manner of HTTPie and curl.
+
+    Usage:
+      ferry get|post|put|patch|delete|head|options URL [ITEM...] [OPTIONS]
+      ferry request METHOD URL [ITEM...] [OPTIONS]
+      ferry explain [METHOD] URL [ITEM...]   how the daemon would send it, and the curl command
+      ferry events [METHOD] URL [ITEM...]    the job's raw event lines (JSON), for scripts
+      ferry job [METHOD] URL [ITEM...]       print the job line only; the daemon is not contacted
+      ferry ping | hello | stats | sessions
+      ferry cancel ID | attach ID
+      ferry help [COMMAND]   (or COMMAND --help)
+
+    Items: Header:value  name==query  name=string  name:=json  name@file  (see ferry help get)
+
+    Examples:
+      ferry get https://api.example/users page==2 Accept:application/json
+      ferry post https://api.example/users name=Ada admin:=true
+      ferry post https://api.example/avatar avatar@photo.png
+      ferry get https://example.org/big.iso -o big.iso --resume
+
+    Global options:
+      --socket PATH   the daemon's socket
+      -h, --help      this text, or a command's
+      --version       the client's version
+
+    """ + socketLookup + exitCodes
+
+  static let request =
+    """
+    Usage: ferry get|post|put|patch|delete|head|options URL [ITEM...] [OPTIONS]
+           ferry request METHOD URL [ITEM...] [OPTIONS]
+
+    Sends one request through the daemon and prints the response body on stdout.
+    URL may be :PORT/path for http://localhost:PORT/path, or relative to the session's base_url.
+
+    Items (HTTPie syntax; a backslash keeps a separator in a name literal):
+      Header:value     request header (Header: alone removes a session default; Header; sends it empty)
+      name==value      query parameter
+      name=value       data field, a string
+      name:=json       data field, raw JSON (count:=1, tags:='["a"]')
+      name=@file       data field from a file's text;  name:=@file  from a file's JSON
+      name@file        file part (makes the body multipart); name@file;type=image/png
+    On GET, HEAD and DELETE, fields and query parameters go into the query string (the daemon's
+    serializer places them); on other methods fields make the body and query parameters are
+    appended to the URL. A repeated name becomes an array.
+
+    Body:
+      -j, --json           fields as a JSON object (the default when there are fields)
+      -f, --form           fields as application/x-www-form-urlencoded (multipart with files)
+      --multipart          multipart/form-data even without files
+      --raw TEXT           this text as the body;  --body-file PATH  a file as the body
+      --array-encoding brackets|repeat|indexed   arrays in query strings and forms
+    Request:
+      -H, --header 'Name: value'   a header, as curl takes it
+      -a, --auth USER:PASSWORD     basic auth;  --bearer TOKEN  bearer auth
+      -s, --session NAME           a session from the daemon's config
+      --timeout SECONDS            limit for the whole transfer
+      --no-follow                  do not follow redirects
+      --retry N                    retry connection failures and 408/429/5xx up to N times
+      --accept-status LIST         statuses that count as success, e.g. 200-299,404
+      --lane NAME                  run one at a time with the lane's other jobs
+      --id ID                      the job's id (default ferry-PID-TIME)
+      --detach                     submit, print the job id, exit; see ferry attach
+    Output:
+      -o, --output FILE            stream the body to FILE (kept only when accepted)
+      --resume                     keep FILE.part on failure and continue it next time
+      -i, --include                print the status line and headers before the body
+      -v, --verbose                print the request and response heads on stderr
+    JSON bodies are printed compact, indented when stdout is a terminal. A progress bar shows on
+    stderr when it is a terminal and the transfer takes more than 0.3 s.
+
+    """ + exitCodes
+
+  static let explain = """
+    Usage: ferry explain [METHOD] URL [ITEM...] [OPTIONS]
+
+    Asks the daemon how it would send the request (method, URL, headers with secrets redacted,
+    body size and SHA-256, multipart parts) and prints that and the equivalent curl command.
+    Nothing is sent. Takes the same items and options as ferry get; the method defaults to GET,
+    or POST when there are data fields or files.
+
+    """
+
+  static let events = """
+    Usage: ferry events [METHOD] URL [ITEM...] [OPTIONS]
+
+    Sends the job and prints every event line the daemon writes for it (queued, started,
+    response, progress, done/failed/cancelled) as received, one JSON object per line, for
+    scripts: ferry events get URL | jq -c 'select(.event == "progress")'.
+    The exit status follows the job's end, as for ferry get.
+
+    """ + exitCodes
+
+  static let job = """
+    Usage: ferry job [METHOD] URL [ITEM...] [OPTIONS]
+
+    Prints the job line ferry would send, without contacting the daemon, e.g. to feed socat:
+      ferry job post http://host/x a=1 | socat - UNIX-CONNECT:/tmp/ferryd-$UID.sock
+
+    """
+
+  static let cancel = """
+    Usage: ferry cancel ID
+
+    Cancels the job ID; it ends `cancelled` for the client that runs it. An ID the daemon does
+    not know is an error (exit 1).
+
+    """ + exitCodes
+
+  static let attach = """
+    Usage: ferry attach ID [-i]
+
+    Takes over a job submitted with --detach: waits for its end and prints its response like
+    ferry get (the body on stdout, -i for the headers).
+
+    """ + exitCodes
+
+  /// The short page of an op without arguments.
+  static func op(_ name: String, _ summary: String) -> String {
+    "Usage: ferry \(name)\n\n\(summary)\nThe answer is JSON, indented when stdout is a terminal.\n\n"
+      + socketLookup + exitCodes
+  }
+}

@@ -1,0 +1,41 @@
+/// What building a job needs from the world outside the command line, injected so the builder
+/// stays pure: the job id, the working directory for relative paths, and file contents for
+/// `=@` / `:=@` items.
+public struct JobContext {
+  /// Which optional events the job asks for.
+  public enum Events: Sendable, Equatable {
+    /// `ferry get` and friends: only `progress`, and only when a progress bar can be drawn;
+    /// otherwise none (`queued` and the end are always sent).
+    case forResponse(progress: Bool)
+    /// `ferry events`, `explain`, `job` and detached jobs: the daemon's default (all of them).
+    case all
+  }
+
+  public var id: String
+  /// Absolute; relative file paths (`@file`, `--output`, `--body-file`) are made absolute
+  /// against it, since the daemon resolves nothing relative to the client.
+  public var workingDirectory: String
+  public var events: Events
+  /// The bytes of a file, or nil when it cannot be read.
+  public var readFile: (String) -> [UInt8]?
+
+  public init(
+    id: String, workingDirectory: String, events: Events,
+    readFile: @escaping (String) -> [UInt8]? = { _ in nil }
+  ) {
+    self.id = id
+    self.workingDirectory = workingDirectory
+    self.events = events
+    self.readFile = readFile
+  }
+
+  /// `path` made absolute against the working directory, with `.` segments dropped.
+  public func absolute(_ path: String) -> String {
+    let joined = path.hasPrefix("/") ? path : workingDirectory + "/" + path
+    var segments: [Substring] = []
+    for segment in joined.split(separator: "/", omittingEmptySubsequences: true) where segment != "." {
+      segments.append(segment)
+    }
+    return "/" + segments.joined(separator: "/")
+  }
+}

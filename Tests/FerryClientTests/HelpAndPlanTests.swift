@@ -1,0 +1,114 @@
+import FerryClient
+import FerryWire
+import Testing
+
+struct HelpAndPlanTests {
+  @Test func exitCodesAreDistinctAndStable() {
+    #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 4])
+    #expect(Set(ExitCode.allCases.map(\.meaning)).count == 5)
+  }
+
+  @Test func generalHelpNamesEveryCommandTheSocketLookupAndTheExitCodes() {
+    let text = HelpTopic.general.text
+    for command in [
+      "get", "post", "put", "patch", "delete", "head", "options", "request", "explain", "events",
+    ]
+      + ["job", "ping", "hello", "stats", "sessions", "cancel", "attach"]
+    {
+      #expect(text.contains(command), "\(command)")
+    }
+    #expect(text.contains("$FERRY_SOCKET"))
+    #expect(text.contains("/tmp/ferryd-$UID.sock"))
+    for code in ExitCode.allCases { #expect(text.contains("  \(code.rawValue)  \(code.meaning)\n")) }
+  }
+
+  @Test func requestHelpDocumentsEveryOption() {
+    let text = HelpTopic.general.text + HelpTopic.request.text
+    let spellings = [
+      "--header", "--json", "--form", "--multipart", "--raw", "--body-file", "--auth", "--bearer",
+      "--session",
+      "--output", "--resume", "--timeout", "--lane", "--detach", "--id", "--accept-status", "--no-follow",
+      "--retry", "--array-encoding", "--include", "--verbose", "--socket", "--help", "--version",
+    ]
+    for spelling in spellings { #expect(text.contains(spelling), "\(spelling)") }
+  }
+
+  @Test func everyTopicHasAUsageLine() {
+    for topic in HelpTopic.allCases {
+      #expect(topic.text.contains("Usage:"), "\(topic)")
+      #expect(topic.text.hasSuffix("\n"))
+    }
+  }
+
+  private func plan(_ arguments: [String], stderrIsTerminal: Bool = false) throws -> CommandPlan {
+    let invocation = try ArgumentParser.parse(arguments)
+    return try CommandPlan.make(
+      invocation.command, context: Fixture.context(),
+      terminals: .init(stdout: false, stderr: stderrIsTerminal))
+  }
+
+  private func lines(_ plan: CommandPlan) -> [String] {
+    guard case .converse(let lines, _) = plan else { return [] }
+    return lines.map { String(decoding: $0, as: UTF8.self) }
+  }
+
+  @Test func requestsAskForProgressOnlyWhenStderrIsATerminal() throws {
+    #expect(
+      try lines(plan(["get", "http://h/"])) == [#"{"id":"t","method":"GET","url":"http://h/","events":[]}"#])
+    #expect(
+      try lines(plan(["get", "http://h/"], stderrIsTerminal: true))
+        == [#"{"id":"t","method":"GET","url":"http://h/","events":["progress"]}"#])
+  }
+
+  @Test func verboseSendsAnExplainBeforeTheJob() throws {
+    let sent = try lines(plan(["get", "-v", "http://h/"]))
+    #expect(
+      sent == [
+        #"{"op":"explain","job":{"id":"t","method":"GET","url":"http://h/","events":[]}}"#,
+        #"{"id":"t","method":"GET","url":"http://h/","events":[]}"#,
+      ])
+  }
+
+  @Test func detachedJobsKeepEveryEventForALaterAttach() throws {
+    let p = try plan(["post", "http://h/", "--detach", "--id", "j9"])
+    #expect(lines(p) == [#"{"id":"j9","method":"POST","url":"http://h/","detach":true}"#])
+    guard case .converse(_, let settings) = p else { return }
+    #expect(settings.mode == .detached)
+    #expect(settings.jobID == "j9")
+  }
+
+  @Test func opsCancelAttachAndExplainSendTheirLines() throws {
+    #expect(try lines(plan(["stats"])) == [#"{"op":"stats"}"#])
+    #expect(try lines(plan(["cancel", "J"])) == [#"{"op":"cancel","id":"J"}"#, #"{"op":"ping"}"#])
+    #expect(try lines(plan(["attach", "J"])) == [#"{"op":"attach","id":"J"}"#])
+    #expect(
+      try lines(plan(["explain", "http://h/", "a=1"]))
+        == [
+          #"{"op":"explain","job":{"id":"t","method":"POST","url":"http://h/","parameters":{"a":"1"},"encoding":"json"}}"#
+        ])
+    #expect(try lines(plan(["events", "http://h/"])) == [#"{"id":"t","method":"GET","url":"http://h/"}"#])
+  }
+
+  @Test func jobHelpAndVersionPrintWithoutTheDaemon() throws {
+    #expect(try plan(["job", "http://h/"]) == .print(#"{"id":"t","method":"GET","url":"http://h/"}"# + "\n"))
+    #expect(try plan(["--version"]) == .print("ferry 0.1.0 (protocol 1)\n"))
+    #expect(try plan(["help", "stats"]) == .print(HelpTopic.stats.text))
+  }
+
+  @Test func prettyPrinterIndentsNestedValuesAndKeepsScalarsAsWritten() throws {
+    let value = try JSONReader().read(#"{"a":[],"b":[{"c":null}],"d":1e2,"e":"x\"y"}"#)
+    #expect(
+      String(decoding: JSONPrettyPrinter.bytes(value), as: UTF8.self) == """
+        {
+          "a": [],
+          "b": [
+            {
+              "c": null
+            }
+          ],
+          "d": 1e2,
+          "e": "x\\"y"
+        }
+        """)
+  }
+}

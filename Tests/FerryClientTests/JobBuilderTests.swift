@@ -1,0 +1,135 @@
+import FerryClient
+import FerryWire
+import Testing
+
+/// Command lines to job lines: the golden lines `ferry` sends (context: id `t`, cwd `/home/u`).
+struct JobBuilderTests {
+  static let golden: [([String], String)] = [
+    (["get", "http://h/x"], #"{"id":"t","method":"GET","url":"http://h/x","events":[]}"#),
+    (
+      ["get", "http://h/x", "q==1", "page==2", "X-A:b"],
+      #"{"id":"t","method":"GET","url":"http://h/x","headers":{"X-A":"b"},"parameters":{"q":"1","page":"2"},"events":[]}"#
+    ),
+    (
+      ["get", "http://h/x", "a=1", "n:=2"],
+      #"{"id":"t","method":"GET","url":"http://h/x","parameters":{"a":"1","n":2},"events":[]}"#
+    ),
+    (
+      ["head", "http://h/x", "q==1"],
+      #"{"id":"t","method":"HEAD","url":"http://h/x","parameters":{"q":"1"},"events":[]}"#
+    ),
+    (
+      ["post", "http://h/x", "name=Ada", "admin:=true", "n:=12345678901234567890"],
+      #"{"id":"t","method":"POST","url":"http://h/x","parameters":{"name":"Ada","admin":true,"n":12345678901234567890},"encoding":"json","events":[]}"#
+    ),
+    (
+      ["post", "http://h/x?z=0", "a=1", "q==x y", "r==é&/?"],
+      #"{"id":"t","method":"POST","url":"http://h/x?z=0&q=x%20y&r=%C3%A9%26/?","parameters":{"a":"1"},"encoding":"json","events":[]}"#
+    ),
+    (
+      ["post", "http://h/x?#frag", "q==1"],
+      #"{"id":"t","method":"POST","url":"http://h/x?q=1#frag","events":[]}"#
+    ),
+    (
+      ["post", "--form", "http://h/x", "a=1"],
+      #"{"id":"t","method":"POST","url":"http://h/x","parameters":{"a":"1"},"encoding":"form","events":[]}"#
+    ),
+    (
+      ["post", "http://h/x", "a=1", "f@photo.png", "g@/tmp/a.pdf;type=application/pdf"],
+      #"{"id":"t","method":"POST","url":"http://h/x","parameters":{"a":"1"},"encoding":"multipart","parts":[{"name":"f","file":"/home/u/photo.png"},{"name":"g","file":"/tmp/a.pdf","type":"application/pdf"}],"events":[]}"#
+    ),
+    (
+      ["post", "http://h/x", "--multipart", "a=1"],
+      #"{"id":"t","method":"POST","url":"http://h/x","parameters":{"a":"1"},"encoding":"multipart","events":[]}"#
+    ),
+    (
+      ["put", "http://h/x", "bio=@note.txt", "meta:=@./data.json"],
+      #"{"id":"t","method":"PUT","url":"http://h/x","parameters":{"bio":"hello\n","meta":{"k":[1,2]}},"encoding":"json","events":[]}"#
+    ),
+    (
+      ["patch", "http://h/x", "tag=a", "tag=b", "tag=c", "one:=[1]", "one:=[2]"],
+      #"{"id":"t","method":"PATCH","url":"http://h/x","parameters":{"tag":["a","b","c"],"one":[[1],[2]]},"encoding":"json","events":[]}"#
+    ),
+    (
+      ["post", "http://h/x", "--array-encoding", "repeat", "--form", "t=a", "t=b"],
+      #"{"id":"t","method":"POST","url":"http://h/x","parameters":{"t":["a","b"]},"encoding":"form","array_encoding":"repeat","events":[]}"#
+    ),
+    (
+      ["get", "http://h/x", "-H", "Accept: a", "accept:b", "X-Rm:", "X-E;"],
+      #"{"id":"t","method":"GET","url":"http://h/x","headers":{"Accept":"a, b","X-Rm":null,"X-E":""},"events":[]}"#
+    ),
+    (
+      [
+        "get", "http://h/x", "-o", "out.bin", "--resume", "--timeout", "2.5", "--lane", "l", "--session", "s",
+        "--accept-status", "200-299,404", "--no-follow", "--retry", "3", "--id", "mine", "-a", "u:p:w",
+      ],
+      #"{"id":"mine","method":"GET","url":"http://h/x","session":"s","auth":{"basic":{"username":"u","password":"p:w"}},"timeout":2.5,"follow_redirects":false,"accept":{"status":[[200,299],404]},"output":"/home/u/out.bin","resume":true,"events":[],"lane":"l","retry":{"max":3}}"#
+    ),
+    (
+      ["post", "http://h/x", "--raw", "hi there", "q==1", "Content-Type:text/plain"],
+      #"{"id":"t","method":"POST","url":"http://h/x?q=1","headers":{"Content-Type":"text/plain"},"body":{"text":"hi there"},"events":[]}"#
+    ),
+    (
+      ["put", "http://h/x", "--body-file", "./up/../up.bin"],
+      #"{"id":"t","method":"PUT","url":"http://h/x","body":{"file":"/home/u/up/../up.bin"},"events":[]}"#
+    ),
+    (
+      ["delete", "http://h/x", "--bearer", "tok", "--timeout=10"],
+      #"{"id":"t","method":"DELETE","url":"http://h/x","auth":{"bearer":"tok"},"timeout":10,"events":[]}"#
+    ),
+    (
+      ["request", "propfind", "http://h/x"], #"{"id":"t","method":"PROPFIND","url":"http://h/x","events":[]}"#
+    ),
+    (["options", "http://h/*"], #"{"id":"t","method":"OPTIONS","url":"http://h/*","events":[]}"#),
+    (["https://h/x"], #"{"id":"t","method":"GET","url":"https://h/x","events":[]}"#),
+    (
+      [":8080/x", "a=1"],
+      #"{"id":"t","method":"POST","url":"http://localhost:8080/x","parameters":{"a":"1"},"encoding":"json","events":[]}"#
+    ),
+    ([":/x"], #"{"id":"t","method":"GET","url":"http://localhost/x","events":[]}"#),
+    (
+      ["get", "http://h/x", "--", "-odd=1"],
+      #"{"id":"t","method":"GET","url":"http://h/x","parameters":{"-odd":"1"},"events":[]}"#
+    ),
+  ]
+
+  @Test(arguments: golden)
+  func buildsTheGoldenJobLine(arguments: [String], expected: String) throws {
+    #expect(try Fixture.jobLine(arguments) == expected)
+  }
+
+  /// Every golden line is a job the daemon's own decoder accepts, so none is refused on arrival.
+  @Test(arguments: golden)
+  func goldenLinesAreValidJobs(arguments: [String], expected: String) {
+    guard case .success(.job(let job)) = JobDecoder().decode(Array(expected.utf8)) else {
+      Issue.record("refused: \(expected)")
+      return
+    }
+    #expect(job.id == (expected.contains(#""id":"mine""#) ? "mine" : "t"))
+  }
+
+  @Test func asksForProgressEventsOnlyWhenABarCanBeDrawn() throws {
+    #expect(
+      try Fixture.jobLine(["get", "http://h/x"], progress: true)
+        == #"{"id":"t","method":"GET","url":"http://h/x","events":["progress"]}"#)
+  }
+
+  @Test func relativePathsBecomeAbsoluteWithoutDotSegments() {
+    let context = Fixture.context()
+    #expect(context.absolute("a.txt") == "/home/u/a.txt")
+    #expect(context.absolute("./sub/./b") == "/home/u/sub/b")
+    #expect(context.absolute("/etc//hosts") == "/etc/hosts")
+  }
+
+  @Test func appendsQueryParametersBeforeTheFragment() {
+    #expect(QueryEscaping.append([("a", "1")], to: "http://h/p") == "http://h/p?a=1")
+    #expect(QueryEscaping.append([("a", "1")], to: "http://h/p?") == "http://h/p?a=1")
+    #expect(QueryEscaping.append([("a", "1"), ("b", "")], to: "http://h/p?x#f") == "http://h/p?x&a=1&b=#f")
+    #expect(QueryEscaping.append([], to: "http://h/p?") == "http://h/p?")
+  }
+
+  @Test func escapesLikeTheDaemonsSerializer() {
+    #expect(QueryEscaping.escape("AZaz09-._~/?") == "AZaz09-._~/?")
+    #expect(QueryEscaping.escape("a b+c&d=e[f]#é") == "a%20b%2Bc%26d%3De%5Bf%5D%23%C3%A9")
+  }
+}

@@ -1,0 +1,237 @@
+import FerryTestSupport
+import FerryWire
+import Foundation
+import Testing
+
+/// Black-box: the built `ferry` command against a real ferryd and the fixture server.
+@Suite(.serialized) struct CLITests {
+  /// What one run of `ferry` left behind.
+  struct Run {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+
+    /// stdout read as one JSON object.
+    func json() throws -> JSONObject {
+      guard case .object(let o) = try JSONReader().read(stdout) else {
+        throw TestFailure("not an object: \(stdout)")
+      }
+      return o
+    }
+  }
+
+  /// Runs `.build/debug/ferry` with `arguments`, stdout and stderr piped (so no terminal
+  /// output), `FERRY_SOCKET` set to `socket` when given, in `directory` when given.
+  static func ferry(
+    _ arguments: [String], socket: String? = nil, directory: String? = nil, timeoutMs: Int = 20_000
+  ) throws -> Run {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Paths.product("ferry"))
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["FERRY_SOCKET"] = socket
+    process.environment = environment
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read both pipes to the end before waiting, so a large body cannot fill a pipe and stall.
+    let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+    let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+    let deadline = Clock.ms() + timeoutMs
+    while process.isRunning, Clock.ms() < deadline { usleep(2_000) }
+    if process.isRunning {
+      process.terminate()
+      throw TestFailure("ferry \(arguments) did not exit")
+    }
+    return Run(
+      status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+      stderr: String(decoding: stderrData, as: UTF8.self))
+  }
+
+  @Test func getPrintsTheBodyAndExitsZero() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let text = try Self.ferry(["get", fixture.url("/text")], socket: daemon.socket)
+    #expect(text.status == 0)
+    #expect(text.stdout == FixtureRoutes.sampleText)
+    #expect(text.stderr == "")
+    let json = try Self.ferry(["get", fixture.url("/json")], socket: daemon.socket)
+    #expect(json.status == 0)
+    #expect(json.stdout == JSONWriter.string(FixtureRoutes.sampleJSON) + "\n")
+  }
+
+  @Test func notFoundExitsOneWithTheMessageAndTheBody() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let run = try Self.ferry(["get", fixture.url("/status/404")], socket: daemon.socket)
+    #expect(run.status == 1)
+    #expect(run.stderr.hasPrefix("ferry: "))
+    #expect(run.stderr.hasSuffix("(unacceptable_status)\n"))
+    #expect(run.stderr.contains("404"))
+    #expect(run.stdout == #"{"status":404}"# + "\n")
+    let accepted = try Self.ferry(
+      ["get", fixture.url("/status/404"), "--accept-status", "200-299,404"], socket: daemon.socket)
+    #expect(accepted.status == 0)
+  }
+
+  @Test func unreachableDaemonExitsThreeNamingTheSocket() throws {
+    let dir = Paths.tempDirectory("cli")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let socket = dir + "/none.sock"
+    let run = try Self.ferry(["--socket", socket, "get", "http://127.0.0.1:1/"])
+    #expect(run.status == 3)
+    #expect(
+      run.stderr.hasPrefix("ferry: cannot reach ferryd at \(socket) (--socket): No such file or directory\n"))
+    #expect(run.stderr.contains("make run"))
+    let viaEnvironment = try Self.ferry(["ping"], socket: socket)
+    #expect(viaEnvironment.status == 3)
+    #expect(viaEnvironment.stderr.contains("\(socket) ($FERRY_SOCKET)"))
+    #expect(viaEnvironment.stdout == "")
+  }
+
+  @Test func postSendsDataFieldsAsAJSONBody() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let run = try Self.ferry(
+      ["post", fixture.url("/echo?z=0"), "name=Ada", "n:=12345678901234567890", "q==a b", "X-Trace:7"],
+      socket: daemon.socket)
+    #expect(run.status == 0, "\(run.stderr)")
+    let echo = try run.json()
+    let body = #"{"name":"Ada","n":12345678901234567890}"#
+    #expect(echo["method"]?.stringValue == "POST")
+    #expect(echo["query"]?.stringValue == "z=0&q=a%20b")
+    #expect(echo["body_sha256"]?.stringValue == SHA256.hex(Array(body.utf8)))
+    #expect(echo.int("body_length") == body.utf8.count)
+    let headers = echo["headers"]?.objectValue
+    #expect(headers?["content-type"]?.stringValue == "application/json")
+    #expect(headers?["x-trace"]?.stringValue == "7")
+  }
+
+  @Test func getPutsItemsInTheQueryString() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let run = try Self.ferry(["get", fixture.url("/echo"), "x==1", "q==a b", "n:=2"], socket: daemon.socket)
+    #expect(run.status == 0, "\(run.stderr)")
+    let echo = try run.json()
+    #expect(echo["method"]?.stringValue == "GET")
+    #expect(echo["query"]?.stringValue == "n=2&q=a%20b&x=1")
+    #expect(echo.int("body_length") == 0)
+  }
+
+  @Test func formAndMultipartBodiesReachTheServer() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let form = try Self.ferry(["put", "--form", fixture.url("/echo"), "a=1 2", "b=x"], socket: daemon.socket)
+    #expect(form.status == 0, "\(form.stderr)")
+    let formEcho = try form.json()
+    #expect(formEcho["body_sha256"]?.stringValue == SHA256.hex(Array("a=1%202&b=x".utf8)))
+    #expect(
+      formEcho["headers"]?.objectValue?["content-type"]?.stringValue == "application/x-www-form-urlencoded")
+
+    let dir = Paths.tempDirectory("cli")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try String(repeating: "z", count: 5000).write(toFile: dir + "/up.txt", atomically: true, encoding: .utf8)
+    let multipart = try Self.ferry(
+      ["post", fixture.url("/echo"), "note=hi", "file@up.txt"], socket: daemon.socket, directory: dir)
+    #expect(multipart.status == 0, "\(multipart.stderr)")
+    let echo = try multipart.json()
+    let type = echo["headers"]?.objectValue?["content-type"]?.stringValue ?? ""
+    #expect(type.hasPrefix("multipart/form-data; boundary="))
+    #expect(echo.int("body_length") > 5000)
+  }
+
+  @Test func outputWritesTheFileRelativeToTheWorkingDirectory() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let dir = Paths.tempDirectory("cli")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let run = try Self.ferry(
+      ["get", fixture.url("/bytes/70000"), "-o", "out.bin"], socket: daemon.socket, directory: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout == "")
+    #expect(run.stderr == "")
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/out.bin")))
+    #expect(bytes.count == 70000)
+    #expect(bytes.prefix(300).elementsEqual((0..<300).map { UInt8($0 % 251) }))
+  }
+
+  @Test func includeAndVerbosePrintTheHeads() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let run = try Self.ferry(["get", "-iv", fixture.url("/text")], socket: daemon.socket)
+    #expect(run.status == 0)
+    #expect(run.stdout.hasPrefix("HTTP/1.1 200 OK\n"))
+    #expect(run.stdout.contains("\ncontent-type: text/plain; charset=utf-8\n"))
+    #expect(run.stdout.hasSuffix("\n\n" + FixtureRoutes.sampleText))
+    #expect(run.stderr.hasPrefix("> GET \(fixture.url("/text"))\n> User-Agent: ferry/"))
+    #expect(run.stderr.contains("\n< HTTP/1.1 200 OK\n"))
+  }
+
+  @Test func eventsPrintsEveryLineOfTheJobForScripts() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let run = try Self.ferry(["events", fixture.url("/json"), "--id", "e1"], socket: daemon.socket)
+    #expect(run.status == 0)
+    let events = try run.stdout.split(separator: "\n").map { line -> JSONObject in
+      guard case .object(let o) = try JSONReader().read(String(line)) else {
+        throw TestFailure("not an object")
+      }
+      return o
+    }
+    #expect(events.first?.event == "queued")
+    #expect(events.map(\.event).contains("response"))
+    #expect(events.last?.event == "done")
+    #expect(events.allSatisfy { $0.id == "e1" })
+    #expect(events.map(\.seq) == Array(1...events.count))
+  }
+
+  @Test func explainPrintsTheRequestAndTheCurlCommandWithoutSending() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let run = try Self.ferry(
+      ["explain", fixture.url("/echo"), "a=1", "Authorization:Bearer secret"], socket: daemon.socket)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.hasPrefix("POST \(fixture.url("/echo"))\n"))
+    #expect(run.stdout.contains("Content-Type: application/json\n"))
+    #expect(run.stdout.contains("body: 9 bytes, sha256 \(SHA256.hex(Array(#"{"a":"1"}"#.utf8)))"))
+    #expect(run.stdout.contains("\ncurl "))
+    #expect(!run.stdout.contains("secret"))
+    let stats = try Self.ferry(["stats"], socket: daemon.socket).json()
+    #expect(stats["jobs"]?.objectValue?["done"] == .number(JSONNumber(0)))
+  }
+
+  @Test func opsAnswerAndAnUnknownCancelFails() throws {
+    let daemon = try DaemonHarness()
+    let ping = try Self.ferry(["ping"], socket: daemon.socket)
+    #expect(ping.status == 0)
+    #expect(ping.stdout == "pong\n")
+    let hello = try Self.ferry(["hello"], socket: daemon.socket).json()
+    #expect(hello["protocol"] == .number(JSONNumber(1)))
+    let cancel = try Self.ferry(["cancel", "nope"], socket: daemon.socket)
+    #expect(cancel.status == 1)
+    #expect(cancel.stderr.hasSuffix("(unknown_id)\n"))
+  }
+
+  @Test func timeoutFailsNamingTheTimer() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let run = try Self.ferry(["get", fixture.url("/delay/3000"), "--timeout", "0.3"], socket: daemon.socket)
+    #expect(run.status == 1)
+    #expect(run.stderr.hasSuffix("(timeout, timer total)\n"), "\(run.stderr)")
+    #expect(run.stdout == "")
+  }
+
+  @Test func badUsageExitsTwoWithoutContactingTheDaemon() throws {
+    let run = try Self.ferry(["get", "http://h/", "--retry", "many"], socket: "/nonexistent/ferryd.sock")
+    #expect(run.status == 2)
+    #expect(
+      run.stderr == "ferry: --retry 'many': expected a count from 0 to 20\nferry: see `ferry help request`\n")
+    let help = try Self.ferry(["--help"])
+    #expect(help.status == 0)
+    #expect(help.stdout.contains("Exit status:"))
+  }
+}
