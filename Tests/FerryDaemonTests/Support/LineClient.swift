@@ -55,12 +55,15 @@ final class LineClient {
   /// The next line, or nil at EOF or when `timeoutMs` passes first.
   func readLine(timeoutMs: Int = 10_000) -> String? {
     let deadline = Clock.ms() + timeoutMs
+    // Scan only bytes not scanned before: lines of megabytes arrive in many chunks.
+    var scanned = 0
     while true {
-      if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+      if let nl = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
         let line = String(decoding: buffer[..<nl], as: UTF8.self)
         buffer.removeSubrange(...nl)
         return line
       }
+      scanned = buffer.count
       if isEOF { return nil }
       let left = deadline - Clock.ms()
       if left <= 0 { return nil }
@@ -68,7 +71,7 @@ final class LineClient {
       let r = poll(&p, 1, Int32(left))
       if r < 0, errno == EINTR { continue }
       if r <= 0 { return nil }
-      var chunk = [UInt8](repeating: 0, count: 65536)
+      var chunk = [UInt8](repeating: 0, count: 1 << 20)
       let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
       if n > 0 {
         buffer.append(contentsOf: chunk[..<n])

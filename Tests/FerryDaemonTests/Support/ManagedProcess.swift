@@ -63,7 +63,12 @@ enum Paths {
     return url.path
   }()
 
-  static func product(_ name: String) -> String { repo + "/.build/debug/" + name }
+  /// A built executable: from `$FERRY_PRODUCTS` when set (`make test` points it at the
+  /// release build, so black-box tests run what ships, at its speed), else the debug build.
+  static func product(_ name: String) -> String {
+    let dir = ProcessInfo.processInfo.environment["FERRY_PRODUCTS"] ?? (repo + "/.build/debug")
+    return dir + "/" + name
+  }
 
   /// A fresh private directory under /tmp.
   static func tempDirectory(_ tag: String) -> String {
