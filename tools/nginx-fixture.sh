@@ -63,7 +63,9 @@ http {
   }
 }
 CONF
-  "$nginx" -c "$dir/nginx.conf" -p "$dir" -e "$dir/error.log" 2>>"$dir/error.log"
+  # nginx daemonizes: keep its output off our stdout, or a caller reading it to the end waits
+  # for the daemon's lifetime.
+  "$nginx" -c "$dir/nginx.conf" -p "$dir" -e "$dir/error.log" </dev/null >>"$dir/error.log" 2>&1
   for _ in $(seq 1 100); do
     [ -s "$dir/nginx.pid" ] && break
     sleep 0.05

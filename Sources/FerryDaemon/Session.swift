@@ -1,4 +1,5 @@
 import FerrySerializer
+import FerrySession
 import FerryWire
 
 /// A configured session at run time: its serializer, the defaults it lends to jobs, and the
@@ -10,8 +11,14 @@ import FerryWire
   /// Jobs waiting for a slot, by serial.
   var waiting: [UInt64: JobRun] = [:]
 
+  /// TLS and proxy settings for this session's transfers.
+  let tls: TLSOptions
+
   init(config: SessionConfig, environment: DaemonEnvironment) {
     self.config = config
+    tls = TLSOptions(
+      caFile: config.caFile, pinnedPublicKey: config.pinnedPublicKey, insecure: config.insecure,
+      proxy: config.proxy)
     let settings = SerializerSettings(
       version: FerryVersion.string, baseURL: config.baseURL, uriMethods: config.uriMethods,
       headers: config.defaults.headers ?? [], auth: config.defaults.auth,

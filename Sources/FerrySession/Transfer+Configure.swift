@@ -15,6 +15,7 @@ extension Transfer {
     options.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
     options.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
     configureRedirects(&options)
+    configureTLS(&options)
     configureTimeouts(&options)
     configureHeaders(&options)
     configureMethodAndBody(&options, me)
@@ -29,6 +30,17 @@ extension Transfer {
       options.set(CURLOPT_XFERINFODATA, pointer: me)
     }
     return options.result
+  }
+
+  private func configureTLS(_ options: inout EasyOptions) {
+    let tls = spec.tls
+    if let ca = tls.caFile { options.set(CURLOPT_CAINFO, ca) }
+    if let pin = tls.pinnedPublicKey { options.set(CURLOPT_PINNEDPUBLICKEY, pin) }
+    if tls.insecure {
+      options.set(CURLOPT_SSL_VERIFYPEER, 0)
+      options.set(CURLOPT_SSL_VERIFYHOST, 0)
+    }
+    if let proxy = tls.proxy { options.set(CURLOPT_PROXY, proxy) }
   }
 
   private func configureRedirects(_ options: inout EasyOptions) {

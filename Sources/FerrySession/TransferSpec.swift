@@ -28,6 +28,8 @@ public struct TransferSpec: Sendable, Equatable {
   /// Let libcurl decode `Content-Encoding` (gzip, deflate, br, zstd), so the body arrives
   /// decoded. The encodings offered are the request's own `Accept-Encoding` when it has one.
   public var acceptEncoding: Bool
+  /// TLS and proxy settings of the job's session.
+  public var tls = TLSOptions()
   /// When the job entered its queue, on `Engine.clockMs()`'s clock, for `timing.queued`;
   /// `nil` reports zero.
   public var enqueuedAtMs: UInt64?
@@ -36,9 +38,10 @@ public struct TransferSpec: Sendable, Equatable {
     request: Request, connectTimeoutMs: Int = 30_000, idleTimeoutMs: Int = 60_000,
     totalTimeoutMs: Int? = nil, followRedirects: Bool = true, maxRedirects: Int = 10,
     progressIntervalMs: Int = 100, wantsProgress: Bool = true, resumeFromByte: Int64? = nil,
-    acceptEncoding: Bool = true, enqueuedAtMs: UInt64? = nil
+    acceptEncoding: Bool = true, enqueuedAtMs: UInt64? = nil, tls: TLSOptions = TLSOptions()
   ) {
     self.request = request
+    self.tls = tls
     self.connectTimeoutMs = connectTimeoutMs
     self.idleTimeoutMs = idleTimeoutMs
     self.totalTimeoutMs = totalTimeoutMs
@@ -49,5 +52,26 @@ public struct TransferSpec: Sendable, Equatable {
     self.resumeFromByte = resumeFromByte
     self.acceptEncoding = acceptEncoding
     self.enqueuedAtMs = enqueuedAtMs
+  }
+}
+
+/// TLS and proxy settings a session gives its transfers.
+public struct TLSOptions: Sendable, Equatable {
+  /// PEM bundle of trusted certificate authorities (CURLOPT_CAINFO); nil for the system's.
+  public var caFile: String?
+  /// `sha256//BASE64[;sha256//…]` (CURLOPT_PINNEDPUBLICKEY), checked on the first origin.
+  public var pinnedPublicKey: String?
+  /// Skip peer and host verification.
+  public var insecure = false
+  /// Proxy URL (CURLOPT_PROXY).
+  public var proxy: String?
+
+  public init(
+    caFile: String? = nil, pinnedPublicKey: String? = nil, insecure: Bool = false, proxy: String? = nil
+  ) {
+    self.caFile = caFile
+    self.pinnedPublicKey = pinnedPublicKey
+    self.insecure = insecure
+    self.proxy = proxy
   }
 }

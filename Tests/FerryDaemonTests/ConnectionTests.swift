@@ -89,19 +89,14 @@ import Testing
   @Test func socatOneLinerFromTheReadmeWorks() throws {
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness()
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/bin/sh")
-    p.arguments = [
-      "-c",
-      #"echo '{"id":"hi","url":"\#(fixture.url("/json"))","events":[]}' | socat - UNIX-CONNECT:\#(daemon.socket)"#,
-    ]
-    let out = Pipe()
-    p.standardOutput = out
-    try p.run()
-    p.waitUntilExit()
-    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let (status, text) = try run(
+      "/bin/sh",
+      [
+        "-c",
+        #"echo '{"id":"hi","url":"\#(fixture.url("/json"))","events":[]}' | socat - UNIX-CONNECT:\#(daemon.socket)"#,
+      ])
     let lines = text.split(separator: "\n")
-    #expect(p.terminationStatus == 0)
+    #expect(status == 0)
     #expect(lines.count == 2)
     #expect(lines.last?.hasPrefix(#"{"event":"done","id":"hi","seq":2,"status":200"#) == true)
   }

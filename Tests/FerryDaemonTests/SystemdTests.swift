@@ -85,17 +85,3 @@ import Testing
     #expect(p.wait(timeoutMs: 10_000) == 0)
   }
 }
-
-/// Runs a command to completion; returns its status and combined output.
-func run(_ path: String, _ args: [String]) throws -> (Int32, String) {
-  let p = Process()
-  p.executableURL = URL(fileURLWithPath: path)
-  p.arguments = args
-  let pipe = Pipe()
-  p.standardOutput = pipe
-  p.standardError = pipe
-  try p.run()
-  let data = pipe.fileHandleForReading.readDataToEndOfFile()
-  p.waitUntilExit()
-  return (p.terminationStatus, String(decoding: data, as: UTF8.self))
-}

@@ -74,15 +74,9 @@ final class NginxHarness {
 
   init(bigBytes: Int = 1 << 20) throws {
     dir = Paths.tempDirectory("nginx")
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: Paths.repo + "/tools/nginx-fixture.sh")
-    p.arguments = ["start", dir]
-    p.environment = ProcessInfo.processInfo.environment.merging(["NGINX_BIG_BYTES": "\(bigBytes)"]) { $1 }
-    let out = Pipe()
-    p.standardOutput = out
-    try p.run()
-    p.waitUntilExit()
-    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    var env = ProcessInfo.processInfo.environment
+    env["NGINX_BIG_BYTES"] = "\(bigBytes)"
+    let (_, text) = try run(Paths.repo + "/tools/nginx-fixture.sh", ["start", dir], environment: env)
     var values: [String: String] = [:]
     for pair in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
       let kv = pair.split(separator: "=", maxSplits: 1)
@@ -100,11 +94,7 @@ final class NginxHarness {
   func https(_ path: String) -> String { "https://localhost:\(httpsPort)\(path)" }
 
   deinit {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: Paths.repo + "/tools/nginx-fixture.sh")
-    p.arguments = ["stop", dir]
-    try? p.run()
-    p.waitUntilExit()
+    _ = try? run(Paths.repo + "/tools/nginx-fixture.sh", ["stop", dir])
     try? FileManager.default.removeItem(atPath: dir)
   }
 }

@@ -50,7 +50,9 @@ final class ManagedProcess {
   deinit {
     if process.isRunning {
       kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
+      // Not waitUntilExit: Foundation may never see the exit under the test runner.
+      var status: Int32 = 0
+      waitpid(process.processIdentifier, &status, 0)
     }
   }
 }

@@ -1,0 +1,48 @@
+import FerryWire
+import Foundation
+import Testing
+
+/// Black-box: HTTPS and HTTP/2 against a real nginx from Debian with a self-signed certificate.
+@Suite(.serialized) struct TLSTests {
+  func config(_ nginx: NginxHarness, extra: String = "") -> String {
+    #"{"sessions": {"default": {}, "tls": {"ca_file": "\#(nginx.caFile)"\#(extra)}}}"#
+  }
+
+  @Test func httpsWithTheSessionsCAUsesHTTP2AndReusesTheConnection() throws {
+    let nginx = try NginxHarness()
+    let daemon = try DaemonHarness(config: config(nginx))
+    let client = try daemon.connect()
+    for id in ["one", "two"] {
+      let events = try client.run(
+        #"{"id":"\#(id)","session":"tls","url":"\#(nginx.https("/small.json"))","events":[]}"#, id: id)
+      let done = try #require(events.last)
+      #expect(done.event == "done", "\(JSONWriter.string(.object(done)))")
+      #expect(done["http_version"]?.stringValue == "2")
+      #expect(done["body"]?.objectValue?["n"] == .number(JSONNumber(validatedText: "12345678901234567890")))
+    }
+    try client.send(#"{"op":"stats"}"#)
+    let stats = try client.readEvent()
+    #expect(
+      stats["sessions"]?.objectValue?["tls"]?.objectValue?["connections"]?.objectValue?.int("opened") == 1)
+    #expect(
+      stats["sessions"]?.objectValue?["tls"]?.objectValue?["connections"]?.objectValue?.int("reused") == 1)
+  }
+
+  @Test func untrustedCertificateFailsWithTLSFailed() throws {
+    let nginx = try NginxHarness()
+    let daemon = try DaemonHarness()
+    let client = try daemon.connect()
+    let events = try client.run(#"{"id":"x","url":"\#(nginx.https("/small"))"}"#, id: "x")
+    #expect(events.last?.errorCode == "tls_failed")
+  }
+
+  @Test func plainHTTPToNginxIsHTTP11() throws {
+    let nginx = try NginxHarness()
+    let daemon = try DaemonHarness()
+    let client = try daemon.connect()
+    let events = try client.run(
+      #"{"id":"p","url":"\#(nginx.http("/small"))","response":"text","events":[]}"#, id: "p")
+    #expect(events.last?["http_version"]?.stringValue == "1.1")
+    #expect(events.last?["body"]?.stringValue == "hello from nginx\n")
+  }
+}
