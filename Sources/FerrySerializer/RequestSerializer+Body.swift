@@ -40,6 +40,13 @@ extension RequestSerializer {
     }
   }
 
+  /// A JSON body from the compact JSON text of the parameters; JSON `null` is no parameters.
+  static func jsonBody(_ text: [UInt8]) -> EncodedBody {
+    // AFJSONRequestSerializer sets neither body nor Content-Type for nil parameters (#4370).
+    if text.elementsEqual("null".utf8) { return .none }
+    return EncodedBody(plan: BodyPlan(bytes: text), contentType: "application/json")
+  }
+
   /// A raw `body`: text, bytes or a streamed file, typed by `type` or by its kind.
   func rawBody(_ raw: RawBody) throws(WireError) -> EncodedBody {
     if let type = raw.type { try Self.checkType(type, field: "body.type") }

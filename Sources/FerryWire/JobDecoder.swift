@@ -13,7 +13,42 @@ public struct JobDecoder: Sendable {
   }
 
   /// Decodes one line (without its `\n`) into a job or an op.
+  // Inlinable so that the daemon's buffer type is specialised here, not reached through
+  // witness tables.
+  @inlinable
   public func decode(_ line: some Collection<UInt8>) -> Result<ClientMessage, DecodeFailure> {
+    if let result = line.withContiguousStorageIfAvailable({ decodeBuffer($0) }) { return result }
+    let copy = Array(line)
+    return copy.withUnsafeBufferPointer { decodeBuffer($0) }
+  }
+
+  /// Decodes a line, keeping a job's `parameters` as checked text while the line is read: a
+  /// JSON body is sent as that text, and other encodings build the tree from it afterwards.
+  /// Anything unusual (bad JSON, an op, a refused job) takes `decodeFully`, so errors come
+  /// from one place.
+  @usableFromInline func decodeBuffer(_ line: UnsafeBufferPointer<UInt8>) -> Result<
+    ClientMessage, DecodeFailure
+  > {
+    let reader = JSONReader(maxDepth: maxDepth, rejectsDuplicateKeys: true)
+    guard let (value, deferred) = try? reader.read(line, deferring: "parameters"),
+      case .object(let object) = value, object["op"] == nil,
+      var job = try? decodeSubmittedJob(object, path: "")
+    else { return decodeFully(line) }
+    if let deferred {
+      let text = UnsafeBufferPointer(rebasing: line[deferred.range])
+      if job.encoding == .json, deferred.hasWriterEscapes {
+        job.parametersStorage = .json(deferred.isCompact ? Array(text) : JobParameters.compacted(text))
+      } else {
+        // The text was checked with the line's limits, inside it, so it reads on its own.
+        guard let tree = try? JSONReader(maxDepth: maxDepth).read(text) else { return decodeFully(line) }
+        job.parametersStorage = .value(tree)
+      }
+    }
+    return .success(.job(job))
+  }
+
+  /// Decodes a line by reading it whole as a tree.
+  private func decodeFully(_ line: UnsafeBufferPointer<UInt8>) -> Result<ClientMessage, DecodeFailure> {
     let value: JSONValue
     do {
       value = try JSONReader(maxDepth: maxDepth, rejectsDuplicateKeys: true).read(line)
@@ -118,7 +153,7 @@ public struct JobDecoder: Sendable {
 
   /// Maps a reader error: a duplicate key is `invalid_job` naming it, anything else
   /// `invalid_json` with the byte offset.
-  private func failure(for error: JSONError, line: some Collection<UInt8>) -> DecodeFailure {
+  private func failure(for error: JSONError, line: UnsafeBufferPointer<UInt8>) -> DecodeFailure {
     guard let path = error.duplicateKeyPath else {
       return DecodeFailure(error: WireError(.invalidJSON, "invalid JSON: \(error)"))
     }

@@ -159,3 +159,20 @@ func rejectsMalformedInputAtItsOffset(text: String, offset: Int, reason: String)
   let unique = "{" + (0..<1000).map { #""k\#($0)": \#($0)"# }.joined(separator: ",") + "}"
   #expect(readError(Array(unique.utf8), reader: JSONReader(rejectsDuplicateKeys: true)) == nil)
 }
+
+@Test(arguments: [
+  #"{"a": 1, "\u0061": 2}"#,  // an escaped key repeating a plain one
+  #"{"\u00e9": 1, "é": 2}"#,
+  "{\"\u{E9}\": 1, \"e\u{301}\": 2}",  // canonically equivalent spellings of é
+  "{\"K\": 1, \"\u{212A}\": 2}",  // the Kelvin sign is canonically K
+])
+func findsDuplicatesSpelledDifferently(text: String) {
+  let error = readError(Array(text.utf8), reader: JSONReader(rejectsDuplicateKeys: true))
+  #expect(error?.reason.hasPrefix("duplicate key") == true)
+  #expect(error?.duplicateKeyPath?.count == 1)
+}
+
+@Test func keysThatOnlyShareBytesAreNotDuplicates() {
+  let text = #"{"ab": 1, "a": 2, "abc": 3, "b\u0000": 4, "b": 5}"#
+  #expect(readError(Array(text.utf8), reader: JSONReader(rejectsDuplicateKeys: true)) == nil)
+}

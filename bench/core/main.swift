@@ -7,6 +7,8 @@ import FerryWire
 
 // Decode + serialize time per job, the daemon's per-job pure work: a JSON line through
 // JobDecoder, then RequestSerializer. Prints the median of 7 runs and the min–max.
+// Arguments: [iterations] [get|post] (both cases when the second is absent; one case alone is
+// handy under callgrind).
 
 struct NoFiles: FileProbe {
   func size(ofFileAt path: String) throws(WireError) -> Int64 {
@@ -60,7 +62,9 @@ let serializer = RequestSerializer(settings: settings, mimeTypes: MIMETypes(), f
 let post = postLine()
 let iterations = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 100_000 : 100_000
 print("job line bytes: GET \(getLine.count), POST \(post.count)")
-for (name, line) in [("GET, 5 parameters", getLine), ("POST, 1 KB JSON body", post)] {
+let only = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : nil
+let cases = [("get", "GET, 5 parameters", getLine), ("post", "POST, 1 KB JSON body", post)]
+for (tag, name, line) in cases where only == nil || only == tag {
   _ = run(line, serializer: serializer, iterations: iterations / 10)
   var samples = (0..<7).map { _ in run(line, serializer: serializer, iterations: iterations) }
   samples.sort()
