@@ -20,25 +20,48 @@ extension JSONParser {
   }
 
   /// Reads a string starting at its opening quote; validates UTF-8 and escapes as it goes.
+  // Inlined into the object and value loops: strings are most of a job line's tokens, and the
+  // call costs as much as scanning a short key.
+  @inline(__always)
   mutating func parseString() throws(JSONError) -> JSONStringToken {
-    index += 1
-    let start = index
-    var isASCII = true
-    // Fast path: no escapes, so the content is a slice of the input once validated.
-    while index < bytes.count {
-      let b = bytes[index]
-      if b >= 0x20, b < 0x80, b != UInt8(ascii: "\"") {
-        if b == UInt8(ascii: "\\") { break }
-        index += 1
+    let start = index + 1
+    var i = start
+    // Fast path: printable ASCII without escapes, so the content is a slice of the input. The
+    // position stays in a local: `self.index` would be stored back on every byte.
+    while i < bytes.count {
+      let b = bytes[i]
+      if b >= 0x20, b < 0x80, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\") {
+        i += 1
         continue
       }
+      if b == UInt8(ascii: "\"") {
+        index = i + 1
+        return JSONStringToken(start: start, end: i, isEscaped: false, isASCII: true)
+      }
+      break
+    }
+    index = i
+    return try parseStringRest(start: start)
+  }
+
+  /// The rest of a string from its first byte that is not printable ASCII: UTF-8, escapes,
+  /// control characters or the end of the input.
+  private mutating func parseStringRest(start: Int) throws(JSONError) -> JSONStringToken {
+    var isASCII = true
+    while index < bytes.count {
+      let b = bytes[index]
       if b == UInt8(ascii: "\"") {
         index += 1
         return JSONStringToken(start: start, end: index - 1, isEscaped: false, isASCII: isASCII)
       }
+      if b == UInt8(ascii: "\\") { break }
       if b < 0x20 { throw fail("control character in string") }
-      isASCII = false
-      try skipUTF8Scalar()
+      if b < 0x80 {
+        index += 1
+      } else {
+        isASCII = false
+        try skipUTF8Scalar()
+      }
     }
     guard index < bytes.count else { throw fail("unterminated string") }
     scratch.removeAll(keepingCapacity: true)

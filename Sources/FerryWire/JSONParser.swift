@@ -3,7 +3,7 @@
 /// Generic over what it makes of the values (`JSONSink`): the same code reads a `JSONValue`
 /// tree and merely checks a value kept as text, so both accept exactly the same bytes and fail
 /// with the same errors at the same offsets.
-struct JSONParser<Sink: JSONSink> {
+struct JSONParser<Sink: JSONSink>: ~Copyable {
   let bytes: UnsafeBufferPointer<UInt8>
   let maxDepth: Int
   let rejectsDuplicateKeys: Bool
@@ -17,9 +17,12 @@ struct JSONParser<Sink: JSONSink> {
   /// Set once a string held an escape that `JSONWriter` writes differently (`\/`, `\b`, `\f`,
   /// `\u`): text with one is not what the writer would make of its value.
   var sawRewrittenEscape = false
-  /// A member of the top-level object whose value is only checked and located, not read (the
-  /// job decoder keeps `parameters` as text); it reads as `null` in the tree.
+  /// A member of the top-level object whose value is located, and only checked rather than
+  /// read when `checksOnly` allows (the job decoder keeps a JSON body's `parameters` as text).
   var deferredKey: StaticString?
+  /// Given the members before the deferred one, whether its value need not be in the tree;
+  /// `nil` means it never need be.
+  var checksOnly: ((Sink.Members) -> Bool)?
   /// Where the deferred member's value was, once read.
   var deferred: JSONDeferredValue?
 
@@ -77,11 +80,21 @@ struct JSONParser<Sink: JSONSink> {
     }
   }
 
+  /// Moves past `word`, or throws at its first byte that differs.
+  @inline(__always)
   mutating func expectLiteral(_ word: StaticString) throws(JSONError) {
     let n = word.utf8CodeUnitCount
-    let start = word.utf8Start
+    let w = word.utf8Start
+    if index + n <= bytes.count {
+      var same = true
+      for i in 0..<n where bytes[index + i] != w[i] { same = false }
+      if same {
+        index += n
+        return
+      }
+    }
     for i in 0..<n {
-      guard index < bytes.count, bytes[index] == start[i] else { throw unexpected() }
+      guard index < bytes.count, bytes[index] == w[i] else { throw unexpected() }
       index += 1
     }
   }
@@ -128,31 +141,43 @@ struct JSONParser<Sink: JSONSink> {
 
   /// Checks a number against RFC 8259's grammar and moves past it.
   mutating func parseNumber() throws(JSONError) {
-    if bytes[index] == UInt8(ascii: "-") { index += 1 }
-    guard index < bytes.count, isDigit(bytes[index]) else { throw unexpected() }
-    if bytes[index] == UInt8(ascii: "0") {
-      index += 1
-      if index < bytes.count, isDigit(bytes[index]) { throw fail("leading zero in number") }
-    } else {
-      skipDigits()
-    }
-    if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-      index += 1
-      guard index < bytes.count, isDigit(bytes[index]) else { throw unexpected() }
-      skipDigits()
-    }
-    if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
-      index += 1
-      if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-        index += 1
+    // The position stays in a local and is stored back before anything can throw.
+    var i = index
+    if bytes[i] == UInt8(ascii: "-") { i += 1 }
+    guard i < bytes.count, isDigit(bytes[i]) else { throw unexpected(at: i) }
+    if bytes[i] == UInt8(ascii: "0") {
+      i += 1
+      if i < bytes.count, isDigit(bytes[i]) {
+        index = i
+        throw fail("leading zero in number")
       }
-      guard index < bytes.count, isDigit(bytes[index]) else { throw unexpected() }
-      skipDigits()
+    } else {
+      i = digitsEnd(from: i)
     }
+    if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+      i += 1
+      guard i < bytes.count, isDigit(bytes[i]) else { throw unexpected(at: i) }
+      i = digitsEnd(from: i)
+    }
+    if i < bytes.count, bytes[i] | 0x20 == UInt8(ascii: "e") {
+      i += 1
+      if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+      guard i < bytes.count, isDigit(bytes[i]) else { throw unexpected(at: i) }
+      i = digitsEnd(from: i)
+    }
+    index = i
   }
 
-  @inline(__always) private mutating func skipDigits() {
-    while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+  /// Moves to `offset` and describes what is there as unexpected.
+  private mutating func unexpected(at offset: Int) -> JSONError {
+    index = offset
+    return unexpected()
+  }
+
+  @inline(__always) private func digitsEnd(from start: Int) -> Int {
+    var i = start
+    while i < bytes.count, isDigit(bytes[i]) { i += 1 }
+    return i
   }
 
   @inline(__always) func isDigit(_ b: UInt8) -> Bool { b &- UInt8(ascii: "0") < 10 }

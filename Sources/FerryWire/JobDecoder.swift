@@ -22,15 +22,16 @@ public struct JobDecoder: Sendable {
     return copy.withUnsafeBufferPointer { decodeBuffer($0) }
   }
 
-  /// Decodes a line, keeping a job's `parameters` as checked text while the line is read: a
-  /// JSON body is sent as that text, and other encodings build the tree from it afterwards.
-  /// Anything unusual (bad JSON, an op, a refused job) takes `decodeFully`, so errors come
-  /// from one place.
+  /// Decodes a line, noting where a job's `parameters` are. A JSON body is kept as that text:
+  /// when `encoding: json` comes before them the parameters are only checked, not read into a
+  /// tree. Anything unusual (bad JSON, an op, a refused job) takes `decodeFully`, so that errors
+  /// come from one place.
   @usableFromInline func decodeBuffer(_ line: UnsafeBufferPointer<UInt8>) -> Result<
     ClientMessage, DecodeFailure
   > {
     let reader = JSONReader(maxDepth: maxDepth, rejectsDuplicateKeys: true)
-    guard let (value, deferred) = try? reader.read(line, deferring: "parameters"),
+    guard
+      let (value, deferred) = try? reader.read(line, deferring: "parameters", checksOnly: Self.isJSONBody),
       case .object(let object) = value, object["op"] == nil,
       var job = try? decodeSubmittedJob(object, path: "")
     else { return decodeFully(line) }
@@ -38,13 +39,18 @@ public struct JobDecoder: Sendable {
       let text = UnsafeBufferPointer(rebasing: line[deferred.range])
       if job.encoding == .json, deferred.hasWriterEscapes {
         job.parametersStorage = .json(deferred.isCompact ? Array(text) : JobParameters.compacted(text))
-      } else {
+      } else if !deferred.isRead {
         // The text was checked with the line's limits, inside it, so it reads on its own.
         guard let tree = try? JSONReader(maxDepth: maxDepth).read(text) else { return decodeFully(line) }
         job.parametersStorage = .value(tree)
       }
     }
     return .success(.job(job))
+  }
+
+  /// Whether members read so far say the body is JSON (`"encoding": "json"`).
+  private static func isJSONBody(_ members: [JSONObject.Member]) -> Bool {
+    members.contains { $0.key == "encoding" && $0.value == .string("json") }
   }
 
   /// Decodes a line by reading it whole as a tree.

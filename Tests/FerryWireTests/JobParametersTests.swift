@@ -10,9 +10,12 @@ private func decodedJob(_ text: String) throws -> Job {
   return job
 }
 
-/// A JSON-body line with `parameters` written as `text`.
-private func jsonLine(_ text: String) -> String {
-  #"{"url": "http://h/", "method": "POST", "encoding": "json", "parameters": "# + text + "}"
+/// A JSON-body line with `parameters` written as `text`, `encoding` before them or after
+/// (the decoder only checks them in the first case, and reads a tree as well in the second).
+private func jsonLine(_ text: String, encodingFirst: Bool = true) -> String {
+  encodingFirst
+    ? #"{"url": "http://h/", "method": "POST", "encoding": "json", "parameters": "# + text + "}"
+    : #"{"url": "http://h/", "method": "POST", "parameters": "# + text + #", "encoding": "json"}"#
 }
 
 @Test func keepsJSONBodyParametersAsTheClientsCompactText() throws {
@@ -45,18 +48,22 @@ private func jsonLine(_ text: String) -> String {
   "null",
 ])
 func keptTextIsWhatTheWriterMakesOfTheTree(text: String) throws {
-  let job = try decodedJob(jsonLine(text))
-  let kept = try #require(job.parametersJSON)
-  let tree = try #require(job.parameters)
-  #expect(kept == JSONWriter.bytes(tree))
-  #expect(tree == (try JSONReader().read(text)))
+  for encodingFirst in [true, false] {
+    let job = try decodedJob(jsonLine(text, encodingFirst: encodingFirst))
+    let kept = try #require(job.parametersJSON)
+    let tree = try #require(job.parameters)
+    #expect(kept == JSONWriter.bytes(tree))
+    #expect(tree == (try JSONReader().read(text)))
+  }
 }
 
 @Test(arguments: [#""a\/b""#, #""\u00e9""#, #""\b\f""#, #"{"k\u0041": 1}"#, #""\ud83d\ude00""#])
 func escapesTheWriterRewritesKeepTheTree(text: String) throws {
-  let job = try decodedJob(jsonLine(text))
-  #expect(job.parametersJSON == nil)
-  #expect(job.parameters == (try JSONReader().read(text)))
+  for encodingFirst in [true, false] {
+    let job = try decodedJob(jsonLine(text, encodingFirst: encodingFirst))
+    #expect(job.parametersJSON == nil)
+    #expect(job.parameters == (try JSONReader().read(text)))
+  }
 }
 
 @Test func otherEncodingsKeepTheTree() throws {
