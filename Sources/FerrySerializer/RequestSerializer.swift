@@ -63,9 +63,7 @@ public struct RequestSerializer: Sendable {
     _ job: Job, method: String, isURIMethod: Bool, url: inout RequestURL.Resolved
   ) throws(WireError) -> EncodedBody {
     let arrayEncoding = job.arrayEncoding ?? .brackets
-    // AFNetworking treats nil and NSNull parameters alike: nothing to place.
-    let given = job.parameters
-    let parameters: JSONValue? = given == .null ? nil : given
+    let parameters = Parameters(job)
     if let raw = job.body {
       guard job.parts == nil else {
         throw WireError.invalidJob("body", "body and parts cannot both be given")
@@ -86,7 +84,7 @@ public struct RequestSerializer: Sendable {
       }
       // AFNetworking's multipartFormRequest puts parameters into parts for every method,
       // uri_methods included: the client asked for multipart.
-      return try multipartBody(parameters, parts: job.parts ?? [], arrayEncoding: arrayEncoding)
+      return try multipartBody(parameters?.value, parts: job.parts ?? [], arrayEncoding: arrayEncoding)
     }
     if isURIMethod {
       try Self.appendQuery(parameters, arrayEncoding: arrayEncoding, to: &url)
@@ -107,17 +105,18 @@ public struct RequestSerializer: Sendable {
   /// Appends the query string of `parameters` to the URL: `?` when it has no query, `&` after a
   /// non-empty one, nothing after a bare `?`; nothing at all when there is no pair.
   static func appendQuery(
-    _ parameters: JSONValue?, arrayEncoding: ArrayEncoding, to url: inout RequestURL.Resolved
+    _ parameters: Parameters?, arrayEncoding: ArrayEncoding, to url: inout RequestURL.Resolved
   ) throws(WireError) {
     guard let parameters else { return }
-    let object = try topLevelObject(parameters, for: "the query string")
     let mark = url.bytes.count
     switch url.query {
     case .none: url.bytes.append(UInt8(ascii: "?"))
     case .empty: break
     case .nonEmpty: url.bytes.append(UInt8(ascii: "&"))
     }
-    if QueryString.append(object, arrayEncoding: arrayEncoding, into: &url.bytes) == 0 {
+    if try parameters.appendQuery(arrayEncoding: arrayEncoding, for: "the query string", into: &url.bytes)
+      == 0
+    {
       url.bytes.removeSubrange(mark...)
     }
   }

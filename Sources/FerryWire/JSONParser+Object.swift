@@ -2,10 +2,10 @@
 struct JSONDeferredValue: Sendable {
   /// The value's bytes in the input, without surrounding whitespace.
   var range: Range<Int>
-  /// True when the value was read into the tree as well; else it reads as `null` there.
-  var isRead: Bool
   /// No insignificant whitespace inside the value: its text is already compact.
   var isCompact: Bool
+  /// No string in it has an escape at all: a string's content is the bytes between its quotes.
+  var hasNoEscapes: Bool
   /// No string in it has an escape that `JSONWriter` writes differently, so its compact text is
   /// byte for byte what the writer would make of the value read as a tree.
   var hasWriterEscapes: Bool
@@ -40,7 +40,7 @@ extension JSONParser {
       do throws(JSONError) {
         value =
           depth == 1 && deferredKey != nil
-          ? try topLevelMemberValue(key: token, depth: depth, after: members) : try parseValue(depth: depth)
+          ? try topLevelMemberValue(key: token, depth: depth) : try parseValue(depth: depth)
       } catch {
         throw Self.prefixed(error, with: keys.string(at: keyEntry, input: bytes))
       }
@@ -69,39 +69,23 @@ extension JSONParser {
     throw JSONError(offset: offset, reason: "duplicate key \"\(key)\"", duplicateKeyPath: [key])
   }
 
-  /// The value of a member of the top-level object. For the deferred member, its place is
-  /// recorded; it is only checked (by the same grammar and limits) and reads as `null` unless
-  /// `checksOnly` says, from the members before it, that the tree needs it.
-  private mutating func topLevelMemberValue(
-    key: JSONStringToken, depth: Int, after members: Sink.Members
-  ) throws(JSONError) -> Sink.Value {
+  /// The value of a member of the top-level object; the deferred member's value is only
+  /// checked, by the same grammar and limits, and its place recorded; it reads as `null`.
+  private mutating func topLevelMemberValue(key: JSONStringToken, depth: Int) throws(JSONError) -> Sink.Value
+  {
     guard deferred == nil, let deferredKey, !key.isEscaped,
       Self.equal(UnsafeBufferPointer(rebasing: bytes[key.start..<key.end]), deferredKey)
     else { return try parseValue(depth: depth) }
-    let start = index
-    guard checksOnly?(members) ?? true else { return try readLocated(from: start, depth: depth) }
     var checker = JSONParser<JSONCheckSink>(
       bytes: bytes, maxDepth: maxDepth, rejectsDuplicateKeys: rejectsDuplicateKeys)
     checker.index = index
+    let start = index
     try checker.parseValue(depth: depth)
     index = checker.index
     deferred = JSONDeferredValue(
-      range: start..<index, isRead: false, isCompact: !checker.sawWhitespace,
+      range: start..<index, isCompact: !checker.sawWhitespace, hasNoEscapes: !checker.sawEscape,
       hasWriterEscapes: !checker.sawRewrittenEscape)
     return Sink.null()
-  }
-
-  /// Reads the deferred member's value into the tree, recording its place and text.
-  private mutating func readLocated(from start: Int, depth: Int) throws(JSONError) -> Sink.Value {
-    let (sawWhitespaceBefore, sawRewrittenEscapeBefore) = (sawWhitespace, sawRewrittenEscape)
-    sawWhitespace = false
-    sawRewrittenEscape = false
-    let value = try parseValue(depth: depth)
-    deferred = JSONDeferredValue(
-      range: start..<index, isRead: true, isCompact: !sawWhitespace, hasWriterEscapes: !sawRewrittenEscape)
-    sawWhitespace = sawWhitespace || sawWhitespaceBefore
-    sawRewrittenEscape = sawRewrittenEscape || sawRewrittenEscapeBefore
-    return value
   }
 
   private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {

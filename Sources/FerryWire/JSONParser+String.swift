@@ -96,6 +96,7 @@ extension JSONParser {
 
   /// Decodes one escape into `scratch`; returns the scalar it stands for.
   private mutating func parseEscape() throws(JSONError) -> UInt32 {
+    sawEscape = true
     let escapeStart = index
     index += 1
     guard index < bytes.count else { throw fail("unterminated string") }

@@ -14,15 +14,14 @@ struct JSONParser<Sink: JSONSink>: ~Copyable {
   var keys = JSONKeyTracker()
   /// Set once insignificant whitespace has been skipped.
   var sawWhitespace = false
+  /// Set once a string held an escape.
+  var sawEscape = false
   /// Set once a string held an escape that `JSONWriter` writes differently (`\/`, `\b`, `\f`,
   /// `\u`): text with one is not what the writer would make of its value.
   var sawRewrittenEscape = false
-  /// A member of the top-level object whose value is located, and only checked rather than
-  /// read when `checksOnly` allows (the job decoder keeps a JSON body's `parameters` as text).
+  /// A member of the top-level object whose value is only checked and located, not read (the
+  /// job decoder keeps `parameters` as text); it reads as `null` in the tree.
   var deferredKey: StaticString?
-  /// Given the members before the deferred one, whether its value need not be in the tree;
-  /// `nil` means it never need be.
-  var checksOnly: ((Sink.Members) -> Bool)?
   /// Where the deferred member's value was, once read.
   var deferred: JSONDeferredValue?
 

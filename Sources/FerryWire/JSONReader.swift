@@ -35,20 +35,18 @@ public struct JSONReader: Sendable {
   }
 
   @usableFromInline func readBuffer(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONError> {
-    Result { () throws(JSONError) in try read(buffer, deferring: nil, checksOnly: nil).value }
+    Result { () throws(JSONError) in try read(buffer, deferring: nil).value }
   }
 
   /// Reads one value; when `key` is given and the value is an object, that member's value is
-  /// located, and only checked (by the same grammar, limits and duplicate rule), reading as
-  /// `null` in the tree, when `checksOnly` returns true for the members before it.
+  /// only checked (by the same grammar, limits and duplicate rule) and located, and reads as
+  /// `null` in the tree.
   func read(
-    _ buffer: UnsafeBufferPointer<UInt8>, deferring key: StaticString?,
-    checksOnly: (([JSONObject.Member]) -> Bool)?
+    _ buffer: UnsafeBufferPointer<UInt8>, deferring key: StaticString?
   ) throws(JSONError) -> (value: JSONValue, deferred: JSONDeferredValue?) {
     var parser = JSONParser<JSONTreeSink>(
       bytes: buffer, maxDepth: maxDepth, rejectsDuplicateKeys: rejectsDuplicateKeys)
     parser.deferredKey = key
-    parser.checksOnly = checksOnly
     parser.skipWhitespace()
     let value = try parser.parseValue(depth: 0)
     parser.skipWhitespace()

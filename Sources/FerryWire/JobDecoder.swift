@@ -22,35 +22,31 @@ public struct JobDecoder: Sendable {
     return copy.withUnsafeBufferPointer { decodeBuffer($0) }
   }
 
-  /// Decodes a line, noting where a job's `parameters` are. A JSON body is kept as that text:
-  /// when `encoding: json` comes before them the parameters are only checked, not read into a
-  /// tree. Anything unusual (bad JSON, an op, a refused job) takes `decodeFully`, so that errors
+  /// Decodes a line with a job's `parameters` only checked while the line is read, and kept as
+  /// their compact text when that can stand for the tree: when the text has no escapes (the
+  /// serializer flattens it for a query or form body as it is), or for a JSON body when its
+  /// escapes are ones the writer would write the same. Otherwise the tree is read from the
+  /// text. Anything unusual (bad JSON, an op, a refused job) takes `decodeFully`, so that errors
   /// come from one place.
   @usableFromInline func decodeBuffer(_ line: UnsafeBufferPointer<UInt8>) -> Result<
     ClientMessage, DecodeFailure
   > {
     let reader = JSONReader(maxDepth: maxDepth, rejectsDuplicateKeys: true)
-    guard
-      let (value, deferred) = try? reader.read(line, deferring: "parameters", checksOnly: Self.isJSONBody),
+    guard let (value, deferred) = try? reader.read(line, deferring: "parameters"),
       case .object(let object) = value, object["op"] == nil,
       var job = try? decodeSubmittedJob(object, path: "")
     else { return decodeFully(line) }
     if let deferred {
       let text = UnsafeBufferPointer(rebasing: line[deferred.range])
-      if job.encoding == .json, deferred.hasWriterEscapes {
+      if deferred.hasNoEscapes || (job.encoding == .json && deferred.hasWriterEscapes) {
         job.parametersStorage = .json(deferred.isCompact ? Array(text) : JobParameters.compacted(text))
-      } else if !deferred.isRead {
+      } else {
         // The text was checked with the line's limits, inside it, so it reads on its own.
         guard let tree = try? JSONReader(maxDepth: maxDepth).read(text) else { return decodeFully(line) }
         job.parametersStorage = .value(tree)
       }
     }
     return .success(.job(job))
-  }
-
-  /// Whether members read so far say the body is JSON (`"encoding": "json"`).
-  private static func isJSONBody(_ members: [JSONObject.Member]) -> Bool {
-    members.contains { $0.key == "encoding" && $0.value == .string("json") }
   }
 
   /// Decodes a line by reading it whole as a tree.

@@ -1,8 +1,9 @@
 /// How a job holds its `parameters`: as a tree, or as the compact JSON text the client sent.
 ///
-/// A job line with `"encoding": "json"` keeps its parameters as text: the serializer sends that
-/// text as the body, so the tree (a string per key and value, an array per container) is built
-/// only if someone asks for `Job.parameters`.
+/// A job line keeps its parameters as text when it can stand for the tree: the serializer sends
+/// it as a JSON body, or flattens it into a query string or form body, so the tree (a string
+/// per key and value, an array per container) is built only if someone asks for
+/// `Job.parameters`.
 enum JobParameters: Sendable, Equatable {
   case value(JSONValue)
   /// Compact JSON text (no insignificant whitespace) that the reader has checked: grammar,
@@ -66,8 +67,9 @@ extension Job {
   }
 
   /// The compact JSON text of `parameters` as the client sent it (key order, number text and
-  /// escapes kept, insignificant whitespace dropped), for a job decoded from a line with
-  /// `"encoding": "json"`; `nil` otherwise. When present it is byte for byte
+  /// escapes kept, insignificant whitespace dropped), for a job decoded from a line whose
+  /// parameters hold no escape, or, with `"encoding": "json"`, only escapes that `JSONWriter`
+  /// writes the same; `nil` otherwise. When present it is byte for byte
   /// `JSONWriter.bytes(parameters!)`, without building the tree.
   public var parametersJSON: [UInt8]? {
     if case .json(let text) = parametersStorage { return text }

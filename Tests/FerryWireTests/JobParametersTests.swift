@@ -66,13 +66,22 @@ func escapesTheWriterRewritesKeepTheTree(text: String) throws {
   }
 }
 
-@Test func otherEncodingsKeepTheTree() throws {
+@Test func otherEncodingsKeepTextWithoutEscapes() throws {
   let form = try decodedJob(#"{"url": "http://h/", "parameters": {"a": [1, "x"]}, "encoding": "form"}"#)
-  #expect(form.parametersJSON == nil)
+  #expect(form.parametersJSON == Array(#"{"a":[1,"x"]}"#.utf8))
   #expect(form.parameters == ["a": [1, "x"]])
   let none = try decodedJob(#"{"url": "http://h/", "parameters": {"a": 1}}"#)
-  #expect(none.parametersJSON == nil)
+  #expect(none.parametersJSON == Array(#"{"a":1}"#.utf8))
   #expect(none.parameters == ["a": 1])
+}
+
+@Test func escapesKeepTheTreeUnlessTheBodyIsJSON() throws {
+  let form = try decodedJob(#"{"url": "http://h/", "parameters": {"a": "x\ny\"z"}}"#)
+  #expect(form.parametersJSON == nil)
+  #expect(form.parameters == ["a": "x\ny\"z"])
+  let json = try decodedJob(jsonLine(#"{"a": "x\ny\"z"}"#))
+  #expect(json.parametersJSON == Array(#"{"a":"x\ny\"z"}"#.utf8))
+  #expect(json.parameters == ["a": "x\ny\"z"])
 }
 
 @Test func encodingMayComeBeforeOrAfterParameters() throws {
