@@ -12,6 +12,7 @@ struct JSONDeferredValue: Sendable {
 }
 
 extension JSONParser {
+  @inline(never)
   mutating func parseObject(depth: Int) throws(JSONError) -> Sink.Value {
     if depth > maxDepth { throw fail("nesting deeper than \(maxDepth)") }
     index += 1

@@ -54,6 +54,9 @@ struct JSONParser<Sink: JSONSink>: ~Copyable {
     return fail("unexpected byte 0x\(b < 16 ? "0" : "")\(hex)")
   }
 
+  // Inlined into the object and array loops, so that a scalar member costs no call; only
+  // containers call out (they recurse).
+  @inline(__always)
   mutating func parseValue(depth: Int) throws(JSONError) -> Sink.Value {
     guard index < bytes.count else { throw unexpected() }
     switch bytes[index] {
@@ -98,6 +101,7 @@ struct JSONParser<Sink: JSONSink>: ~Copyable {
     }
   }
 
+  @inline(never)
   mutating func parseArray(depth: Int) throws(JSONError) -> Sink.Value {
     if depth > maxDepth { throw fail("nesting deeper than \(maxDepth)") }
     index += 1
@@ -139,6 +143,7 @@ struct JSONParser<Sink: JSONSink>: ~Copyable {
   }
 
   /// Checks a number against RFC 8259's grammar and moves past it.
+  @inline(__always)
   mutating func parseNumber() throws(JSONError) {
     // The position stays in a local and is stored back before anything can throw.
     var i = index
