@@ -10,13 +10,22 @@ enum Parameters {
 
   /// The job's parameters, or `nil` for none or `null`.
   init?(_ job: Job) {
-    if let text = job.parametersJSON, !text.contains(UInt8(ascii: "\\")) {
-      if text.elementsEqual("null".utf8) { return nil }
+    if let text = job.parametersJSON, !Self.hasEscape(text) {
+      // Checked JSON of four bytes starting with `n` is `null`.
+      if text.count == 4, text[0] == UInt8(ascii: "n") { return nil }
       self = .text(text)
       return
     }
     guard let value = job.parameters, value != .null else { return nil }
     self = .tree(value)
+  }
+
+  /// Whether checked JSON `text` holds an escape: a backslash can only start one.
+  private static func hasEscape(_ text: [UInt8]) -> Bool {
+    text.withUnsafeBufferPointer { bytes in
+      for b in bytes where b == UInt8(ascii: "\\") { return true }
+      return false
+    }
   }
 
   /// The parameters as a tree (read from the text when they are kept as text).

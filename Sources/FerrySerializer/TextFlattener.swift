@@ -21,6 +21,8 @@ struct TextFlattener<Sink: PairSink & ~Copyable>: ~Copyable {
     self.sink = sink
     self.arrayEncoding = arrayEncoding
     self.text = text
+    // Room for two levels of a dozen members without growing.
+    members.reserveCapacity(72)
   }
 
   /// Flattens the top-level object, which starts the text.

@@ -58,6 +58,16 @@ public struct ByteWriter: ~Copyable {
     array.withUnsafeBufferPointer { append($0) }
   }
 
+  /// Appends what `body` writes through the pointer it gets, which has room for `maxCount`
+  /// bytes; `body` returns how many it wrote (at most `maxCount`). One capacity check for a
+  /// whole run of bytes.
+  @inlinable @inline(__always)
+  public mutating func append(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+    if maxCount > capacity - length { grow(toAtLeast: length + maxCount) }
+    let written = body(base + length)
+    length += min(max(written, 0), maxCount)
+  }
+
   /// Drops bytes past the first `newCount` (no more than are written).
   @inlinable
   public mutating func truncate(to newCount: Int) {
