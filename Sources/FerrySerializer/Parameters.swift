@@ -9,7 +9,7 @@ enum Parameters {
   case tree(JSONValue)
 
   /// The job's parameters, or `nil` for none or `null`.
-  init?(_ job: Job) {
+  init?(_ job: borrowing Job) {
     if let text = job.parametersJSON, !Self.hasEscape(text) {
       // Checked JSON of four bytes starting with `n` is `null`.
       if text.count == 4, text[0] == UInt8(ascii: "n") { return nil }

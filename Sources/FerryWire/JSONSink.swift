@@ -48,7 +48,7 @@ enum JSONTreeSink: JSONSink {
   }
 
   static func key(_ utf8: UnsafeBufferPointer<UInt8>) -> String {
-    String(decoding: utf8, as: UTF8.self)
+    JSONKnownKeys.string(for: utf8) ?? String(decoding: utf8, as: UTF8.self)
   }
 
   static func makeMembers() -> [JSONObject.Member] { [] }

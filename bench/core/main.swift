@@ -7,8 +7,9 @@ import FerryWire
 
 // Decode + serialize time per job, the daemon's per-job pure work: a JSON line through
 // JobDecoder, then RequestSerializer. Prints the median of 7 runs and the min–max.
-// Arguments: [iterations] [get|post] (both cases when the second is absent; one case alone is
-// handy under callgrind).
+// Arguments: [iterations] [get|post|done] (all cases when the second is absent; one case alone
+// is handy under callgrind). `done` is the per-job event line: EventEncoder on a `done` event
+// with a 1 KB JSON body and eight response headers.
 
 struct NoFiles: FileProbe {
   func size(ofFileAt path: String) throws(WireError) -> Int64 {
@@ -26,7 +27,8 @@ let getLine = Array(
   #"{"id":"j1","url":"http://api.example.com/v1/items","parameters":{"q":"swift json","page":2,"per_page":50,"sort":"updated","tags":["a","b"]}}"#
     .utf8)
 
-func postLine() -> [UInt8] {
+/// About 1 KB of JSON: an object holding an array of small objects.
+func itemsJSON() -> String {
   var items: [String] = []
   var i = 0
   var size = 0
@@ -36,10 +38,13 @@ func postLine() -> [UInt8] {
     size += item.utf8.count + 1
     i += 1
   }
-  let json = "{\"items\":[" + items.joined(separator: ",") + "]}"
-  return Array(
+  return "{\"items\":[" + items.joined(separator: ",") + "]}"
+}
+
+func postLine() -> [UInt8] {
+  Array(
     (#"{"id":"p1","method":"POST","url":"http://api.example.com/v1/orders","encoding":"json","parameters":"#
-      + json + "}").utf8)
+      + itemsJSON() + "}").utf8)
 }
 
 @inline(never) func run(_ line: [UInt8], serializer: RequestSerializer, iterations: Int) -> Double {
@@ -50,6 +55,35 @@ func postLine() -> [UInt8] {
     guard case .success(.job(let job)) = decoder.decode(line) else { fatalError("bad benchmark line") }
     guard let request = try? serializer.serialize(job) else { fatalError("serializer refused") }
     sink &+= request.url.utf8.count &+ Int(request.body?.length ?? 0)
+  }
+  let elapsed = Double(nowNs() - start)
+  if sink == 42 { print("") }
+  return elapsed / Double(iterations)
+}
+
+/// A `done` event as the daemon sends one for a small JSON API response.
+func doneEvent() -> Event {
+  let headers: [(name: String, value: String)] = [
+    ("content-type", "application/json; charset=utf-8"), ("content-length", "1141"),
+    ("date", "Tue, 03 Jun 2025 10:00:00 GMT"), ("server", "nginx"), ("cache-control", "no-cache"),
+    ("x-request-id", "3f2a9c1e-8b7d-4e5f-a6b1-c2d3e4f5a6b7"), ("set-cookie", "a=1; Path=/"),
+    ("set-cookie", "b=2; Path=/; HttpOnly"),
+  ]
+  let head = ResponseHead(status: 200, headers: headers, httpVersion: "HTTP/1.1")
+  let completion = JobCompletion(
+    head: head, body: .json(Array(itemsJSON().utf8)), url: "http://api.example.com/v1/orders", attempts: 1,
+    timing: JobTiming(queued: 120, connect: 1500, tls: 0, firstByte: 4200, total: 4800))
+  return .job(id: "p1", seq: 4, .done(completion))
+}
+
+@inline(never) func runEvents(_ event: Event, iterations: Int) -> Double {
+  var out: [UInt8] = []
+  var sink = 0
+  let start = nowNs()
+  for _ in 0..<iterations {
+    out.removeAll(keepingCapacity: true)
+    EventEncoder.encode(event, into: &out)
+    sink &+= out.count
   }
   let elapsed = Double(nowNs() - start)
   if sink == 42 { print("") }
@@ -71,5 +105,15 @@ for (tag, name, line) in cases where only == nil || only == tag {
   let f = { (x: Double) in String(Int((x / 10).rounded()) * 10) }
   print(
     "\(name): median \(f(samples[3])) ns/job (min \(f(samples[0])), max \(f(samples[6]))), \(iterations) jobs x 7 runs"
+  )
+}
+if only == nil || only == "done" {
+  let event = doneEvent()
+  _ = runEvents(event, iterations: iterations / 10)
+  var samples = (0..<7).map { _ in runEvents(event, iterations: iterations) }
+  samples.sort()
+  let f = { (x: Double) in String(Int((x / 10).rounded()) * 10) }
+  print(
+    "done event line: median \(f(samples[3])) ns/event (min \(f(samples[0])), max \(f(samples[6]))), \(iterations) events x 7 runs"
   )
 }
