@@ -35,7 +35,12 @@ public struct ByteWriter: ~Copyable {
     let n = bytes.count
     guard n > 0, let source = bytes.baseAddress else { return }
     if n > capacity - length { grow(toAtLeast: length + n) }
-    (base + length).initialize(from: source, count: n)
+    if n <= 16 {
+      // Keys, numbers and short values: a loop beats the call to memcpy.
+      for i in 0..<n { base[length + i] = source[i] }
+    } else {
+      (base + length).initialize(from: source, count: n)
+    }
     length += n
   }
 
