@@ -81,6 +81,10 @@ extension JSONParser {
       bytes: bytes, maxDepth: maxDepth, rejectsDuplicateKeys: rejectsDuplicateKeys)
     checker.index = index
     let start = index
+    // The checker borrows this parser's key memory (its objects' keys go above ours), so that
+    // a line allocates it once.
+    swap(&checker.keys, &keys)
+    defer { swap(&checker.keys, &keys) }
     try checker.parseValue(depth: depth)
     index = checker.index
     deferred = JSONDeferredValue(
