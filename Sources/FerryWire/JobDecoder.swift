@@ -2,7 +2,9 @@
 ///
 /// Pure and allocation-conscious, since it runs once per submitted job: the line is read once
 /// into a `JSONValue` (duplicate keys rejected), then members are dispatched on their key
-/// strings; no dictionaries are built. Failures carry PROTOCOL.md's error codes and, for
+/// strings; no dictionaries are built. A job's `parameters` are only checked, by the same
+/// rules, and usually kept as their compact text (`Job.parametersJSON`), which the serializer
+/// sends or flattens without a tree. Failures carry PROTOCOL.md's error codes and, for
 /// `invalid_job`, the dotted path of the offending field.
 public struct JobDecoder: Sendable {
   /// Deepest nesting of arrays and objects a line may have (the line's object is depth 1).
