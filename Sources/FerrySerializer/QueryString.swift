@@ -47,9 +47,8 @@ public enum QueryString {
   @discardableResult
   static func append(_ parameters: JSONObject, arrayEncoding: ArrayEncoding, into out: inout [UInt8]) -> Int {
     var flattener = Flattener(sink: QueryWriter(), arrayEncoding: arrayEncoding)
-    flattener.sink.out.reserveCapacity(parameters.count * 24)
     flattener.flatten(parameters)
-    out.append(contentsOf: flattener.sink.out)
+    flattener.sink.out.append(to: &out)
     return flattener.sink.count
   }
 
@@ -68,143 +67,28 @@ public enum QueryString {
 
   /// Appends the UTF-8 of `s` percent-escaped (uppercase hex) to `out`.
   static func appendEscaped(_ s: String, into out: inout [UInt8]) {
-    HTTPSyntax.withBytes(s) { appendEscaped($0, into: &out) }
+    var writer = ByteWriter(capacity: s.utf8.count * 3)
+    HTTPSyntax.withBytes(s) { appendEscaped($0, into: &writer) }
+    writer.append(to: &out)
   }
 
   /// Appends `bytes` percent-escaped (uppercase hex) to `out`.
-  static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
-    // Most bytes of most parameters pass through: copy runs of them at once.
-    var runStart = 0
-    for i in 0..<bytes.count where !isUnescaped(bytes[i]) {
-      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
-      let b = bytes[i]
-      out.append(UInt8(ascii: "%"))
-      out.append(hexDigit(b >> 4))
-      out.append(hexDigit(b & 0x0F))
-      runStart = i + 1
-    }
-    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
-  }
-}
-
-/// Receives the pairs of a flattening, field bytes unescaped.
-protocol PairSink {
-  mutating func pair(field: [UInt8], value: String?)
-}
-
-/// Writes pairs straight into an escaped query string.
-struct QueryWriter: PairSink {
-  var out: [UInt8] = []
-  var count = 0
-
-  mutating func pair(field: [UInt8], value: String?) {
-    if count > 0 { out.append(UInt8(ascii: "&")) }
-    count += 1
-    field.withUnsafeBufferPointer { QueryString.appendEscaped($0, into: &out) }
-    if let value {
-      out.append(UInt8(ascii: "="))
-      QueryString.appendEscaped(value, into: &out)
-    }
-  }
-}
-
-/// Collects unescaped pairs.
-struct PairCollector: PairSink {
-  var pairs: [QueryString.Pair] = []
-
-  mutating func pair(field: [UInt8], value: String?) {
-    pairs.append(QueryString.Pair(field: String(decoding: field, as: UTF8.self), value: value))
-  }
-}
-
-/// AFQueryStringPairsFromKeyAndValue, walking the value with one reusable field buffer.
-struct Flattener<Sink: PairSink> {
-  var sink: Sink
-  let arrayEncoding: ArrayEncoding
-  /// The field name of the value being visited, unescaped.
-  private var field: [UInt8] = []
-
-  init(sink: Sink, arrayEncoding: ArrayEncoding) {
-    self.sink = sink
-    self.arrayEncoding = arrayEncoding
-    field.reserveCapacity(64)
-  }
-
-  /// Flattens a top-level object: its keys are the field names themselves.
-  mutating func flatten(_ object: JSONObject) {
-    visit(object, nested: false)
-  }
-
-  private mutating func visit(_ object: JSONObject, nested: Bool) {
-    let members = object.members
-    if Self.isSorted(members) {
-      for i in members.indices { visit(members[i], nested: nested) }
-    } else {
-      // Sorting positions rather than members moves no strings.
-      for i in members.indices.sorted(by: { Self.precedes(members[$0].key, members[$1].key) }) {
-        visit(members[i], nested: nested)
-      }
-    }
-  }
-
-  private mutating func visit(_ member: JSONObject.Member, nested: Bool) {
-    let mark = field.count
-    if nested { field.append(UInt8(ascii: "[")) }
-    HTTPSyntax.withBytes(member.key) { field.append(contentsOf: $0) }
-    if nested { field.append(UInt8(ascii: "]")) }
-    visit(member.value)
-    field.removeLast(field.count - mark)
-  }
-
-  private mutating func visit(_ value: JSONValue) {
-    switch value {
-    case .object(let object): visit(object, nested: true)
-    case .array(let elements):
-      let mark = field.count
-      for (i, element) in elements.enumerated() {
-        switch arrayEncoding {
-        case .brackets: field.append(contentsOf: [UInt8(ascii: "["), UInt8(ascii: "]")])
-        case .repeat: break
-        case .indexed:
-          field.append(UInt8(ascii: "["))
-          field.append(contentsOf: String(i).utf8)
-          field.append(UInt8(ascii: "]"))
+  static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteWriter) {
+    // Written straight into the writer's memory: at most three bytes out per byte in.
+    out.append(maxCount: bytes.count * 3) { dst in
+      var n = 0
+      for b in bytes {
+        if isUnescaped(b) {
+          dst[n] = b
+          n += 1
+        } else {
+          dst[n] = UInt8(ascii: "%")
+          dst[n + 1] = hexDigit(b >> 4)
+          dst[n + 2] = hexDigit(b & 0x0F)
+          n += 3
         }
-        visit(element)
-        field.removeLast(field.count - mark)
       }
-    case .string(let s): sink.pair(field: field, value: s)
-    case .number(let n): sink.pair(field: field, value: n.text)
-    case .bool(let b): sink.pair(field: field, value: b ? "1" : "0")
-    case .null: sink.pair(field: field, value: nil)
-    }
-  }
-
-  /// The members in byte-wise key order. The sort is stable, so a key given twice keeps its
-  /// order.
-  static func sorted(_ object: JSONObject) -> [JSONObject.Member] {
-    let members = object.members
-    if isSorted(members) { return members }
-    return members.sorted { precedes($0.key, $1.key) }
-  }
-
-  /// Whether the keys are already in order (the usual case for generated JSON).
-  static func isSorted(_ members: [JSONObject.Member]) -> Bool {
-    var i = 1
-    while i < members.count {
-      if precedes(members[i].key, members[i - 1].key) { return false }
-      i += 1
-    }
-    return true
-  }
-
-  /// Byte-wise UTF-8 order (which is code-point order).
-  static func precedes(_ a: String, _ b: String) -> Bool {
-    HTTPSyntax.withBytes(a) { x in
-      HTTPSyntax.withBytes(b) { y in
-        for i in 0..<min(x.count, y.count) where x[i] != y[i] { return x[i] < y[i] }
-        return x.count < y.count
-      }
+      return n
     }
   }
 }

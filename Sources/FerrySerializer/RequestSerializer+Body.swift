@@ -18,26 +18,36 @@ extension RequestSerializer {
 
   /// `parameters` in the body as `encoding` says (never multipart: that is `multipartBody`).
   static func encodedBody(
-    _ parameters: JSONValue?, encoding: BodyEncoding, arrayEncoding: ArrayEncoding
+    _ parameters: Parameters?, encoding: BodyEncoding, arrayEncoding: ArrayEncoding
   ) throws(WireError) -> EncodedBody {
     switch encoding {
     case .form, .multipart:
       // AFNetworking sends an empty body, not none, when there are no parameters (#2864).
       var bytes: [UInt8] = []
       if let parameters {
-        let object = try topLevelObject(parameters, for: "a form body")
-        QueryString.append(object, arrayEncoding: arrayEncoding, into: &bytes)
+        _ = try parameters.appendQuery(arrayEncoding: arrayEncoding, for: "a form body", into: &bytes)
       }
       return EncodedBody(plan: BodyPlan(bytes: bytes), contentType: formType)
     case .json:
       // AFJSONRequestSerializer sets neither body nor Content-Type for nil parameters (#4370).
-      guard let parameters else { return .none }
-      return EncodedBody(plan: BodyPlan(bytes: JSONWriter.bytes(parameters)), contentType: "application/json")
+      switch parameters {
+      case nil: return .none
+      case .text(let text): return jsonBody(text)
+      case .tree(let value): return jsonBody(JSONWriter.bytes(value))
+      }
     case .plist:
       guard let parameters else { return .none }
       return EncodedBody(
-        plan: BodyPlan(bytes: try PropertyListWriter.bytes(parameters)), contentType: "application/x-plist")
+        plan: BodyPlan(bytes: try PropertyListWriter.bytes(parameters.value)),
+        contentType: "application/x-plist")
     }
+  }
+
+  /// A JSON body from the compact JSON text of the parameters; JSON `null` is no parameters.
+  static func jsonBody(_ text: [UInt8]) -> EncodedBody {
+    // AFJSONRequestSerializer sets neither body nor Content-Type for nil parameters (#4370).
+    if text.elementsEqual("null".utf8) { return .none }
+    return EncodedBody(plan: BodyPlan(bytes: text), contentType: "application/json")
   }
 
   /// A raw `body`: text, bytes or a streamed file, typed by `type` or by its kind.

@@ -44,11 +44,26 @@ public struct RequestSerializer: Sendable {
     guard let urlText = job.url else { throw WireError.invalidJob("url", "url is required") }
     var url = try RequestURL.resolve(urlText, base: base)
     let isURIMethod = settings.uriMethods.contains(method)
-    let arrayEncoding = job.arrayEncoding ?? .brackets
-    // AFNetworking treats nil and NSNull parameters alike: nothing to place.
-    let parameters: JSONValue? = job.parameters == .null ? nil : job.parameters
+    let body: EncodedBody
+    if !isURIMethod, job.encoding == .json, job.body == nil, job.parts == nil, let text = job.parametersJSON {
+      // The client's own compact JSON, which is what JSONWriter would make of the tree.
+      body = Self.jsonBody(text)
+    } else {
+      body = try encodedBody(job, method: method, isURIMethod: isURIMethod, url: &url)
+    }
 
-    var body = EncodedBody.none
+    let headers = try headerFields(job, body: body)
+    let request = Request(
+      method: method, url: String(decoding: url.bytes, as: UTF8.self), headers: headers, body: body.plan)
+    return SerializedRequest(request: request, form: body.form)
+  }
+
+  /// The body of `job`, and its parameters in the query of `url` for a uri method.
+  private func encodedBody(
+    _ job: Job, method: String, isURIMethod: Bool, url: inout RequestURL.Resolved
+  ) throws(WireError) -> EncodedBody {
+    let arrayEncoding = job.arrayEncoding ?? .brackets
+    let parameters = Parameters(job)
     if let raw = job.body {
       guard job.parts == nil else {
         throw WireError.invalidJob("body", "body and parts cannot both be given")
@@ -60,25 +75,22 @@ public struct RequestSerializer: Sendable {
         throw WireError.invalidJob(
           "parameters", "parameters cannot go in the body of a request with a raw body")
       }
-      body = try rawBody(raw)
-    } else if job.parts != nil || job.encoding == .multipart {
+      return try rawBody(raw)
+    }
+    if job.parts != nil || job.encoding == .multipart {
       guard method != "GET", method != "HEAD" else {
         throw WireError.invalidJob(
           job.parts != nil ? "parts" : "encoding", "multipart needs a method with a body, not \(method)")
       }
       // AFNetworking's multipartFormRequest puts parameters into parts for every method,
       // uri_methods included: the client asked for multipart.
-      body = try multipartBody(parameters, parts: job.parts ?? [], arrayEncoding: arrayEncoding)
-    } else if isURIMethod {
-      try Self.appendQuery(parameters, arrayEncoding: arrayEncoding, to: &url)
-    } else {
-      body = try Self.encodedBody(parameters, encoding: job.encoding ?? .form, arrayEncoding: arrayEncoding)
+      return try multipartBody(parameters?.value, parts: job.parts ?? [], arrayEncoding: arrayEncoding)
     }
-
-    let headers = try headerFields(job, body: body)
-    let request = Request(
-      method: method, url: String(decoding: url.bytes, as: UTF8.self), headers: headers, body: body.plan)
-    return SerializedRequest(request: request, form: body.form)
+    if isURIMethod {
+      try Self.appendQuery(parameters, arrayEncoding: arrayEncoding, to: &url)
+      return .none
+    }
+    return try Self.encodedBody(parameters, encoding: job.encoding ?? .form, arrayEncoding: arrayEncoding)
   }
 
   /// The upper-cased method token; GET when absent.
@@ -93,17 +105,18 @@ public struct RequestSerializer: Sendable {
   /// Appends the query string of `parameters` to the URL: `?` when it has no query, `&` after a
   /// non-empty one, nothing after a bare `?`; nothing at all when there is no pair.
   static func appendQuery(
-    _ parameters: JSONValue?, arrayEncoding: ArrayEncoding, to url: inout RequestURL.Resolved
+    _ parameters: Parameters?, arrayEncoding: ArrayEncoding, to url: inout RequestURL.Resolved
   ) throws(WireError) {
     guard let parameters else { return }
-    let object = try topLevelObject(parameters, for: "the query string")
     let mark = url.bytes.count
     switch url.query {
     case .none: url.bytes.append(UInt8(ascii: "?"))
     case .empty: break
     case .nonEmpty: url.bytes.append(UInt8(ascii: "&"))
     }
-    if QueryString.append(object, arrayEncoding: arrayEncoding, into: &url.bytes) == 0 {
+    if try parameters.appendQuery(arrayEncoding: arrayEncoding, for: "the query string", into: &url.bytes)
+      == 0
+    {
       url.bytes.removeSubrange(mark...)
     }
   }

@@ -83,6 +83,14 @@ public enum RequestURL {
   /// Resolves `reference`; `base` is `nil` when the session has none, or the error its
   /// base_url gave, thrown only if a relative reference needs it.
   static func resolve(_ reference: String, base: Result<Base, WireError>?) throws(WireError) -> Resolved {
+    if let plain = HTTPSyntax.withBytes(reference, plainAbsolute) { return plain }
+    return try resolveInParts(reference, base: base)
+  }
+
+  /// `resolve` the long way: split into parts, each checked and normalized, then composed.
+  static func resolveInParts(_ reference: String, base: Result<Base, WireError>?) throws(WireError)
+    -> Resolved
+  {
     let bytes = try prepare(reference)
     let parts = URIParts(parsing: bytes[...])
     if parts.scheme != nil { return try absolute(parts) }

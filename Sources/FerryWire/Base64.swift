@@ -25,6 +25,31 @@ public enum Base64 {
     }
   }
 
+  /// Appends the base64 text of `bytes` to `out`, written in place.
+  public static func encode(_ bytes: [UInt8], into out: inout ByteWriter) {
+    let groups = (bytes.count + 2) / 3
+    alphabet.withUnsafeBufferPointer { alphabet in
+      bytes.withUnsafeBufferPointer { bytes in
+        out.append(maxCount: groups * 4) { dst in
+          var i = 0
+          var n = 0
+          while i < bytes.count {
+            let b1: UInt8? = i + 1 < bytes.count ? bytes[i + 1] : nil
+            let b2: UInt8? = i + 2 < bytes.count ? bytes[i + 2] : nil
+            let v = UInt32(bytes[i]) << 16 | UInt32(b1 ?? 0) << 8 | UInt32(b2 ?? 0)
+            dst[n] = alphabet[Int(v >> 18 & 63)]
+            dst[n + 1] = alphabet[Int(v >> 12 & 63)]
+            dst[n + 2] = b1 == nil ? UInt8(ascii: "=") : alphabet[Int(v >> 6 & 63)]
+            dst[n + 3] = b2 == nil ? UInt8(ascii: "=") : alphabet[Int(v & 63)]
+            i += 3
+            n += 4
+          }
+          return n
+        }
+      }
+    }
+  }
+
   /// The base64 text of `bytes`.
   public static func encode(_ bytes: some Collection<UInt8>) -> String {
     var out: [UInt8] = []

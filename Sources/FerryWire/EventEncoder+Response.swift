@@ -4,7 +4,7 @@ extension EventEncoder {
   private static let pairwiseHeaderLimit = 32
 
   /// `"status", "headers", "http_version"` of a response.
-  static func writeHead(_ head: ResponseHead, into out: inout [UInt8]) {
+  static func writeHead(_ head: ResponseHead, into out: inout ByteWriter) {
     key("status", into: &out)
     JSONWriter.writeInteger(head.status, into: &out)
     key("headers", into: &out)
@@ -15,11 +15,11 @@ extension EventEncoder {
 
   /// The headers as an object in first-seen order: a repeated name's values joined with `, `,
   /// `set-cookie` always an array (cookies may contain commas).
-  static func writeHeaders(_ headers: [(name: String, value: String)], into out: inout [UInt8]) {
+  static func writeHeaders(_ headers: [(name: String, value: String)], into out: inout ByteWriter) {
     out.append(UInt8(ascii: "{"))
     if headers.count <= pairwiseHeaderLimit {
       var first = true
-      for i in headers.indices where !headers[..<i].contains(where: { $0.name == headers[i].name }) {
+      for i in headers.indices where !headers[..<i].contains(where: { sameName($0.name, headers[i].name) }) {
         let same = SameNameIndices(headers: headers, name: headers[i].name, index: i)
         writeHeader(headers[i].name, same, of: headers, first: first, into: &out)
         first = false
@@ -41,7 +41,7 @@ extension EventEncoder {
   /// One member of the headers object: `name` with the values of `headers` at `indices`.
   private static func writeHeader(
     _ name: String, _ indices: some Sequence<Int>, of headers: [(name: String, value: String)],
-    first: Bool, into out: inout [UInt8]
+    first: Bool, into out: inout ByteWriter
   ) {
     if !first { out.append(UInt8(ascii: ",")) }
     JSONWriter.writeString(name, into: &out)
@@ -54,7 +54,7 @@ extension EventEncoder {
         if !isFirstValue { out.append(UInt8(ascii: ",")) }
         JSONWriter.writeString(headers[i].value, into: &out)
       } else {
-        if !isFirstValue { out.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
+        if !isFirstValue { out.append(", ") }
         JSONWriter.writeEscaped(headers[i].value, into: &out)
       }
       isFirstValue = false
@@ -63,7 +63,7 @@ extension EventEncoder {
   }
 
   /// The body members for `done` and `failed`.
-  static func writeBody(_ body: ResponseBody, into out: inout [UInt8]) {
+  static func writeBody(_ body: ResponseBody, into out: inout ByteWriter) {
     switch body {
     case .json(let bytes):
       key("body", into: &out)
@@ -88,24 +88,59 @@ extension EventEncoder {
 
   /// Validated JSON bytes with CR and LF dropped (only ever whitespace in valid JSON, and a raw
   /// LF would end the line); `null` if nothing is left, so the line stays valid JSON.
-  private static func writeEmbeddedJSON(_ bytes: [UInt8], into out: inout [UInt8]) {
-    let start = out.count
-    if !bytes.contains(where: { $0 == 0x0A || $0 == 0x0D }) {
-      out.append(contentsOf: bytes)
-    } else {
-      out.reserveCapacity(out.count + bytes.count)
-      for b in bytes where b != 0x0A && b != 0x0D { out.append(b) }
-    }
-    let isBlank = out[start...].allSatisfy { $0 == 0x20 || $0 == 0x09 }
-    if isBlank {
-      out.removeSubrange(start...)
-      out.append(contentsOf: "null".utf8)
+  private static func writeEmbeddedJSON(_ bytes: [UInt8], into out: inout ByteWriter) {
+    bytes.withUnsafeBufferPointer { bytes in
+      var start = 0
+      while start < bytes.count, isBlankOrLineBreak(bytes[start]) { start += 1 }
+      guard start < bytes.count else {
+        out.append("null")
+        return
+      }
+      guard hasLineBreak(bytes) else {
+        out.append(bytes)
+        return
+      }
+      out.append(maxCount: bytes.count) { dst in
+        var n = 0
+        for b in bytes where b != 0x0A && b != 0x0D {
+          dst[n] = b
+          n += 1
+        }
+        return n
+      }
     }
   }
 
+  @inline(__always) private static func isBlankOrLineBreak(_ b: UInt8) -> Bool {
+    b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D
+  }
+
+  /// Whether `bytes` holds CR or LF, eight bytes at a time (bodies run to megabytes): a word
+  /// has a byte equal to `c` when `w ^ c…c` has a zero byte, which `(x - 0x01…) & ~x & 0x80…`
+  /// detects.
+  private static func hasLineBreak(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = bytes.baseAddress else { return false }
+    let raw = UnsafeRawPointer(base)
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    var i = 0
+    while i + 8 <= bytes.count {
+      let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+      let lf = w ^ (ones &* 0x0A)
+      let cr = w ^ (ones &* 0x0D)
+      if ((lf &- ones) & ~lf | (cr &- ones) & ~cr) & highs != 0 { return true }
+      i += 8
+    }
+    while i < bytes.count {
+      if bytes[i] == 0x0A || bytes[i] == 0x0D { return true }
+      i += 1
+    }
+    return false
+  }
+
   /// `{"queued", "connect", "tls", "first_byte", "total"}` in milliseconds.
-  static func writeTiming(_ timing: JobTiming, into out: inout [UInt8]) {
-    out.append(contentsOf: #"{"queued":"#.utf8)
+  static func writeTiming(_ timing: JobTiming, into out: inout ByteWriter) {
+    out.append(#"{"queued":"#)
     writeMillis(timing.queued, into: &out)
     key("connect", into: &out)
     writeMillis(timing.connect, into: &out)
@@ -120,7 +155,7 @@ extension EventEncoder {
 
   /// Microseconds as milliseconds: `12345` → `12.345`, `12300` → `12.3`, `12000` → `12`;
   /// negative values (curl's "unknown") as `0`.
-  static func writeMillis(_ micros: Int64, into out: inout [UInt8]) {
+  static func writeMillis(_ micros: Int64, into out: inout ByteWriter) {
     let micros = max(micros, 0)
     JSONWriter.writeInteger(micros / 1000, into: &out)
     var fraction = micros % 1000
@@ -140,6 +175,12 @@ extension EventEncoder {
   }
 }
 
+/// Whether two header names are the same string; lengths first, which tells most names apart
+/// without a string comparison.
+@inline(__always) private func sameName(_ a: String, _ b: String) -> Bool {
+  a.utf8.count == b.utf8.count && a == b
+}
+
 /// The indices of the fields named `name`, from `index` on, without allocating.
 private struct SameNameIndices: Sequence, IteratorProtocol {
   let headers: [(name: String, value: String)]
@@ -149,7 +190,7 @@ private struct SameNameIndices: Sequence, IteratorProtocol {
   mutating func next() -> Int? {
     while index < headers.count {
       defer { index += 1 }
-      if headers[index].name == name { return index }
+      if sameName(headers[index].name, name) { return index }
     }
     return nil
   }

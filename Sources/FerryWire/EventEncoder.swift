@@ -6,6 +6,13 @@
 public enum EventEncoder {
   /// Appends `event` as one line to `out`.
   public static func encode(_ event: Event, into out: inout [UInt8]) {
+    var writer = ByteWriter(capacity: 512)
+    encode(event, into: &writer)
+    writer.append(to: &out)
+  }
+
+  /// Appends `event` as one line to `out`.
+  public static func encode(_ event: Event, into out: inout ByteWriter) {
     switch event {
     case .job(let id, let seq, let jobEvent):
       encode(jobEvent, id: id, seq: seq, into: &out)
@@ -18,7 +25,7 @@ public enum EventEncoder {
       begin("pong", into: &out)
       end(into: &out)
     case .payload(let name, let payload):
-      out.append(contentsOf: #"{"event":"#.utf8)
+      out.append(#"{"event":"#)
       JSONWriter.writeString(name, into: &out)
       for member in payload.members where member.key != "event" {
         out.append(UInt8(ascii: ","))
@@ -32,6 +39,13 @@ public enum EventEncoder {
 
   /// Appends the job event `event` of job `id`, its `seq`-th, as one line to `out`.
   public static func encode(_ event: JobEvent, id: String, seq: Int, into out: inout [UInt8]) {
+    var writer = ByteWriter(capacity: 512)
+    encode(event, id: id, seq: seq, into: &writer)
+    writer.append(to: &out)
+  }
+
+  /// Appends the job event `event` of job `id`, its `seq`-th, as one line to `out`.
+  public static func encode(_ event: JobEvent, id: String, seq: Int, into out: inout ByteWriter) {
     begin(event.name, into: &out)
     key("id", into: &out)
     JSONWriter.writeString(id, into: &out)
@@ -67,12 +81,12 @@ public enum EventEncoder {
 
   /// The line for `event`, `\n` included.
   public static func line(_ event: Event) -> [UInt8] {
-    var out: [UInt8] = []
+    var out = ByteWriter(capacity: 512)
     encode(event, into: &out)
-    return out
+    return out.bytes
   }
 
-  private static func writeProgress(_ progress: TransferProgress, into out: inout [UInt8]) {
+  private static func writeProgress(_ progress: TransferProgress, into out: inout ByteWriter) {
     key("direction", into: &out)
     JSONWriter.writeString(progress.direction.rawValue, into: &out)
     key("done", into: &out)
@@ -81,11 +95,11 @@ public enum EventEncoder {
     if let total = progress.total {
       JSONWriter.writeInteger(total, into: &out)
     } else {
-      out.append(contentsOf: "null".utf8)
+      out.append("null")
     }
   }
 
-  private static func writeCompletion(_ completion: JobCompletion, into out: inout [UInt8]) {
+  private static func writeCompletion(_ completion: JobCompletion, into out: inout ByteWriter) {
     writeHead(completion.head, into: &out)
     writeBody(completion.body, into: &out)
     key("url", into: &out)
@@ -96,7 +110,7 @@ public enum EventEncoder {
     writeTiming(completion.timing, into: &out)
   }
 
-  private static func writeFailure(_ failure: JobFailure, into out: inout [UInt8]) {
+  private static func writeFailure(_ failure: JobFailure, into out: inout ByteWriter) {
     key("error", into: &out)
     writeError(failure.error, id: nil, into: &out)
     if let attempts = failure.attempts {
@@ -110,8 +124,8 @@ public enum EventEncoder {
   }
 
   /// `{"code", "message", "field"?, "timer"?, "id"?}`.
-  static func writeError(_ error: WireError, id: String?, into out: inout [UInt8]) {
-    out.append(contentsOf: #"{"code":"#.utf8)
+  static func writeError(_ error: WireError, id: String?, into out: inout ByteWriter) {
+    out.append(#"{"code":"#)
     JSONWriter.writeString(error.code.rawValue, into: &out)
     key("message", into: &out)
     JSONWriter.writeString(error.message, into: &out)
@@ -131,22 +145,22 @@ public enum EventEncoder {
   }
 
   /// `{"event":"name"`.
-  static func begin(_ name: String, into out: inout [UInt8]) {
-    out.append(contentsOf: #"{"event":"#.utf8)
+  static func begin(_ name: String, into out: inout ByteWriter) {
+    out.append(#"{"event":"#)
     JSONWriter.writeString(name, into: &out)
   }
 
   /// `,"name":` for a key that needs no escaping.
-  @inline(__always) static func key(_ name: StaticString, into out: inout [UInt8]) {
+  @inline(__always) static func key(_ name: StaticString, into out: inout ByteWriter) {
     out.append(UInt8(ascii: ","))
     out.append(UInt8(ascii: "\""))
-    out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+    out.append(name)
     out.append(UInt8(ascii: "\""))
     out.append(UInt8(ascii: ":"))
   }
 
   /// Closes the object and the line.
-  static func end(into out: inout [UInt8]) {
+  static func end(into out: inout ByteWriter) {
     out.append(UInt8(ascii: "}"))
     out.append(UInt8(ascii: "\n"))
   }

@@ -1,40 +1,84 @@
+/// A string just read: where its content lies in the input, and where its decoded bytes are.
+struct JSONStringToken {
+  /// The content between the quotes, as input offsets.
+  var start: Int
+  var end: Int
+  /// True when the string had escapes: its decoded bytes are in the parser's `scratch`, not in
+  /// the input.
+  var isEscaped: Bool
+  /// True when the decoded bytes are all ASCII.
+  var isASCII: Bool
+}
+
 extension JSONParser {
-  /// Parses a string starting at its opening quote; validates UTF-8 and escapes as it goes.
-  mutating func parseString() throws(JSONError) -> String {
-    index += 1
-    let start = index
-    // Fast path: no escapes, so the string is a slice of the input once validated.
+  /// Runs `body` over the decoded UTF-8 of the string just read.
+  @inline(__always) func withContent<R>(
+    of token: JSONStringToken, _ body: (UnsafeBufferPointer<UInt8>) -> R
+  ) -> R {
+    if token.isEscaped { return scratch.withUnsafeBufferPointer(body) }
+    return body(UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]))
+  }
+
+  /// Reads a string starting at its opening quote; validates UTF-8 and escapes as it goes.
+  // Inlined into the object and value loops: strings are most of a job line's tokens, and the
+  // call costs as much as scanning a short key.
+  @inline(__always)
+  mutating func parseString() throws(JSONError) -> JSONStringToken {
+    let start = index + 1
+    var i = start
+    // Fast path: printable ASCII without escapes, so the content is a slice of the input. The
+    // position stays in a local: `self.index` would be stored back on every byte.
+    while i < bytes.count {
+      let b = bytes[i]
+      if b >= 0x20, b < 0x80, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\") {
+        i += 1
+        continue
+      }
+      if b == UInt8(ascii: "\"") {
+        index = i + 1
+        return JSONStringToken(start: start, end: i, isEscaped: false, isASCII: true)
+      }
+      break
+    }
+    index = i
+    return try parseStringRest(start: start)
+  }
+
+  /// The rest of a string from its first byte that is not printable ASCII: UTF-8, escapes,
+  /// control characters or the end of the input.
+  private mutating func parseStringRest(start: Int) throws(JSONError) -> JSONStringToken {
+    var isASCII = true
     while index < bytes.count {
       let b = bytes[index]
       if b == UInt8(ascii: "\"") {
-        let s = String(
-          decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         index += 1
-        return s
+        return JSONStringToken(start: start, end: index - 1, isEscaped: false, isASCII: isASCII)
       }
       if b == UInt8(ascii: "\\") { break }
       if b < 0x20 { throw fail("control character in string") }
       if b < 0x80 {
         index += 1
       } else {
+        isASCII = false
         try skipUTF8Scalar()
       }
     }
     guard index < bytes.count else { throw fail("unterminated string") }
     scratch.removeAll(keepingCapacity: true)
     scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-    return try parseEscapedRest()
+    return try parseEscapedRest(start: start, isASCII: isASCII)
   }
 
-  private mutating func parseEscapedRest() throws(JSONError) -> String {
+  private mutating func parseEscapedRest(start: Int, isASCII: Bool) throws(JSONError) -> JSONStringToken {
+    var isASCII = isASCII
     while index < bytes.count {
       let b = bytes[index]
       switch b {
       case UInt8(ascii: "\""):
         index += 1
-        return String(decoding: scratch, as: UTF8.self)
+        return JSONStringToken(start: start, end: index - 1, isEscaped: true, isASCII: isASCII)
       case UInt8(ascii: "\\"):
-        try parseEscape()
+        if try parseEscape() >= 0x80 { isASCII = false }
       case 0..<0x20:
         throw fail("control character in string")
       case 0..<0x80:
@@ -44,44 +88,60 @@ extension JSONParser {
         let s = index
         try skipUTF8Scalar()
         scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[s..<index]))
+        isASCII = false
       }
     }
     throw fail("unterminated string")
   }
 
-  private mutating func parseEscape() throws(JSONError) {
+  /// Decodes one escape into `scratch`; returns the scalar it stands for.
+  private mutating func parseEscape() throws(JSONError) -> UInt32 {
+    sawEscape = true
     let escapeStart = index
     index += 1
     guard index < bytes.count else { throw fail("unterminated string") }
     let c = bytes[index]
     index += 1
+    let simple: UInt8
     switch c {
-    case UInt8(ascii: "\""): scratch.append(0x22)
-    case UInt8(ascii: "\\"): scratch.append(0x5C)
-    case UInt8(ascii: "/"): scratch.append(0x2F)
-    case UInt8(ascii: "b"): scratch.append(0x08)
-    case UInt8(ascii: "f"): scratch.append(0x0C)
-    case UInt8(ascii: "n"): scratch.append(0x0A)
-    case UInt8(ascii: "r"): scratch.append(0x0D)
-    case UInt8(ascii: "t"): scratch.append(0x09)
+    // JSONWriter writes these five the same way.
+    case UInt8(ascii: "\""): simple = 0x22
+    case UInt8(ascii: "\\"): simple = 0x5C
+    case UInt8(ascii: "n"): simple = 0x0A
+    case UInt8(ascii: "r"): simple = 0x0D
+    case UInt8(ascii: "t"): simple = 0x09
+    // These it writes differently (`/` bare, the others as `\u00XX`).
+    case UInt8(ascii: "/"): simple = 0x2F
+    case UInt8(ascii: "b"): simple = 0x08
+    case UInt8(ascii: "f"): simple = 0x0C
     case UInt8(ascii: "u"):
-      var scalar = try parseHex4()
-      if scalar >= 0xD800, scalar < 0xDC00 {
-        // A high surrogate must be followed by an escaped low surrogate.
-        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
-          bytes[index + 1] == UInt8(ascii: "u")
-        else { throw fail("lone surrogate escape", at: escapeStart) }
-        index += 2
-        let low = try parseHex4()
-        guard low >= 0xDC00, low < 0xE000 else { throw fail("lone surrogate escape", at: escapeStart) }
-        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-      } else if scalar >= 0xDC00, scalar < 0xE000 {
-        throw fail("lone surrogate escape", at: escapeStart)
-      }
-      appendUTF8(scalar)
+      sawRewrittenEscape = true
+      return try parseUnicodeEscape(at: escapeStart)
     default:
       throw fail("invalid escape", at: escapeStart)
     }
+    if simple == 0x2F || simple == 0x08 || simple == 0x0C { sawRewrittenEscape = true }
+    scratch.append(simple)
+    return UInt32(simple)
+  }
+
+  /// Decodes `\uXXXX`, or a surrogate pair of them, into `scratch`.
+  private mutating func parseUnicodeEscape(at escapeStart: Int) throws(JSONError) -> UInt32 {
+    var scalar = try parseHex4()
+    if scalar >= 0xD800, scalar < 0xDC00 {
+      // A high surrogate must be followed by an escaped low surrogate.
+      guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+        bytes[index + 1] == UInt8(ascii: "u")
+      else { throw fail("lone surrogate escape", at: escapeStart) }
+      index += 2
+      let low = try parseHex4()
+      guard low >= 0xDC00, low < 0xE000 else { throw fail("lone surrogate escape", at: escapeStart) }
+      scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+    } else if scalar >= 0xDC00, scalar < 0xE000 {
+      throw fail("lone surrogate escape", at: escapeStart)
+    }
+    appendUTF8(scalar)
+    return scalar
   }
 
   private mutating func parseHex4() throws(JSONError) -> UInt32 {

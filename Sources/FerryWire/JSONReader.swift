@@ -16,6 +16,9 @@ public struct JSONReader: Sendable {
   }
 
   /// Reads exactly one JSON value (surrounding whitespace allowed) from `bytes`.
+  // Inlinable so that callers in other modules get it specialised for their collection: the
+  // unspecialised generic reaches the bytes through witness tables.
+  @inlinable
   public func read(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSONValue {
     let result: Result<JSONValue, JSONError>? = bytes.withContiguousStorageIfAvailable { buffer in
       readBuffer(buffer)
@@ -27,22 +30,29 @@ public struct JSONReader: Sendable {
 
   /// Reads exactly one JSON value from the UTF-8 of `text`.
   public func read(_ text: String) throws(JSONError) -> JSONValue {
-    try read(Array(text.utf8))
+    var text = text
+    return try text.withUTF8 { readBuffer($0) }.get()
   }
 
-  private func readBuffer(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONError> {
-    var parser = JSONParser(
+  @usableFromInline func readBuffer(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONError> {
+    Result { () throws(JSONError) in try read(buffer, deferring: nil).value }
+  }
+
+  /// Reads one value; when `key` is given and the value is an object, that member's value is
+  /// only checked (by the same grammar, limits and duplicate rule) and located, and reads as
+  /// `null` in the tree.
+  func read(
+    _ buffer: UnsafeBufferPointer<UInt8>, deferring key: StaticString?
+  ) throws(JSONError) -> (value: JSONValue, deferred: JSONDeferredValue?) {
+    var parser = JSONParser<JSONTreeSink>(
       bytes: buffer, maxDepth: maxDepth, rejectsDuplicateKeys: rejectsDuplicateKeys)
-    do throws(JSONError) {
-      parser.skipWhitespace()
-      let value = try parser.parseValue(depth: 0)
-      parser.skipWhitespace()
-      if parser.index != buffer.count {
-        throw JSONError(offset: parser.index, reason: "trailing bytes after the JSON value")
-      }
-      return .success(value)
-    } catch {
-      return .failure(error)
+    parser.deferredKey = key
+    parser.skipWhitespace()
+    let value = try parser.parseValue(depth: 0)
+    parser.skipWhitespace()
+    if parser.index != buffer.count {
+      throw JSONError(offset: parser.index, reason: "trailing bytes after the JSON value")
     }
+    return (value, parser.deferred)
   }
 }

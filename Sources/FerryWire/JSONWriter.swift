@@ -1,26 +1,31 @@
 /// Writes JSON compactly (no insignificant whitespace) into a byte buffer.
 ///
 /// Strings are escaped minimally: `"`, `\` and control characters; `/` and non-ASCII are written
-/// as they are, so the output is valid UTF-8 whenever the strings are.
+/// as they are, so the output is valid UTF-8 whenever the strings are. Each function has a
+/// `ByteWriter` form, which the per-job writers (events) use, and an `[UInt8]` form.
 public enum JSONWriter {
   /// Appends the JSON text of `value` to `out`.
-  public static func write(_ value: JSONValue, into out: inout [UInt8]) {
+  public static func write(_ value: JSONValue, into out: inout ByteWriter) {
     switch value {
-    case .null: out.append(contentsOf: "null".utf8)
-    case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-    case .number(let n): out.append(contentsOf: n.text.utf8)
+    case .null: out.append("null")
+    case .bool(let b): out.append(b ? "true" : "false")
+    case .number(let n): out.append(utf8: n.text)
     case .string(let s): writeString(s, into: &out)
-    case .array(let a):
+    case .array(let elements):
       out.append(UInt8(ascii: "["))
-      for (i, element) in a.enumerated() {
-        if i > 0 { out.append(UInt8(ascii: ",")) }
+      var isFirst = true
+      for element in elements {
+        if !isFirst { out.append(UInt8(ascii: ",")) }
+        isFirst = false
         write(element, into: &out)
       }
       out.append(UInt8(ascii: "]"))
-    case .object(let o):
+    case .object(let object):
       out.append(UInt8(ascii: "{"))
-      for (i, member) in o.members.enumerated() {
-        if i > 0 { out.append(UInt8(ascii: ",")) }
+      var isFirst = true
+      for member in object.members {
+        if !isFirst { out.append(UInt8(ascii: ",")) }
+        isFirst = false
         writeString(member.key, into: &out)
         out.append(UInt8(ascii: ":"))
         write(member.value, into: &out)
@@ -29,68 +34,131 @@ public enum JSONWriter {
     }
   }
 
+  /// Appends the JSON text of `value` to `out`.
+  public static func write(_ value: JSONValue, into out: inout [UInt8]) {
+    var writer = ByteWriter()
+    write(value, into: &writer)
+    writer.append(to: &out)
+  }
+
   /// The JSON text of `value` as bytes.
   public static func bytes(_ value: JSONValue) -> [UInt8] {
-    var out: [UInt8] = []
-    write(value, into: &out)
-    return out
+    var writer = ByteWriter()
+    write(value, into: &writer)
+    return writer.bytes
   }
 
   /// The JSON text of `value` as a String.
   public static func string(_ value: JSONValue) -> String {
-    String(decoding: bytes(value), as: UTF8.self)
+    var writer = ByteWriter()
+    write(value, into: &writer)
+    return writer.withBytes { String(decoding: $0, as: UTF8.self) }
   }
 
   /// Appends `s` as a quoted, escaped JSON string.
-  public static func writeString(_ s: String, into out: inout [UInt8]) {
+  public static func writeString(_ s: String, into out: inout ByteWriter) {
     out.append(UInt8(ascii: "\""))
     writeEscaped(s, into: &out)
     out.append(UInt8(ascii: "\""))
   }
 
+  /// Appends `s` as a quoted, escaped JSON string.
+  public static func writeString(_ s: String, into out: inout [UInt8]) {
+    var writer = ByteWriter(capacity: s.utf8.count + 2)
+    writeString(s, into: &writer)
+    writer.append(to: &out)
+  }
+
   /// Appends the escaped content of `s` without the surrounding quotes, so that several strings
   /// can be joined into one JSON string.
-  public static func writeEscaped(_ s: String, into out: inout [UInt8]) {
+  public static func writeEscaped(_ s: String, into out: inout ByteWriter) {
     var s = s
-    s.withUTF8 { utf8 in
-      var runStart = 0
-      for i in 0..<utf8.count {
-        let b = utf8[i]
-        guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
-        runStart = i + 1
+    s.withUTF8 { writeEscaped($0, into: &out) }
+  }
+
+  /// Appends the escaped content of `s` without the surrounding quotes.
+  public static func writeEscaped(_ s: String, into out: inout [UInt8]) {
+    var writer = ByteWriter(capacity: s.utf8.count)
+    writeEscaped(s, into: &writer)
+    writer.append(to: &out)
+  }
+
+  /// Appends `utf8` escaped: copied whole when nothing needs escaping (the usual case), else
+  /// written byte by byte into room for the worst case (six bytes out per byte in).
+  public static func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>, into out: inout ByteWriter) {
+    var clean = 0
+    while clean < utf8.count, !needsEscape(utf8[clean]) { clean += 1 }
+    out.append(UnsafeBufferPointer(rebasing: utf8[0..<clean]))
+    guard clean < utf8.count else { return }
+    let rest = UnsafeBufferPointer(rebasing: utf8[clean...])
+    out.append(maxCount: rest.count * 6) { dst in
+      var n = 0
+      for b in rest {
+        guard needsEscape(b) else {
+          dst[n] = b
+          n += 1
+          continue
+        }
+        dst[n] = 0x5C
         switch b {
-        case 0x22: out.append(contentsOf: [0x5C, 0x22])
-        case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-        case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-        case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-        case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+        case 0x22, 0x5C:
+          dst[n + 1] = b
+          n += 2
+        case 0x0A:
+          dst[n + 1] = UInt8(ascii: "n")
+          n += 2
+        case 0x0D:
+          dst[n + 1] = UInt8(ascii: "r")
+          n += 2
+        case 0x09:
+          dst[n + 1] = UInt8(ascii: "t")
+          n += 2
         default:
-          out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hexDigit(b >> 4), hexDigit(b & 15)])
+          dst[n + 1] = UInt8(ascii: "u")
+          dst[n + 2] = 0x30
+          dst[n + 3] = 0x30
+          dst[n + 4] = hexDigit(b >> 4)
+          dst[n + 5] = hexDigit(b & 15)
+          n += 6
         }
       }
-      out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+      return n
+    }
+  }
+
+  /// Appends the decimal text of `value`, without going through a String.
+  public static func writeInteger(_ value: some BinaryInteger, into out: inout ByteWriter) {
+    if value < 0 { out.append(UInt8(ascii: "-")) }
+    let magnitude = UInt64(truncatingIfNeeded: value.magnitude)
+    var digits = 1
+    var rest = magnitude / 10
+    while rest > 0 {
+      digits += 1
+      rest /= 10
+    }
+    // Digits come out last first: write them from the end of their room.
+    out.append(maxCount: digits) { dst in
+      var m = magnitude
+      var i = digits
+      repeat {
+        i -= 1
+        dst[i] = UInt8(ascii: "0") + UInt8(m % 10)
+        m /= 10
+      } while i > 0
+      return digits
     }
   }
 
   /// Appends the decimal text of `value`, without going through a String.
   public static func writeInteger(_ value: some BinaryInteger, into out: inout [UInt8]) {
-    if value < 0 { out.append(UInt8(ascii: "-")) }
-    var magnitude = UInt64(truncatingIfNeeded: value.magnitude)
-    if magnitude < 10 {
-      out.append(UInt8(ascii: "0") + UInt8(magnitude))
-      return
-    }
-    // Digits come out last first: fill a small stack buffer from its end, then copy once.
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-      var start = digits.count
-      while magnitude > 0 {
-        start -= 1
-        digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-        magnitude /= 10
-      }
-      out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
-    }
+    var writer = ByteWriter(capacity: 21)
+    writeInteger(value, into: &writer)
+    writer.append(to: &out)
+  }
+
+  /// `"`, `\` and control characters.
+  @inline(__always) private static func needsEscape(_ b: UInt8) -> Bool {
+    b < 0x20 || b == 0x22 || b == 0x5C
   }
 
   @inline(__always) private static func hexDigit(_ nibble: UInt8) -> UInt8 {

@@ -11,7 +11,8 @@ public struct Job: Sendable, Equatable {
   public var session: String?
   /// Header name → value in the client's order; a `nil` value removes a session default.
   public var headers: [HeaderField]?
-  public var parameters: JSONValue?
+  /// Behind `parameters`, `parametersJSON` and `hasParameters` (see JobParameters.swift).
+  var parametersStorage: JobParameters?
   public var encoding: BodyEncoding?
   public var parts: [Part]?
   public var body: RawBody?

@@ -2,7 +2,9 @@
 ///
 /// Pure and allocation-conscious, since it runs once per submitted job: the line is read once
 /// into a `JSONValue` (duplicate keys rejected), then members are dispatched on their key
-/// strings; no dictionaries are built. Failures carry PROTOCOL.md's error codes and, for
+/// strings; no dictionaries are built. A job's `parameters` are only checked, by the same
+/// rules, and usually kept as their compact text (`Job.parametersJSON`), which the serializer
+/// sends or flattens without a tree. Failures carry PROTOCOL.md's error codes and, for
 /// `invalid_job`, the dotted path of the offending field.
 public struct JobDecoder: Sendable {
   /// Deepest nesting of arrays and objects a line may have (the line's object is depth 1).
@@ -13,7 +15,44 @@ public struct JobDecoder: Sendable {
   }
 
   /// Decodes one line (without its `\n`) into a job or an op.
+  // Inlinable so that the daemon's buffer type is specialised here, not reached through
+  // witness tables.
+  @inlinable
   public func decode(_ line: some Collection<UInt8>) -> Result<ClientMessage, DecodeFailure> {
+    if let result = line.withContiguousStorageIfAvailable({ decodeBuffer($0) }) { return result }
+    let copy = Array(line)
+    return copy.withUnsafeBufferPointer { decodeBuffer($0) }
+  }
+
+  /// Decodes a line with a job's `parameters` only checked while the line is read, and kept as
+  /// their compact text when that can stand for the tree: when the text has no escapes (the
+  /// serializer flattens it for a query or form body as it is), or for a JSON body when its
+  /// escapes are ones the writer would write the same. Otherwise the tree is read from the
+  /// text. Anything unusual (bad JSON, an op, a refused job) takes `decodeFully`, so that errors
+  /// come from one place.
+  @usableFromInline func decodeBuffer(_ line: UnsafeBufferPointer<UInt8>) -> Result<
+    ClientMessage, DecodeFailure
+  > {
+    let reader = JSONReader(maxDepth: maxDepth, rejectsDuplicateKeys: true)
+    guard let (value, deferred) = try? reader.read(line, deferring: "parameters"),
+      case .object(let object) = value, object["op"] == nil,
+      var job = try? decodeSubmittedJob(object, path: "")
+    else { return decodeFully(line) }
+    if let deferred {
+      let text = UnsafeBufferPointer(rebasing: line[deferred.range])
+      if deferred.hasNoEscapes || (job.encoding == .json && deferred.hasWriterEscapes) {
+        job.parametersStorage = .json(deferred.isCompact ? Array(text) : JobParameters.compacted(text))
+      } else {
+        // The text was checked with the line's limits, inside it, so it reads on its own.
+        guard let tree = try? JSONReader(maxDepth: maxDepth).read(text) else { return decodeFully(line) }
+        job.parametersStorage = .value(tree)
+      }
+    }
+    return .success(.job(job))
+  }
+
+  /// Decodes a line by reading it whole as a tree.
+  private func decodeFully(_ line: UnsafeBufferPointer<UInt8>) -> Result<ClientMessage, DecodeFailure> {
     let value: JSONValue
     do {
       value = try JSONReader(maxDepth: maxDepth, rejectsDuplicateKeys: true).read(line)
@@ -118,7 +157,7 @@ public struct JobDecoder: Sendable {
 
   /// Maps a reader error: a duplicate key is `invalid_job` naming it, anything else
   /// `invalid_json` with the byte offset.
-  private func failure(for error: JSONError, line: some Collection<UInt8>) -> DecodeFailure {
+  private func failure(for error: JSONError, line: UnsafeBufferPointer<UInt8>) -> DecodeFailure {
     guard let path = error.duplicateKeyPath else {
       return DecodeFailure(error: WireError(.invalidJSON, "invalid JSON: \(error)"))
     }

@@ -1,60 +1,76 @@
 /// Byte-level checks on strings that end up in HTTP request lines and headers.
 ///
-/// They look at UTF-8 bytes without building new strings, because the decoder runs them on
-/// every job line.
+/// They loop over contiguous UTF-8 without building new strings, because the decoder runs them
+/// on every job line (`String.UTF8View`'s generic `contains` costs tens of instructions a byte).
 enum TextCheck {
-  /// RFC 7230 `tchar`: `!#$%&'*+-.^_`|~`, digits and letters, as a 128-entry table.
-  private static let tokenTable: [Bool] = {
-    var table = [Bool](repeating: false, count: 128)
-    for b in UInt8(ascii: "0")...UInt8(ascii: "9") { table[Int(b)] = true }
-    for b in UInt8(ascii: "A")...UInt8(ascii: "Z") { table[Int(b)] = true }
-    for b in UInt8(ascii: "a")...UInt8(ascii: "z") { table[Int(b)] = true }
-    for b in "!#$%&'*+-.^_`|~".utf8 { table[Int(b)] = true }
-    return table
-  }()
+  /// RFC 7230 `tchar`: `!#$%&'*+-.^_`|~`, digits and letters.
+  @inline(__always) static func isTokenByte(_ b: UInt8) -> Bool {
+    switch b {
+    case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+    case 0x21, 0x23...0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: true
+    default: false
+    }
+  }
 
   /// True when `s` is a non-empty RFC 7230 token (method names, header names).
   static func isToken(_ s: String) -> Bool {
-    var count = 0
-    for b in s.utf8 {
-      guard b < 128, tokenTable[Int(b)] else { return false }
-      count += 1
+    withBytes(s) { bytes in
+      guard !bytes.isEmpty else { return false }
+      for b in bytes where !isTokenByte(b) { return false }
+      return true
     }
-    return count > 0
   }
 
   /// True when `s` holds CR, LF or NUL, which must never reach a header line.
   static func hasLineBreakOrNUL(_ s: String) -> Bool {
-    s.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 }
+    withBytes(s) { bytes in
+      for b in bytes where b == 0x0D || b == 0x0A || b == 0 { return true }
+      return false
+    }
   }
 
   /// True when `s` holds an ASCII control character (C0 or DEL).
   static func hasControl(_ s: String) -> Bool {
-    s.utf8.contains { $0 < 0x20 || $0 == 0x7F }
+    withBytes(s) { bytes in
+      for b in bytes where b < 0x20 || b == 0x7F { return true }
+      return false
+    }
   }
 
   /// True when `a` and `b` are equal ignoring ASCII case (header names).
   static func equalsIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
     guard a.utf8.count == b.utf8.count else { return false }
-    return a.utf8.elementsEqual(b.utf8) { lowered($0) == lowered($1) }
+    return withBytes(a) { x in
+      withBytes(b) { y in
+        for i in 0..<x.count where lowered(x[i]) != lowered(y[i]) { return false }
+        return true
+      }
+    }
   }
 
   /// `s` with ASCII letters upper-cased; other bytes unchanged.
   static func asciiUppercased(_ s: String) -> String {
-    guard s.utf8.contains(where: { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }) else {
-      return s
+    withBytes(s) { bytes in
+      guard bytes.contains(where: { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }) else { return s }
+      return String(
+        decoding: bytes.map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") ? $0 - 32 : $0 },
+        as: UTF8.self)
     }
-    return String(
-      decoding: s.utf8.map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") ? $0 - 32 : $0 },
-      as: UTF8.self)
   }
 
   /// `s` with ASCII letters lower-cased; other bytes unchanged.
   static func asciiLowercased(_ s: String) -> String {
-    guard s.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
-      return s
+    withBytes(s) { bytes in
+      guard bytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return s }
+      return String(decoding: bytes.map(lowered), as: UTF8.self)
     }
-    return String(decoding: s.utf8.map(lowered), as: UTF8.self)
+  }
+
+  /// Runs `body` over the UTF-8 of `s`, contiguous (native strings need no copy; small ones are
+  /// copied to the stack).
+  @inline(__always) static func withBytes<R>(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    var s = s
+    return s.withUTF8(body)
   }
 
   @inline(__always) private static func lowered(_ b: UInt8) -> UInt8 {

@@ -28,6 +28,40 @@ import Testing
     #expect(request.header("Content-Type") == "application/json")
   }
 
+  @Test func jsonBodyOfADecodedLineIsTheClientsCompactText() throws {
+    let line =
+      #"{"url": "http://h/", "method": "POST", "encoding": "json", "parameters": {"z": 1.50, "a": [ "x\ny" ]}}"#
+    guard case .success(.job(let job)) = JobDecoder().decode(Array(line.utf8)) else {
+      Issue.record("line refused")
+      return
+    }
+    let request = try serialize(job)
+    #expect(text(files.bytes(of: request.body)) == #"{"z":1.50,"a":["x\ny"]}"#)
+    #expect(request.header("Content-Type") == "application/json")
+  }
+
+  @Test func decodedJSONNullParametersSendNoBody() throws {
+    let line = #"{"url": "http://h/", "method": "POST", "encoding": "json", "parameters": null}"#
+    guard case .success(.job(let job)) = JobDecoder().decode(Array(line.utf8)) else {
+      Issue.record("line refused")
+      return
+    }
+    let request = try serialize(job)
+    #expect(request.body == nil)
+    #expect(request.header("Content-Type") == nil)
+  }
+
+  @Test func decodedJSONParametersOfAURIMethodGoInTheQuery() throws {
+    let line = #"{"url": "http://h/", "encoding": "json", "parameters": {"b": 2, "a": "x y"}}"#
+    guard case .success(.job(let job)) = JobDecoder().decode(Array(line.utf8)) else {
+      Issue.record("line refused")
+      return
+    }
+    let request = try serialize(job)
+    #expect(request.url == "http://h/?a=x%20y&b=2")
+    #expect(request.body == nil)
+  }
+
   @Test func jsonAcceptsAnyTopLevelValue() throws {
     let request = try serialize(makeJob("PUT", parameters: "text", encoding: .json))
     #expect(text(files.bytes(of: request.body)) == #""text""#)

@@ -65,3 +65,49 @@ import Testing
         == "%21%2A%27%28%29%3B%3A%40%26%3D%2B%24%2C%5B%5D%23%25%22%3C%3E%5C%5E%60%7B%7C%7D%20")
   }
 }
+
+/// Parameters a job line keeps as text are flattened from the text; the query string and form
+/// body must be exactly what the tree read from the same text gives.
+@Test(arguments: [
+  #"{"q":"swift json","page":2,"per_page":50,"sort":"updated","tags":["a","b"]}"#,
+  #"{"b": {"z": 1, "a": [true, false, null]}, "a": "x", "ab": [], "": {}, "é": "ü€", "Z": [[1, 2], [{"k": "v"}]]}"#,
+  #"{"k":"!*'();:@&=+$,/?#[]% <>","k2":"","k1":null}"#,
+  #"{"n":-0.5e+10,"m":1E3,"big":12345678901234567890123,"z":0}"#,
+  "{}",
+  "{" + (0..<40).reversed().map { #""key\#($0)":[\#($0),{"x\#($0)":"v"}]"# }.joined(separator: ",") + "}",
+])
+func textAndTreeParametersMakeTheSameRequests(text: String) throws {
+  for arrayEncoding in ArrayEncoding.allCases {
+    for method in ["GET", "POST"] {
+      let line =
+        #"{"url": "http://h/p?x=1", "method": ""# + method + #"", "array_encoding": ""#
+        + arrayEncoding.rawValue + #"", "parameters": "# + text + "}"
+      guard case .success(.job(let kept)) = JobDecoder().decode(Array(line.utf8)) else {
+        Issue.record("refused: \(line)")
+        return
+      }
+      #expect(kept.parametersJSON != nil)
+      var tree = kept
+      tree.parameters = try JSONReader().read(text)
+      #expect(tree.parametersJSON == nil)
+      #expect(try makeSerializer().serialize(kept) == makeSerializer().serialize(tree))
+    }
+  }
+}
+
+@Test func textParametersThatAreNotAnObjectAreRefusedAsTheTreeIs() throws {
+  for text in ["[1]", #""s""#, "7", "true"] {
+    let line = #"{"url": "http://h/", "parameters": "# + text + "}"
+    guard case .success(.job(let kept)) = JobDecoder().decode(Array(line.utf8)) else {
+      Issue.record("refused: \(line)")
+      return
+    }
+    var tree = kept
+    tree.parameters = try JSONReader().read(text)
+    let serializer = makeSerializer()
+    let fromText = thrownError { () throws(WireError) in _ = try serializer.serialize(kept) }
+    let fromTree = thrownError { () throws(WireError) in _ = try serializer.serialize(tree) }
+    #expect(fromText?.field == "parameters")
+    #expect(fromText == fromTree)
+  }
+}

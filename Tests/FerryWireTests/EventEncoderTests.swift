@@ -130,9 +130,9 @@ func encodesEventsAsGoldenLines(event: Event, expected: String) {
     for n in 0..<9 { fields.append((name: "x-\(n)", value: "\(round)")) }
     fields.append((name: "set-cookie", value: "c\(round)"))
   }
-  var out: [UInt8] = []
+  var out = ByteWriter()
   EventEncoder.writeHeaders(fields, into: &out)
-  let object = try #require(try JSONReader(rejectsDuplicateKeys: true).read(out).objectValue)
+  let object = try #require(try JSONReader(rejectsDuplicateKeys: true).read(out.bytes).objectValue)
   #expect(object.members.map(\.key) == (0..<9).map { "x-\($0)" } + ["set-cookie"])
   #expect(object["x-3"] == .string("0, 1, 2, 3"))
   #expect(object["set-cookie"] == .array(["c0", "c1", "c2", "c3"]))
@@ -143,9 +143,9 @@ func encodesEventsAsGoldenLines(event: Event, expected: String) {
   (-1, "0"), (Int64.max, "9223372036854775.807"),
 ])
 func writesMicrosecondsAsMilliseconds(micros: Int64, text: String) {
-  var out: [UInt8] = []
+  var out = ByteWriter()
   EventEncoder.writeMillis(micros, into: &out)
-  #expect(String(decoding: out, as: UTF8.self) == text)
+  #expect(String(decoding: out.bytes, as: UTF8.self) == text)
 }
 
 @Test func appendsToExistingBytes() {
@@ -156,4 +156,39 @@ func writesMicrosecondsAsMilliseconds(micros: Int64, text: String) {
     String(decoding: out, as: UTF8.self)
       == "prefix\n{\"event\":\"pong\"}\n{\"event\":\"cancelled\",\"id\":\"a\",\"seq\":1,\"reason\":\"client\"}\n"
   )
+}
+
+/// A JSON body of `length` bytes: an array of digits, with a line break at `breakAt` if given.
+private func jsonBody(length: Int, breakAt: Int?, lineBreak: UInt8) -> [UInt8] {
+  var bytes = Array(repeating: UInt8(ascii: "1"), count: length)
+  bytes[0] = UInt8(ascii: "[")
+  bytes[length - 1] = UInt8(ascii: "]")
+  for i in stride(from: 2, to: length - 1, by: 2) { bytes[i] = UInt8(ascii: ",") }
+  if let breakAt { bytes[breakAt] = lineBreak }
+  return bytes
+}
+
+@Test func dropsLineBreaksAnywhereInLongJSONBodies() {
+  // The scan reads eight bytes at a time: a break in every position of the words and the tail.
+  for lineBreak in [UInt8(0x0A), 0x0D] {
+    for breakAt in [nil] + Array(1..<38) {
+      let body = jsonBody(length: 39, breakAt: breakAt, lineBreak: lineBreak)
+      let encoded = EventEncoder.line(
+        .job(
+          id: "d", seq: 1,
+          .done(
+            JobCompletion(
+              head: ResponseHead(status: 200, headers: [], httpVersion: "1.1"), body: .json(body), url: "u",
+              attempts: 1, timing: timing))))
+      let expected = body.filter { $0 != lineBreak }
+      let start = Array(#""body":"#.utf8)
+      let at = (0...(encoded.count - start.count)).first { Array(encoded[$0..<($0 + start.count)]) == start }
+      guard let at else {
+        Issue.record("no body in \(String(decoding: encoded, as: UTF8.self))")
+        continue
+      }
+      #expect(Array(encoded[(at + start.count)..<(at + start.count + expected.count)]) == expected)
+      #expect(!encoded.dropLast().contains(lineBreak))
+    }
+  }
 }

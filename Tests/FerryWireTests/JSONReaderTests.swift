@@ -159,3 +159,37 @@ func rejectsMalformedInputAtItsOffset(text: String, offset: Int, reason: String)
   let unique = "{" + (0..<1000).map { #""k\#($0)": \#($0)"# }.joined(separator: ",") + "}"
   #expect(readError(Array(unique.utf8), reader: JSONReader(rejectsDuplicateKeys: true)) == nil)
 }
+
+@Test(arguments: [
+  #"{"a": 1, "\u0061": 2}"#,  // an escaped key repeating a plain one
+  #"{"\u00e9": 1, "é": 2}"#,
+  "{\"\u{E9}\": 1, \"e\u{301}\": 2}",  // canonically equivalent spellings of é
+  "{\"K\": 1, \"\u{212A}\": 2}",  // the Kelvin sign is canonically K
+])
+func findsDuplicatesSpelledDifferently(text: String) {
+  let error = readError(Array(text.utf8), reader: JSONReader(rejectsDuplicateKeys: true))
+  #expect(error?.reason.hasPrefix("duplicate key") == true)
+  #expect(error?.duplicateKeyPath?.count == 1)
+}
+
+@Test func keysThatOnlyShareBytesAreNotDuplicates() {
+  let text = #"{"ab": 1, "a": 2, "abc": 3, "b\u0000": 4, "b": 5}"#
+  #expect(readError(Array(text.utf8), reader: JSONReader(rejectsDuplicateKeys: true)) == nil)
+}
+
+@Test(arguments: [
+  #"{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"a":10}"#,  // repeat past the first eight
+  #"{"a":1,"b":2,"é":3,"b":4}"#,  // repeat after a non-ASCII key
+  #"{"a":1,"b":2,"\u0063":3,"c":4}"#,  // plain repeat of an escaped key
+  #"{"x":{"a":1},"y":{"a":1,"b":{"a":1,"a":2}}}"#,  // only the innermost object repeats
+])
+func findsDuplicatesWhereverTheyAreKept(text: String) {
+  let error = readError(Array(text.utf8), reader: JSONReader(rejectsDuplicateKeys: true))
+  #expect(error?.reason.hasPrefix("duplicate key") == true)
+}
+
+@Test func reportsTheRepeatedKeyAndItsPath() {
+  let text = #"{"p":[{"k":1},{"é":1,"\u00e9":2}]}"#
+  let error = readError(Array(text.utf8), reader: JSONReader(rejectsDuplicateKeys: true))
+  #expect(error == JSONError(offset: 22, reason: #"duplicate key "é""#, duplicateKeyPath: ["p", "1", "é"]))
+}

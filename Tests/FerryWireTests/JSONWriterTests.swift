@@ -36,3 +36,29 @@ func writerWritesIntegers(value: Int, text: String) {
   JSONWriter.writeInteger(value, into: &out)
   #expect(String(decoding: out, as: UTF8.self) == text)
 }
+
+@Test(arguments: [
+  ("", #""""#),
+  ("\r\t\u{8}\u{1F}", #""\r\t\u0008\u001f""#),
+  ("clean prefix then \"quoted\" and \\", #""clean prefix then \"quoted\" and \\""#),
+  ("\"", #""\"""#),
+  ("é€😀 plain", "\"é€😀 plain\""),
+])
+func writerEscapesWhereverTheEscapeIs(text: String, json: String) {
+  #expect(JSONWriter.string(.string(text)) == json)
+  var out: [UInt8] = Array("x".utf8)
+  JSONWriter.writeString(text, into: &out)
+  #expect(out == Array(("x" + json).utf8))
+}
+
+@Test func base64IntoAWriterMatchesTheArrayForm() {
+  for length in 0..<10 {
+    let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 250) }
+    var array: [UInt8] = []
+    Base64.encode(bytes, into: &array)
+    var writer = ByteWriter()
+    Base64.encode(bytes, into: &writer)
+    #expect(writer.bytes == array)
+    #expect(Base64.decode(String(decoding: array, as: UTF8.self)) == bytes)
+  }
+}

@@ -7,6 +7,9 @@ import FerryWire
 
 // Decode + serialize time per job, the daemon's per-job pure work: a JSON line through
 // JobDecoder, then RequestSerializer. Prints the median of 7 runs and the min–max.
+// Arguments: [iterations] [get|post|done] (all cases when the second is absent; one case alone
+// is handy under callgrind). `done` is the per-job event line: EventEncoder on a `done` event
+// with a 1 KB JSON body and eight response headers.
 
 struct NoFiles: FileProbe {
   func size(ofFileAt path: String) throws(WireError) -> Int64 {
@@ -24,7 +27,8 @@ let getLine = Array(
   #"{"id":"j1","url":"http://api.example.com/v1/items","parameters":{"q":"swift json","page":2,"per_page":50,"sort":"updated","tags":["a","b"]}}"#
     .utf8)
 
-func postLine() -> [UInt8] {
+/// About 1 KB of JSON: an object holding an array of small objects.
+func itemsJSON() -> String {
   var items: [String] = []
   var i = 0
   var size = 0
@@ -34,10 +38,13 @@ func postLine() -> [UInt8] {
     size += item.utf8.count + 1
     i += 1
   }
-  let json = "{\"items\":[" + items.joined(separator: ",") + "]}"
-  return Array(
+  return "{\"items\":[" + items.joined(separator: ",") + "]}"
+}
+
+func postLine() -> [UInt8] {
+  Array(
     (#"{"id":"p1","method":"POST","url":"http://api.example.com/v1/orders","encoding":"json","parameters":"#
-      + json + "}").utf8)
+      + itemsJSON() + "}").utf8)
 }
 
 @inline(never) func run(_ line: [UInt8], serializer: RequestSerializer, iterations: Int) -> Double {
@@ -54,18 +61,59 @@ func postLine() -> [UInt8] {
   return elapsed / Double(iterations)
 }
 
+/// A `done` event as the daemon sends one for a small JSON API response.
+func doneEvent() -> Event {
+  let headers: [(name: String, value: String)] = [
+    ("content-type", "application/json; charset=utf-8"), ("content-length", "1141"),
+    ("date", "Tue, 03 Jun 2025 10:00:00 GMT"), ("server", "nginx"), ("cache-control", "no-cache"),
+    ("x-request-id", "3f2a9c1e-8b7d-4e5f-a6b1-c2d3e4f5a6b7"), ("set-cookie", "a=1; Path=/"),
+    ("set-cookie", "b=2; Path=/; HttpOnly"),
+  ]
+  let head = ResponseHead(status: 200, headers: headers, httpVersion: "HTTP/1.1")
+  let completion = JobCompletion(
+    head: head, body: .json(Array(itemsJSON().utf8)), url: "http://api.example.com/v1/orders", attempts: 1,
+    timing: JobTiming(queued: 120, connect: 1500, tls: 0, firstByte: 4200, total: 4800))
+  return .job(id: "p1", seq: 4, .done(completion))
+}
+
+@inline(never) func runEvents(_ event: Event, iterations: Int) -> Double {
+  var out: [UInt8] = []
+  var sink = 0
+  let start = nowNs()
+  for _ in 0..<iterations {
+    out.removeAll(keepingCapacity: true)
+    EventEncoder.encode(event, into: &out)
+    sink &+= out.count
+  }
+  let elapsed = Double(nowNs() - start)
+  if sink == 42 { print("") }
+  return elapsed / Double(iterations)
+}
+
 let settings = SerializerSettings(
   version: "bench", acceptLanguage: "en-US;q=1", acceptEncoding: "gzip, deflate, br, zstd")
 let serializer = RequestSerializer(settings: settings, mimeTypes: MIMETypes(), files: NoFiles())
 let post = postLine()
 let iterations = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 100_000 : 100_000
 print("job line bytes: GET \(getLine.count), POST \(post.count)")
-for (name, line) in [("GET, 5 parameters", getLine), ("POST, 1 KB JSON body", post)] {
+let only = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : nil
+let cases = [("get", "GET, 5 parameters", getLine), ("post", "POST, 1 KB JSON body", post)]
+for (tag, name, line) in cases where only == nil || only == tag {
   _ = run(line, serializer: serializer, iterations: iterations / 10)
   var samples = (0..<7).map { _ in run(line, serializer: serializer, iterations: iterations) }
   samples.sort()
   let f = { (x: Double) in String(Int((x / 10).rounded()) * 10) }
   print(
     "\(name): median \(f(samples[3])) ns/job (min \(f(samples[0])), max \(f(samples[6]))), \(iterations) jobs x 7 runs"
+  )
+}
+if only == nil || only == "done" {
+  let event = doneEvent()
+  _ = runEvents(event, iterations: iterations / 10)
+  var samples = (0..<7).map { _ in runEvents(event, iterations: iterations) }
+  samples.sort()
+  let f = { (x: Double) in String(Int((x / 10).rounded()) * 10) }
+  print(
+    "done event line: median \(f(samples[3])) ns/event (min \(f(samples[0])), max \(f(samples[6]))), \(iterations) events x 7 runs"
   )
 }
