@@ -36,7 +36,8 @@ import FerryWire
     let d = config.defaults
     var j = job
     j.method = j.method ?? d.method
-    j.parameters = j.parameters ?? d.parameters
+    // hasParameters: reading `parameters` would build the tree the decoder avoided.
+    if !j.hasParameters, d.hasParameters { j.parameters = d.parameters }
     j.encoding = j.encoding ?? d.encoding
     j.timeout = j.timeout ?? d.timeout
     j.connectTimeout = j.connectTimeout ?? d.connectTimeout
