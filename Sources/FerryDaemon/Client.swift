@@ -1,6 +1,10 @@
 import FerryLoop
 import FerryWire
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// One client connection: frames its lines, hands them to the daemon, and writes events back
 /// with backpressure.
 ///
@@ -20,7 +24,10 @@ import FerryWire
   private var nextAutoID = 0
   private(set) var isReadEOF = false
   private(set) var isGone = false
-  private var scratch: [UInt8] = []
+  /// Event lines of this loop iteration, written together when it ends: one send(2) and one
+  /// wake-up of the client for many events, instead of one per event.
+  private var outbox: [UInt8] = []
+  private var flushTimer: Timer?
   /// Response body bytes collected for this client's jobs and not yet sent.
   private(set) var bufferedBodyBytes = 0
   /// The one job allowed to keep receiving while the budget is spent, so that some job can
@@ -44,12 +51,37 @@ import FerryWire
 
   var isOutputFull: Bool { connection.isOutputFull }
 
+  /// Output not yet taken by the kernel: the outbox and the connection's queue.
+  private var pendingOutputBytes: Int { outbox.count + connection.pendingOutputBytes }
+
   /// Encodes and queues one event line.
   func send(_ event: Event) {
     guard !isGone else { return }
-    scratch.removeAll(keepingCapacity: true)
-    EventEncoder.encode(event, into: &scratch)
-    connection.write(scratch)
+    EventEncoder.encode(event, into: &outbox)
+    // Batching pays for small lines; a big one (an inline body) goes out at once, so the
+    // outbox never holds a second copy of what the connection's own buffer will hold.
+    if outbox.count >= 64 << 10 {
+      flush()
+      return
+    }
+    if flushTimer == nil {
+      flushTimer = Timer(loop: daemon.loop) { [unowned self] in self.flush() }
+    }
+    if flushTimer?.isScheduled == false { flushTimer?.schedule(afterMs: 0) }
+  }
+
+  /// Hands the outbox to the connection.
+  private func flush() {
+    flushTimer?.cancel()
+    guard !outbox.isEmpty, !isGone else { return }
+    connection.write(outbox)
+    // A burst (a big inline body) should not pin its buffer for the connection's life.
+    if outbox.capacity > 1 << 20 {
+      outbox = []
+      outbox.reserveCapacity(64 << 10)
+    } else {
+      outbox.removeAll(keepingCapacity: true)
+    }
   }
 
   /// An id for a job that came without one, unique among this client's live jobs.
@@ -77,7 +109,7 @@ import FerryWire
   /// the favoured job goes on, and none while the output itself is full.
   func mayTakeBody(_ job: JobRun, bytes: Int) -> Bool {
     if !connection.isOutputFull {
-      if bufferedBodyBytes + connection.pendingOutputBytes + bytes <= budget { return true }
+      if bufferedBodyBytes + pendingOutputBytes + bytes <= budget { return true }
       if favouredJob == nil { favouredJob = job.serial }
       if favouredJob == job.serial { return true }
     }
@@ -94,25 +126,36 @@ import FerryWire
   /// job always makes progress toward freeing its share.
   private func budgetMayHaveRoom() {
     guard !waitingForBudget.isEmpty, !connection.isOutputFull else { return }
-    if bufferedBodyBytes + connection.pendingOutputBytes < budget {
+    if bufferedBodyBytes + pendingOutputBytes < budget {
       let waiting = waitingForBudget.values.sorted { $0.serial < $1.serial }
       waitingForBudget.removeAll()
       for job in waiting { job.resumeForClient() }
-    } else if favouredJob == nil, let oldest = waitingForBudget.keys.min(), let job = waitingForBudget[oldest]
-    {
-      favouredJob = oldest
-      waitingForBudget[oldest] = nil
+    } else if let next = nextFavoured(), let job = waitingForBudget.removeValue(forKey: next) {
+      favouredJob = next
       job.resumeForClient()
     }
   }
 
+  /// The favoured job when it is itself waiting (it met a full output), else the oldest
+  /// waiting job when none is favoured.
+  private func nextFavoured() -> UInt64? {
+    if let favouredJob { return waitingForBudget[favouredJob] == nil ? nil : favouredJob }
+    return waitingForBudget.keys.min()
+  }
+
   /// After the client's half-close: once every job has ended, flush and close.
   private func closeIfDone() {
-    if isReadEOF, jobs.isEmpty, !isGone { connection.closeWhenFlushed() }
+    if isReadEOF, jobs.isEmpty, !isGone {
+      flush()
+      connection.closeWhenFlushed()
+    }
   }
 
   /// Closes at once (daemon shutdown after the grace period).
-  func closeWhenFlushed() { connection.closeWhenFlushed() }
+  func closeWhenFlushed() {
+    flush()
+    connection.closeWhenFlushed()
+  }
 }
 
 extension Client: BufferedConnectionDelegate {
@@ -132,7 +175,21 @@ extension Client: BufferedConnectionDelegate {
   func connectionDidReadEOF(_ connection: BufferedConnection) {
     framer.finish { item in handle(item) }
     isReadEOF = true
+    // End of input is either a half-close (socat at the end of its input: finish the jobs and
+    // answer) or the peer gone entirely. A Unix socket whose peer closed reports POLLHUP;
+    // one that only shut its sending side does not.
+    if Self.peerHasClosed(connection.fd) {
+      connectionDidClose(connection, error: nil)
+      connection.close()
+      return
+    }
     closeIfDone()
+  }
+
+  private static func peerHasClosed(_ fd: Int32) -> Bool {
+    guard fd >= 0 else { return true }
+    var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+    return poll(&p, 1, 0) > 0 && p.revents & Int16(POLLHUP | POLLERR) != 0
   }
 
   // Transfers stop at their next chunk by themselves (`mayTakeBody`); input stops here, so a

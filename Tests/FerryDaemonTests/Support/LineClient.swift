@@ -22,11 +22,9 @@ final class LineClient {
         connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
       }
     }
-    guard rc == 0 else {
-      let e = errno
-      close(fd)
-      throw TestFailure("connect \(path): errno \(e)")
-    }
+    // No close(fd) here: the instance is fully initialized, so deinit runs even when init
+    // throws, and closing twice would close whatever another test opened on that number.
+    guard rc == 0 else { throw TestFailure("connect \(path): errno \(errno)") }
   }
 
   deinit { close(fd) }
