@@ -81,7 +81,7 @@ enum CurlTrampolines {
   }
 
   /// `CURLOPT_OPENSOCKETFUNCTION`: a socket for an address curl is about to connect to (set
-  /// only when the egress policy checks addresses).
+  /// only for a transfer with an egress policy).
   static let openSocket: curl_opensocket_callback = { userp, _, address in
     guard let userp else { return FERRY_CURL_SOCKET_BAD }
     let transfer = Unmanaged<Transfer>.fromOpaque(userp)

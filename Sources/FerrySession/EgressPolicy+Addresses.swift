@@ -39,15 +39,19 @@ extension EgressPolicy {
       guard length >= MemoryLayout<sa_family_t>.size else { return nil }
       let family = Int32(sockaddr.loadUnaligned(as: sa_family_t.self))
       if family == AF_INET, length >= MemoryLayout<sockaddr_in>.size {
-        let offset = MemoryLayout<sockaddr_in>.offset(of: \.sin_addr) ?? 4
-        self.init(family: family, bytes: UnsafeRawBufferPointer(start: sockaddr + offset, count: 4))
+        let bytes = UnsafeRawBufferPointer(start: sockaddr + Self.inet4AddressOffset, count: 4)
+        self.init(family: family, bytes: bytes)
       } else if family == AF_INET6, length >= MemoryLayout<sockaddr_in6>.size {
-        let offset = MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr) ?? 8
-        self.init(family: family, bytes: UnsafeRawBufferPointer(start: sockaddr + offset, count: 16))
+        let bytes = UnsafeRawBufferPointer(start: sockaddr + Self.inet6AddressOffset, count: 16)
+        self.init(family: family, bytes: bytes)
       } else {
         return nil
       }
     }
+
+    // Worked out once, so reading an address in a callback evaluates no key path.
+    private static let inet4AddressOffset = MemoryLayout<sockaddr_in>.offset(of: \.sin_addr) ?? 4
+    private static let inet6AddressOffset = MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr) ?? 8
 
     /// The address in `bytes` (network order): 4 of them for `AF_INET`, 16 for `AF_INET6`.
     private init(family: Int32, bytes: UnsafeRawBufferPointer) {

@@ -8,6 +8,10 @@ import FerryWire
 /// Host patterns are exact names (`api.example.com`) or `*.suffix` (`*.example.com`, which
 /// matches `a.example.com` and `a.b.example.com` but not `example.com`), compared without
 /// regard to ASCII case and to one trailing dot. An IPv6 literal is written without brackets.
+/// Host names are those of the URLs (curl's parser reads them, so `http://0x7f.1/` is
+/// `127.0.0.1`); addresses are those actually connected to, after DNS, so a name that resolves
+/// to a private address is refused whatever it is called. Through a proxy, the address
+/// checked is the proxy's: it is the one this process connects to.
 public struct EgressPolicy: Sendable, Equatable {
   /// When not empty, only hosts matching one of these patterns may be reached.
   public var allowHosts: [String]

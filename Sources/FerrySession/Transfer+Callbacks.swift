@@ -58,6 +58,9 @@ extension Transfer {
     return policy.check(url: request.url, redirectedTo: location)
   }
 
+  // Worked out once, so the socket callback evaluates no key path.
+  private static let curlSockaddrAddressOffset = MemoryLayout<curl_sockaddr>.offset(of: \.addr) ?? 16
+
   /// curl is about to connect to `address` (every address of every hop, redirects and
   /// fallbacks included): a socket for it, or `CURL_SOCKET_BAD` when the egress policy refuses
   /// the address, which curl then reports as a failed connect. Allocates nothing unless it
@@ -66,8 +69,7 @@ extension Transfer {
     guard isRunning, let address else { return FERRY_CURL_SOCKET_BAD }
     let family = address.pointee.family
     if let policy = spec.egress, policy.denyPrivate {
-      let offset = MemoryLayout<curl_sockaddr>.offset(of: \.addr) ?? 16
-      let sockaddr = UnsafeRawPointer(address) + offset
+      let sockaddr = UnsafeRawPointer(address) + Self.curlSockaddrAddressOffset
       let length = Int(address.pointee.addrlen)
       guard let parsed = EgressPolicy.Address(sockaddr: sockaddr, length: length) else {
         recordedError = WireError(.egressDenied, "egress denied: address family \(family) is not IP")

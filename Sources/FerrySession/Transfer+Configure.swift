@@ -50,14 +50,17 @@ extension Transfer {
     if let proxy = tls.proxy { options.set(CURLOPT_PROXY, proxy) }
   }
 
-  /// The connect-time address checks, only when the policy has `denyPrivate` (host names are
-  /// checked when a hop is configured and when curl is about to follow a redirect).
+  /// The connect-time checks of a transfer with an egress policy (host names are checked when
+  /// a hop is configured and when curl is about to follow a redirect). Our socket callback
+  /// opens every socket of such a transfer, checking addresses when `denyPrivate` is set;
+  /// the pre-request callback checks reused connections, which open no socket.
   private func configureEgress(_ options: inout EasyOptions, _ me: UnsafeMutableRawPointer) {
-    guard let policy = spec.egress, policy.denyPrivate else { return }
+    guard let policy = spec.egress else { return }
     options.check(
       ferry_curl_easy_setopt_func_opensocket(
         options.handle, CURLOPT_OPENSOCKETFUNCTION, CurlTrampolines.openSocket))
     options.set(CURLOPT_OPENSOCKETDATA, pointer: me)
+    guard policy.denyPrivate else { return }
     options.check(
       ferry_curl_easy_setopt_func_prereq(options.handle, CURLOPT_PREREQFUNCTION, CurlTrampolines.prerequest))
     options.set(CURLOPT_PREREQDATA, pointer: me)
