@@ -94,7 +94,7 @@ extension EgressPolicy {
 
   /// The check of the host of `url` (or of its redirect to `location`); a URL whose host
   /// cannot be told is refused, since the host rules cannot vouch for it.
-  func check(url: String, redirectedTo location: String? = nil) -> WireError? {
+  public func check(url: String, redirectedTo location: String? = nil) -> WireError? {
     guard checksHosts else { return nil }
     guard let host = Self.host(of: url, redirectedTo: location) else {
       let what = location.map { "redirect to \($0)" } ?? url

@@ -50,7 +50,8 @@ extension Transfer {
   }
 
   /// The egress policy's refusal of the host a redirect that curl is about to follow leads to.
-  /// Redirects the transfer follows itself are checked when their hop is configured.
+  /// Redirects the transfer follows itself are checked when their hop is configured. The one
+  /// libcurl call made here is its URL parser, which touches no easy or multi handle.
   private func redirectEgressDenial(_ head: ResponseHead) -> WireError? {
     guard let policy = spec.egress, policy.checksHosts, spec.followRedirects, !followsRedirectsItself,
       RedirectRule.isFollowed(head, byCurl: true), let location = head.header("location")
