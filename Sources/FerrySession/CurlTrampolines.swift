@@ -79,6 +79,28 @@ enum CurlTrampolines {
         downTotal: downTotal, downNow: downNow, upTotal: upTotal, upNow: upNow)
     }
   }
+
+  /// `CURLOPT_OPENSOCKETFUNCTION`: a socket for an address curl is about to connect to (set
+  /// only for a transfer with an egress policy).
+  static let openSocket: curl_opensocket_callback = { userp, _, address in
+    guard let userp else { return FERRY_CURL_SOCKET_BAD }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userp)
+    let address = UInt(bitPattern: address)
+    return MainActor.assumeIsolated {
+      transfer.takeUnretainedValue().curlOpenSocket(UnsafeMutablePointer(bitPattern: address))
+    }
+  }
+
+  /// `CURLOPT_PREREQFUNCTION`: a connection is up or reused and the request is about to go.
+  /// Any value but `CURL_PREREQFUNC_OK` makes curl fail with `CURLE_ABORTED_BY_CALLBACK`.
+  static let prerequest: curl_prereq_callback = { userp, primaryIP, _, _, _ in
+    guard let userp else { return FERRY_CURL_PREREQFUNC_OK }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userp)
+    let address = UInt(bitPattern: primaryIP)
+    return MainActor.assumeIsolated {
+      transfer.takeUnretainedValue().curlPrerequest(primaryIP: UnsafePointer(bitPattern: address))
+    }
+  }
 }
 
 extension UnsafeRawBufferPointer {

@@ -1,6 +1,10 @@
 import CFerryCurl
 import FerryWire
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// What the transfer does when curl calls back. These run inside a curl call: they never call
 /// curl, they record and report, and their return values are the only way they steer curl.
 extension Transfer {
@@ -35,9 +39,69 @@ extension Transfer {
     guard isRunning else { return 0 }
     lastActivityMs = loop.now()
     if case .complete(let head) = headParser.feed(line) {
+      if let denial = redirectEgressDenial(head) {
+        // Returning short makes curl fail (CURLE_WRITE_ERROR) before it follows the redirect.
+        recordedError = denial
+        return 0
+      }
       headCompleted(head)
     }
     return line.count
+  }
+
+  /// The egress policy's refusal of the host a redirect that curl is about to follow leads to.
+  /// Redirects the transfer follows itself are checked when their hop is configured. The one
+  /// libcurl call made here is its URL parser, which touches no easy or multi handle.
+  private func redirectEgressDenial(_ head: ResponseHead) -> WireError? {
+    guard let policy = spec.egress, policy.checksHosts, spec.followRedirects, !followsRedirectsItself,
+      RedirectRule.isFollowed(head, byCurl: true), let location = head.header("location")
+    else { return nil }
+    return policy.check(url: request.url, redirectedTo: location)
+  }
+
+  // Worked out once, so the socket callback evaluates no key path.
+  private static let curlSockaddrAddressOffset = MemoryLayout<curl_sockaddr>.offset(of: \.addr) ?? 16
+
+  /// curl is about to connect to `address` (every address of every hop, redirects and
+  /// fallbacks included): a socket for it, or `CURL_SOCKET_BAD` when the egress policy refuses
+  /// the address, which curl then reports as a failed connect. Allocates nothing unless it
+  /// refuses.
+  func curlOpenSocket(_ address: UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t {
+    guard isRunning, let address else { return FERRY_CURL_SOCKET_BAD }
+    let family = address.pointee.family
+    if let policy = spec.egress, policy.denyPrivate {
+      let sockaddr = UnsafeRawPointer(address) + Self.curlSockaddrAddressOffset
+      let length = Int(address.pointee.addrlen)
+      guard let parsed = EgressPolicy.Address(sockaddr: sockaddr, length: length) else {
+        recordedError = WireError(.egressDenied, "egress denied: address family \(family) is not IP")
+        return FERRY_CURL_SOCKET_BAD
+      }
+      if let denial = policy.check(address: parsed) {
+        recordedError = denial
+        return FERRY_CURL_SOCKET_BAD
+      }
+    }
+    let type = address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue)
+    return socket(family, type, address.pointee.protocol)
+  }
+
+  /// The request is about to go on a connection to `primaryIP`: checked again here because a
+  /// reused connection never passes through `curlOpenSocket`. A refusal aborts the transfer.
+  func curlPrerequest(primaryIP: UnsafePointer<CChar>?) -> Int32 {
+    guard isRunning else { return 1 }
+    guard let policy = spec.egress, policy.denyPrivate else { return FERRY_CURL_PREREQFUNC_OK }
+    guard let primaryIP, let parsed = EgressPolicy.Address(cString: primaryIP) else {
+      recordedError = WireError(.egressDenied, "egress denied: the connected address is not IP")
+      return 1
+    }
+    if let denial = policy.check(address: parsed) {
+      recordedError = denial
+      return 1
+    }
+    // An address refused earlier was one of several curl tried; it went on to an allowed one,
+    // so that refusal does not explain any later failure.
+    if recordedError?.code == .egressDenied { recordedError = nil }
+    return FERRY_CURL_PREREQFUNC_OK
   }
 
   /// Request body bytes for curl's buffer; an unreadable file aborts with `file_unreadable`.

@@ -9,7 +9,13 @@ extension Transfer {
     var options = EasyOptions(slot.handle)
     let me = Unmanaged.passUnretained(self).toOpaque()
     options.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(slot.errorBuffer))
-    options.set(CURLOPT_URL, request.url)
+    if let denial = spec.egress?.check(url: request.url) {
+      // curl never gets a denied URL, so it resolves and dials nothing: it fails the hop with
+      // CURLE_URL_MALFORMAT ("No URL set"), which the recorded error explains.
+      recordedError = denial
+    } else {
+      options.set(CURLOPT_URL, request.url)
+    }
     options.set(CURLOPT_NOSIGNAL, 1)
     options.set(CURLOPT_PROTOCOLS_STR, "http,https")
     options.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
@@ -19,6 +25,7 @@ extension Transfer {
     configureTimeouts(&options)
     configureHeaders(&options)
     configureMethodAndBody(&options, me)
+    configureEgress(&options, me)
     options.set(CURLOPT_WRITEFUNCTION, write: CurlTrampolines.write)
     options.set(CURLOPT_WRITEDATA, pointer: me)
     options.set(CURLOPT_HEADERFUNCTION, write: CurlTrampolines.header)
@@ -41,6 +48,22 @@ extension Transfer {
       options.set(CURLOPT_SSL_VERIFYHOST, 0)
     }
     if let proxy = tls.proxy { options.set(CURLOPT_PROXY, proxy) }
+  }
+
+  /// The connect-time checks of a transfer with an egress policy (host names are checked when
+  /// a hop is configured and when curl is about to follow a redirect). Our socket callback
+  /// opens every socket of such a transfer, checking addresses when `denyPrivate` is set;
+  /// the pre-request callback checks reused connections, which open no socket.
+  private func configureEgress(_ options: inout EasyOptions, _ me: UnsafeMutableRawPointer) {
+    guard let policy = spec.egress else { return }
+    options.check(
+      ferry_curl_easy_setopt_func_opensocket(
+        options.handle, CURLOPT_OPENSOCKETFUNCTION, CurlTrampolines.openSocket))
+    options.set(CURLOPT_OPENSOCKETDATA, pointer: me)
+    guard policy.denyPrivate else { return }
+    options.check(
+      ferry_curl_easy_setopt_func_prereq(options.handle, CURLOPT_PREREQFUNCTION, CurlTrampolines.prerequest))
+    options.set(CURLOPT_PREREQDATA, pointer: me)
   }
 
   private func configureRedirects(_ options: inout EasyOptions) {

@@ -30,6 +30,8 @@ public struct TransferSpec: Sendable, Equatable {
   public var acceptEncoding: Bool
   /// TLS and proxy settings of the job's session.
   public var tls = TLSOptions()
+  /// Where the transfer may connect; `nil` checks nothing and costs nothing.
+  public var egress: EgressPolicy?
   /// When the job entered its queue, on `Engine.clockMs()`'s clock, for `timing.queued`;
   /// `nil` reports zero.
   public var enqueuedAtMs: UInt64?
@@ -38,10 +40,12 @@ public struct TransferSpec: Sendable, Equatable {
     request: Request, connectTimeoutMs: Int = 30_000, idleTimeoutMs: Int = 60_000,
     totalTimeoutMs: Int? = nil, followRedirects: Bool = true, maxRedirects: Int = 10,
     progressIntervalMs: Int = 100, wantsProgress: Bool = true, resumeFromByte: Int64? = nil,
-    acceptEncoding: Bool = true, enqueuedAtMs: UInt64? = nil, tls: TLSOptions = TLSOptions()
+    acceptEncoding: Bool = true, enqueuedAtMs: UInt64? = nil, tls: TLSOptions = TLSOptions(),
+    egress: EgressPolicy? = nil
   ) {
     self.request = request
     self.tls = tls
+    self.egress = egress
     self.connectTimeoutMs = connectTimeoutMs
     self.idleTimeoutMs = idleTimeoutMs
     self.totalTimeoutMs = totalTimeoutMs
