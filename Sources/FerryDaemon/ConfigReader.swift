@@ -1,3 +1,4 @@
+import FerrySession
 import FerryWire
 
 /// Typed field readers for the config file, each failing with the file and the field's path.
@@ -71,6 +72,28 @@ struct ConfigReader {
       }
     }
     return limits
+  }
+
+  /// `{"allow_hosts": [...], "deny_hosts": [...], "deny_private": bool}`.
+  func egress(_ v: JSONValue) throws(ConfigError) -> EgressPolicy? {
+    var policy = EgressPolicy()
+    for m in try object(v, "egress") {
+      let field = "egress." + m.key
+      switch m.key {
+      case "allow_hosts": policy.allowHosts = try strings(m.value, field)
+      case "deny_hosts": policy.denyHosts = try strings(m.value, field)
+      case "deny_private": policy.denyPrivate = try bool(m.value, field)
+      default: throw fail(field, "unknown setting")
+      }
+    }
+    return policy.allowHosts.isEmpty && policy.denyHosts.isEmpty && !policy.denyPrivate ? nil : policy
+  }
+
+  func strings(_ v: JSONValue, _ field: String) throws(ConfigError) -> [String] {
+    guard case .array(let items) = v else { throw fail(field, "expected an array of strings") }
+    var out: [String] = []
+    for item in items { out.append(try string(item, field)) }
+    return out
   }
 
   func sessions(_ v: JSONValue) throws(ConfigError) -> [String: SessionConfig] {

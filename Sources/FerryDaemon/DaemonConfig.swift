@@ -1,3 +1,4 @@
+import FerrySession
 import FerryWire
 
 /// The daemon's configuration, read from one JSON file with the wire's own strict reader.
@@ -13,6 +14,8 @@ public struct DaemonConfig: Sendable {
   public var shutdownGraceSeconds: Double = 10
   public var limits = Limits()
   public var sessions: [String: SessionConfig] = ["default": SessionConfig(name: "default")]
+  /// Daemon-wide egress policy; nil when nothing is configured (no checks, no cost).
+  public var egress: EgressPolicy?
 
   public init() {}
 
@@ -52,6 +55,7 @@ public struct DaemonConfig: Sendable {
         config.shutdownGraceSeconds = try reader.number(member.value, "shutdown_grace_s", 0...3600)
       case "limits": config.limits = try reader.limits(member.value)
       case "sessions": config.sessions = try reader.sessions(member.value)
+      case "egress": config.egress = try reader.egress(member.value)
       default: throw ConfigError(file: file, field: member.key, reason: "unknown setting")
       }
     }

@@ -74,7 +74,8 @@ import FerryWire
       followRedirects: job.followRedirects ?? true, maxRedirects: job.maxRedirects ?? 10,
       progressIntervalMs: job.progressIntervalMs ?? 100,
       wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom,
-      acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: session.tls)
+      acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: session.tls,
+      egress: daemon.config.egress)
   }
 
   /// The client's budget has room again: take the chunk held back, and go on.

@@ -46,3 +46,25 @@ import Testing
     #expect(events.last?["body"]?.stringValue == "hello from nginx\n")
   }
 }
+
+/// Black-box: the daemon-wide egress policy from the config.
+@Suite(.serialized) struct EgressTests {
+  @Test func denyPrivateRefusesLoopbackWithEgressDenied() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(config: #"{"egress": {"deny_private": true}}"#)
+    let client = try daemon.connect()
+    let events = try client.run(#"{"id":"e","url":"\#(fixture.url("/echo"))","events":[]}"#, id: "e")
+    #expect(events.last?.errorCode == "egress_denied")
+  }
+
+  @Test func allowHostsLetsListedHostsThrough() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(config: #"{"egress": {"allow_hosts": ["127.0.0.1"]}}"#)
+    let client = try daemon.connect()
+    let ok = try client.run(#"{"id":"a","url":"\#(fixture.url("/echo"))","events":[]}"#, id: "a")
+    #expect(ok.last?.event == "done")
+    let url = "http://localhost:\(fixture.port)/echo"
+    let refused = try client.run(#"{"id":"b","url":"\#(url)","events":[]}"#, id: "b")
+    #expect(refused.last?.errorCode == "egress_denied")
+  }
+}
