@@ -6,7 +6,7 @@ CONFIG ?= config/ferry.json
 DEPS := libevent-dev libcurl4-openssl-dev media-types socat nginx-light openssl jq
 SWIFTFLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps build build-debug run test lint format clean bench
+.PHONY: deps build build-debug run test lint format clean bench install
 
 deps:
 	@missing=""; for p in $(DEPS); do \
@@ -40,3 +40,23 @@ test: deps lint
 
 clean:
 	rm -rf .build
+
+# Installs the binaries, the config (never over an existing one) and the systemd units.
+# PREFIX and DESTDIR as usual; the units' ExecStart is rewritten to $(PREFIX)/bin/ferryd.
+DESTDIR ?=
+SYSTEMD_DIR ?= /etc/systemd/system
+install: build
+	install -D -m 0755 .build/release/ferryd $(DESTDIR)$(PREFIX)/bin/ferryd
+	install -D -m 0755 .build/release/ferry $(DESTDIR)$(PREFIX)/bin/ferry
+	install -d -m 0755 $(DESTDIR)/etc/ferry $(DESTDIR)/etc/ferry/ferry.d
+	@if [ -e $(DESTDIR)/etc/ferry/ferry.json ]; then \
+	  echo "keeping existing $(DESTDIR)/etc/ferry/ferry.json"; \
+	else \
+	  install -m 0644 config/ferry.json $(DESTDIR)/etc/ferry/ferry.json; \
+	fi
+	install -d -m 0755 $(DESTDIR)$(SYSTEMD_DIR)
+	sed 's#/usr/local/bin/ferryd#$(PREFIX)/bin/ferryd#' systemd/ferryd.service > $(DESTDIR)$(SYSTEMD_DIR)/ferryd.service
+	install -m 0644 systemd/ferryd.socket $(DESTDIR)$(SYSTEMD_DIR)/ferryd.socket
+	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/ferry/README.md
+	@if [ -z "$(DESTDIR)" ]; then getent group ferry >/dev/null || groupadd --system ferry; fi
+	@echo "installed; start with: systemctl daemon-reload && systemctl enable --now ferryd.socket"
