@@ -13,7 +13,10 @@ import FerryWire
   public let loop: EventLoop
   let engine: Engine
   public internal(set) var config: DaemonConfig
-  let logger: Logger
+  var logger: Logger
+  /// Where the configuration was read from, for SIGHUP.
+  public var configPath: String?
+  let environment: DaemonEnvironment
   let curl: CurlFeatures
   let decoder = JobDecoder()
   var listener: UnixListener?
@@ -52,6 +55,7 @@ import FerryWire
       acceptLanguage: AcceptLanguage(language: environment["LANGUAGE"], lang: environment["LANG"]).value,
       acceptEncoding: curl.encodings.isEmpty ? nil : curl.encodings.joined(separator: ", "),
       mimeTypes: Self.readMIMETypes())
+    self.environment = env
     for (name, sessionConfig) in config.sessions {
       sessions[name] = Session(config: sessionConfig, environment: env)
     }
@@ -87,6 +91,7 @@ import FerryWire
       signals.append(
         SignalWatch(loop: loop, signal: sig) { [unowned self] in self.beginShutdown(signal: sig) })
     }
+    signals.append(SignalWatch(loop: loop, signal: SIGHUP) { [unowned self] in self.reload() })
     signal(SIGPIPE, SIG_IGN)
     notifier?.send("READY=1\nSTATUS=\(statusLine())")
     startWatchdog()

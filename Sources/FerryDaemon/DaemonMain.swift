@@ -58,6 +58,7 @@ public enum DaemonMain {
     let logger = Logger(level: levelArgument ?? config.logLevel, environment: environment)
     do {
       let daemon = try Daemon(config: config, logger: logger, environment: environment)
+      daemon.configPath = configPath
       let path = SocketPath.resolve(
         argument: socketArgument, configured: config.socket, environment: environment, uid: getuid())
       // A socket passed by systemd wins unless --socket or the config names one.

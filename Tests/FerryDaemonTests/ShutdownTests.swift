@@ -1,4 +1,5 @@
 import FerryWire
+import Foundation
 import Glibc
 import Testing
 
@@ -35,5 +36,30 @@ import Testing
     let events = try client.run(#"{"id":"late","url":"\#(fixture.url("/echo"))"}"#, id: "late")
     #expect(events.map(\.event) == ["failed"])
     #expect(events.first?.errorCode == "shutting_down")
+  }
+}
+
+/// Black-box: SIGHUP reloads the configuration, and an invalid one keeps the old.
+@Suite(.serialized) struct ReloadTests {
+  @Test func sighupAddsSessionsAndAnInvalidConfigKeepsTheOld() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let client = try daemon.connect()
+    let job = #"{"id":"r","session":"api","url":"/echo","events":[]}"#
+    #expect(try client.run(job, id: "r").last?.errorCode == "unknown_session")
+    let config = #"{"sessions": {"api": {"base_url": "\#(fixture.url("/"))"}}}"#
+    try config.write(toFile: daemon.dir + "/ferry.json", atomically: true, encoding: .utf8)
+    daemon.process.signal(SIGHUP)
+    var reloaded: [JSONObject] = []
+    for _ in 0..<100 {
+      reloaded = try client.run(job, id: "r")
+      if reloaded.last?.event == "done" { break }
+      usleep(20_000)
+    }
+    #expect(reloaded.last?.event == "done")
+    try "{ not json".write(toFile: daemon.dir + "/ferry.json", atomically: true, encoding: .utf8)
+    daemon.process.signal(SIGHUP)
+    usleep(200_000)
+    #expect(try client.run(job, id: "r").last?.event == "done")
   }
 }

@@ -79,6 +79,9 @@ import Testing
     receive { messages.contains { $0.hasPrefix("WATCHDOG=1") } }
     #expect(messages.first?.hasPrefix("READY=1\nSTATUS=0 jobs running") == true)
     #expect(messages.contains { $0.hasPrefix("WATCHDOG=1") })
+    p.signal(SIGHUP)
+    receive { messages.contains { $0.hasPrefix("RELOADING=1") } }
+    #expect(messages.contains { $0.hasPrefix("RELOADING=1") })
     p.signal(SIGTERM)
     receive { messages.contains { $0.hasPrefix("STOPPING=1") } }
     #expect(messages.contains { $0.hasPrefix("STOPPING=1") })

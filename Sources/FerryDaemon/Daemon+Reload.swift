@@ -1,0 +1,35 @@
+import FerryWire
+
+/// SIGHUP: read the configuration again. A valid one replaces sessions, limits, the egress
+/// policy and the log level for jobs submitted from now on; jobs already accepted keep the
+/// session they started with. An invalid one is logged and the old one kept. The socket is
+/// not moved by a reload.
+extension Daemon {
+  func reload() {
+    guard let path = configPath else { return }
+    notifier?.send("RELOADING=1\nSTATUS=reloading \(path)")
+    defer { notifier?.send("READY=1\nSTATUS=\(statusLine())") }
+    guard let text = readSmallFile(path, limit: 16 << 20) else {
+      logger.error("reload failed, keeping the old configuration", ["config": path, "reason": "unreadable"])
+      return
+    }
+    let next: DaemonConfig
+    do {
+      next = try DaemonConfig.parse(Array(text.utf8), file: path)
+    } catch {
+      logger.error("reload failed, keeping the old configuration", ["reason": "\(error)"])
+      return
+    }
+    if next.socket != config.socket {
+      logger.warning("socket changes take effect at restart", ["socket": next.socket ?? "default"])
+    }
+    var replaced: [String: Session] = [:]
+    for (name, sessionConfig) in next.sessions {
+      replaced[name] = Session(config: sessionConfig, environment: environment)
+    }
+    sessions = replaced
+    config = next
+    logger.level = next.logLevel
+    logger.notice("configuration reloaded", ["config": path, "sessions": "\(replaced.count)"])
+  }
+}
