@@ -11,10 +11,13 @@
 public struct Logger: Sendable {
   public var level: LogLevel
   public let isJournal: Bool
+  /// Where lines go: stderr, or another descriptor in tests.
+  public let fd: Int32
 
-  public init(level: LogLevel, environment: [String: String]) {
+  public init(level: LogLevel, environment: [String: String], fd: Int32 = 2) {
     self.level = level
-    self.isJournal = Self.stderrIsJournal(environment["JOURNAL_STREAM"])
+    self.fd = fd
+    self.isJournal = Self.isJournalStream(fd, environment["JOURNAL_STREAM"])
   }
 
   /// Logs `message` with `fields` when `severity` is at or above the configured level.
@@ -30,7 +33,7 @@ public struct Logger: Sendable {
     bytes.withUnsafeMutableBytes { buf in
       var offset = 0
       while offset < buf.count {
-        let n = write(2, buf.baseAddress! + offset, buf.count - offset)
+        let n = write(fd, buf.baseAddress! + offset, buf.count - offset)
         if n > 0 {
           offset += n
         } else if n < 0, errno == EINTR {
@@ -66,14 +69,14 @@ public struct Logger: Sendable {
     return out + "\""
   }
 
-  /// `JOURNAL_STREAM` is `DEVICE:INODE` of the journal stream; it counts only when stderr is
+  /// `JOURNAL_STREAM` is `DEVICE:INODE` of the journal stream; it counts only when our output is
   /// that very file (a child that inherited the variable but has another stderr is not).
-  static func stderrIsJournal(_ value: String?) -> Bool {
+  static func isJournalStream(_ fd: Int32, _ value: String?) -> Bool {
     guard let value else { return false }
     let parts = value.split(separator: ":")
     guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return false }
     var st = stat()
-    guard fstat(2, &st) == 0 else { return false }
+    guard fstat(fd, &st) == 0 else { return false }
     return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
   }
 
