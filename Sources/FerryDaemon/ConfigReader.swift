@@ -4,6 +4,8 @@ import FerryWire
 /// Typed field readers for the config file, each failing with the file and the field's path.
 struct ConfigReader {
   let file: String
+  /// systemd's `$CREDENTIALS_DIRECTORY` (LoadCredential=), searched first for credential files.
+  var credentialsDirectory: String?
 
   func fail(_ field: String, _ reason: String) -> ConfigError {
     ConfigError(file: file, field: field, reason: reason)
@@ -138,10 +140,56 @@ struct ConfigReader {
         }
         session.pinnedPublicKey = pin
       case "insecure": session.insecure = try bool(m.value, field)
+      case "auth": session.defaults.auth = try auth(m.value, field)
       case "proxy": session.proxy = try string(m.value, field)
       default: throw fail(field, "unknown setting")
       }
     }
     return session
+  }
+}
+
+extension ConfigReader {
+  /// A session's credentials: inline as on the wire, or read from a file (`basic_file` holds
+  /// `user:password`, `bearer_file` the token; one trailing newline is dropped).
+  func auth(_ v: JSONValue, _ field: String) throws(ConfigError) -> Auth {
+    let o = try object(v, field)
+    guard o.count == 1, let m = o.members.first else {
+      throw fail(field, "expected one of basic, bearer, basic_file, bearer_file")
+    }
+    switch m.key {
+    case "basic_file", "bearer_file":
+      let text = try credential(try string(m.value, field + "." + m.key), field + "." + m.key)
+      if m.key == "bearer_file" { return .bearer(text) }
+      guard let colon = text.firstIndex(of: ":") else {
+        throw fail(field + "." + m.key, "the file must hold user:password")
+      }
+      return .basic(username: String(text[..<colon]), password: String(text[text.index(after: colon)...]))
+    default:
+      do {
+        return try JobDecoder().decodeAuth(v, path: field)
+      } catch {
+        throw fail(error.field ?? field, error.message)
+      }
+    }
+  }
+
+  /// The contents of a credential file: by name in `$CREDENTIALS_DIRECTORY`, else the path
+  /// itself (relative to the config file's directory). The contents never appear in errors.
+  func credential(_ name: String, _ field: String) throws(ConfigError) -> String {
+    var candidates: [String] = []
+    if let dir = credentialsDirectory, !name.contains("/") { candidates.append(dir + "/" + name) }
+    if name.hasPrefix("/") {
+      candidates.append(name)
+    } else {
+      let configDir = file.contains("/") ? String(file[..<file.lastIndex(of: "/")!]) : "."
+      candidates.append(configDir + "/" + name)
+    }
+    for path in candidates {
+      guard var text = readSmallFile(path, limit: 64 << 10) else { continue }
+      while let last = text.last, last.isNewline { text.removeLast() }
+      return text
+    }
+    throw fail(field, "cannot read credential \(name) (looked in: \(candidates.joined(separator: ", ")))")
   }
 }

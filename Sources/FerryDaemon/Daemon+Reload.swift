@@ -15,7 +15,7 @@ extension Daemon {
     }
     let next: DaemonConfig
     do {
-      next = try DaemonConfig.parse(Array(text.utf8), file: path)
+      next = try DaemonConfig.parse(Array(text.utf8), file: path, environment: processEnvironment)
     } catch {
       logger.error("reload failed, keeping the old configuration", ["reason": "\(error)"])
       return

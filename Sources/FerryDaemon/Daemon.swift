@@ -17,6 +17,8 @@ import FerryWire
   /// Where the configuration was read from, for SIGHUP.
   public var configPath: String?
   let environment: DaemonEnvironment
+  /// The process environment, for reloads (credential lookups).
+  let processEnvironment: [String: String]
   let curl: CurlFeatures
   let decoder = JobDecoder()
   var listener: UnixListener?
@@ -56,6 +58,7 @@ import FerryWire
       acceptEncoding: curl.encodings.isEmpty ? nil : curl.encodings.joined(separator: ", "),
       mimeTypes: Self.readMIMETypes())
     self.environment = env
+    self.processEnvironment = environment
     for (name, sessionConfig) in config.sessions {
       sessions[name] = Session(config: sessionConfig, environment: env)
     }

@@ -33,8 +33,11 @@ public struct DaemonConfig: Sendable {
     public init() {}
   }
 
-  /// Parses a config file's bytes; `file` names it in errors.
-  public static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> DaemonConfig {
+  /// Parses a config file's bytes; `file` names it in errors. Credential files named by
+  /// sessions are looked up in `$CREDENTIALS_DIRECTORY` first, then beside the config file.
+  public static func parse(
+    _ bytes: [UInt8], file: String, environment: [String: String] = [:]
+  ) throws(ConfigError) -> DaemonConfig {
     let root: JSONValue
     do {
       root = try JSONReader(rejectsDuplicateKeys: true).read(bytes)
@@ -45,7 +48,7 @@ public struct DaemonConfig: Sendable {
       throw ConfigError(file: file, field: "", reason: "the top level must be an object")
     }
     var config = DaemonConfig()
-    let reader = ConfigReader(file: file)
+    let reader = ConfigReader(file: file, credentialsDirectory: environment["CREDENTIALS_DIRECTORY"])
     for member in object {
       switch member.key {
       case "socket": config.socket = try reader.string(member.value, "socket")

@@ -47,7 +47,7 @@ public enum DaemonMain {
     }
     let config: DaemonConfig
     do {
-      config = try DaemonConfig.parse(Array(text.utf8), file: configPath)
+      config = try DaemonConfig.parse(Array(text.utf8), file: configPath, environment: environment)
     } catch {
       return fail("invalid config: \(error)")
     }

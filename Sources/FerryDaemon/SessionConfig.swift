@@ -29,6 +29,6 @@ public struct SessionConfig: Sendable {
   /// The session-only keys, beside the job field names.
   static let sessionKeys: Set<String> = [
     "base_url", "uri_methods", "max_concurrent", "max_host_connections", "max_connections",
-    "ca_file", "pinned_public_key", "insecure", "proxy",
+    "ca_file", "pinned_public_key", "insecure", "proxy", "auth",
   ]
 }

@@ -1,0 +1,49 @@
+import FerryWire
+import Foundation
+import Testing
+
+/// Black-box: session credentials read from files reach the server and nothing else.
+@Suite(.serialized) struct CredentialTests {
+  @Test func bearerFileIsSentAndNeverShownInEventsOrLogs() throws {
+    let fixture = try FixtureHarness()
+    let secret = "s3cr3t-\(UInt32.random(in: 0...UInt32.max))"
+    let dir = Paths.tempDirectory("cred")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // The daemon's config lives in its own directory; the credential path is absolute here.
+    try (secret + "\n").write(toFile: dir + "/token", atomically: true, encoding: .utf8)
+    let config =
+      #"{"sessions": {"api": {"base_url": "\#(fixture.url("/"))", "auth": {"bearer_file": "\#(dir)/token"}}}}"#
+    let daemon = try DaemonHarness(config: config)
+    let client = try daemon.connect()
+    let events = try client.run(#"{"id":"c","session":"api","url":"echo"}"#, id: "c")
+    let done = try #require(events.last)
+    #expect(done.event == "done")
+    // The job's own response may carry it (the echo server reflects the header) ...
+    #expect(
+      done["body"]?.objectValue?["headers"]?.objectValue?["authorization"]?.stringValue == "Bearer \(secret)")
+    // ... but no other event, op answer or log line does.
+    for e in events.dropLast() { #expect(!JSONWriter.string(.object(e)).contains(secret)) }
+    try client.send(#"{"op":"sessions"}"#)
+    let sessions = try client.readEvent()
+    #expect(sessions["sessions"]?.objectValue?["api"]?.objectValue?["auth"]?.stringValue == "<redacted>")
+    #expect(!JSONWriter.string(.object(sessions)).contains(secret))
+    try client.send(#"{"op":"explain","job":{"session":"api","url":"echo"}}"#)
+    let explained = try client.readEvent()
+    #expect(explained["headers"]?.objectValue?["Authorization"]?.stringValue == "<redacted>")
+    #expect(!JSONWriter.string(.object(explained)).contains(secret))
+    daemon.process.signal(SIGTERM)
+    _ = daemon.process.wait(timeoutMs: 10_000)
+    #expect(!daemon.process.stderrText().contains(secret))
+  }
+
+  @Test func missingCredentialFileIsAStartupErrorNamingTheField() throws {
+    let dir = Paths.tempDirectory("cred2")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let path = dir + "/ferry.json"
+    try #"{"sessions": {"api": {"auth": {"basic_file": "nope"}}}}"#.write(
+      toFile: path, atomically: true, encoding: .utf8)
+    let (status, output) = try run(Paths.product("ferryd"), ["--check-config", "--config", path])
+    #expect(status == 1)
+    #expect(output.contains("sessions.api.auth.basic_file"))
+  }
+}
