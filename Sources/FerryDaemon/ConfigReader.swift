@@ -193,3 +193,31 @@ extension ConfigReader {
     throw fail(field, "cannot read credential \(name) (looked in: \(candidates.joined(separator: ", ")))")
   }
 }
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+extension ConfigReader {
+  func uids(_ v: JSONValue, _ field: String) throws(ConfigError) -> [UInt32] {
+    guard case .array(let items) = v else { throw fail(field, "expected an array of user ids") }
+    var out: [UInt32] = []
+    for item in items { out.append(UInt32(try int(item, field, 0...Int(UInt32.max - 1)))) }
+    return out
+  }
+
+  /// Group names (resolved now, so a typo fails at start) or numeric gids.
+  func groups(_ v: JSONValue, _ field: String) throws(ConfigError) -> [UInt32] {
+    guard case .array(let items) = v else { throw fail(field, "expected an array of group names or ids") }
+    var out: [UInt32] = []
+    for item in items {
+      if case .string(let name) = item {
+        guard let group = getgrnam(name) else { throw fail(field, "no group named \(name)") }
+        out.append(UInt32(group.pointee.gr_gid))
+      } else {
+        out.append(UInt32(try int(item, field, 0...Int(UInt32.max - 1))))
+      }
+    }
+    return out
+  }
+}

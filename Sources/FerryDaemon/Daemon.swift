@@ -112,12 +112,24 @@ import FerryWire
     nextSerial += 1
     let client = Client(serial: nextSerial, fd: fd, daemon: self)
     if clients.count >= config.limits.maxClients {
+      // Kept in `clients` until its one line is flushed (clientClosed removes it).
+      clients[client.serial] = client
       client.send(.error(WireError(.overloaded, "too many client connections"), id: nil))
       client.closeWhenFlushed()
       return
     }
-    clients[client.serial] = client
     let c = client.credentials
+    guard PeerPolicy(uids: config.allowUIDs, groups: config.allowGroups).admits(c) else {
+      logger.warning(
+        "client refused",
+        ["client.uid": c.map { "\($0.uid)" } ?? "?", "client.pid": c.map { "\($0.pid)" } ?? "?"])
+      clients[client.serial] = client
+      client.send(
+        .error(WireError(.accessDenied, "this user may not use ferryd (allow_uids, allow_groups)"), id: nil))
+      client.closeWhenFlushed()
+      return
+    }
+    clients[client.serial] = client
     logger.debug(
       "client connected",
       [

@@ -14,6 +14,11 @@ public struct DaemonConfig: Sendable {
   public var shutdownGraceSeconds: Double = 10
   public var limits = Limits()
   public var sessions: [String: SessionConfig] = ["default": SessionConfig(name: "default")]
+  /// Users allowed to connect (by uid); with `allowGroups`, nil lets anyone who can open the
+  /// socket in.
+  public var allowUIDs: [UInt32]?
+  /// Groups (gids) whose members may connect, primary or supplementary.
+  public var allowGroups: [UInt32]?
   /// Daemon-wide egress policy; nil when nothing is configured (no checks, no cost).
   public var egress: EgressPolicy?
 
@@ -59,6 +64,8 @@ public struct DaemonConfig: Sendable {
       case "limits": config.limits = try reader.limits(member.value)
       case "sessions": config.sessions = try reader.sessions(member.value)
       case "egress": config.egress = try reader.egress(member.value)
+      case "allow_uids": config.allowUIDs = try reader.uids(member.value, "allow_uids")
+      case "allow_groups": config.allowGroups = try reader.groups(member.value, "allow_groups")
       default: throw ConfigError(file: file, field: member.key, reason: "unknown setting")
       }
     }

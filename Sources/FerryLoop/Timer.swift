@@ -28,6 +28,10 @@ import CFerryEvent
   /// pending timer replaces its deadline.
   public func schedule(afterMs: Int) {
     guard let event else { return }
+    // libevent measures the deadline from the time cached when this loop iteration began; a
+    // timer scheduled late in a busy iteration would fire early by that lag. Refresh it first
+    // (one vDSO clock read).
+    if afterMs > 0 { _ = event_base_update_cache_time(loop.base) }
     _ = ferry_event_add_ms(event, max(afterMs, 0))
   }
 

@@ -26,6 +26,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case shuttingDown = "shutting_down"
   /// Not in PROTOCOL.md's list: an `op` that names a job id the connection never saw.
   case unknownID = "unknown_id"
+  /// Not in PROTOCOL.md's list: the connecting user is not in `allow_uids` / `allow_groups`.
+  case accessDenied = "access_denied"
 }
 
 /// An error as it goes on the wire: a stable code, a human message and optional details.

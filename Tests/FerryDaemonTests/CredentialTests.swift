@@ -1,5 +1,6 @@
 import FerryWire
 import Foundation
+import Glibc
 import Testing
 
 /// Black-box: session credentials read from files reach the server and nothing else.
@@ -45,5 +46,27 @@ import Testing
     let (status, output) = try run(Paths.product("ferryd"), ["--check-config", "--config", path])
     #expect(status == 1)
     #expect(output.contains("sessions.api.auth.basic_file"))
+  }
+}
+
+/// Black-box: allow_uids and allow_groups at accept.
+@Suite(.serialized) struct PeerPolicyTests {
+  @Test func userOutsideAllowUIDsGetsOneErrorLineThenClose() throws {
+    let daemon = try DaemonHarness(config: #"{"allow_uids": [4000000]}"#)
+    let client = try daemon.connect()
+    let e = try client.readEvent()
+    #expect(e.event == "error")
+    #expect(e.errorCode == "access_denied")
+    #expect(client.readLine(timeoutMs: 5_000) == nil)
+    #expect(client.isEOF)
+  }
+
+  @Test func allowedUserOrGroupIsServed() throws {
+    for config in [#"{"allow_uids": [\#(getuid())]}"#, #"{"allow_groups": [\#(getgid())]}"#] {
+      let daemon = try DaemonHarness(config: config)
+      let client = try daemon.connect()
+      try client.send(#"{"op":"ping"}"#)
+      #expect(try client.readEvent().event == "pong")
+    }
   }
 }
