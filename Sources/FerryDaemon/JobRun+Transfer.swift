@@ -1,6 +1,10 @@
 import FerrySession
 import FerryWire
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The engine's reports about a job's transfer, turned into events and a result.
 extension JobRun: TransferDelegate {
   func transferDidReceiveHead(_ head: ResponseHead) {
@@ -61,13 +65,36 @@ extension JobRun: TransferDelegate {
     transfer = nil
     switch result {
     case .failure(let error):
+      if abortError == nil, retryIfWorthIt(error: error, status: nil) { return }
       output?.abandon(keepPartial: job.resume == true)
       output = nil
       finish(.failed(JobFailure(error: abortError ?? error, attempts: lifecycle.attempt)))
     case .success(let metrics):
       daemon.recordTransfer(self, metrics: metrics)
+      if retryIfWorthIt(error: nil, status: head?.status ?? metrics.status) { return }
       finishAccepted(metrics)
     }
+  }
+
+  /// Schedules another attempt when the job's retry policy allows one for this outcome;
+  /// false when the outcome stands.
+  private func retryIfWorthIt(error: WireError?, status: Int?) -> Bool {
+    guard let policy = job.retry, lifecycle.attempt <= policy.max, !isFinished else { return false }
+    let plan = RetryPlan(policy: policy, method: request.method)
+    guard plan.isRetryable(error: error, status: status) else { return false }
+    let delay = plan.delayMs(
+      afterAttempt: lifecycle.attempt, retryAfter: head?.header("retry-after"), nowSeconds: time(nil),
+      random: { Int.random(in: 0...$0) })
+    // What this attempt collected is not the job's answer.
+    output?.abandon(keepPartial: job.resume == true)
+    output = nil
+    client?.bodyBytesChanged(by: -countedBodyBytes)
+    countedBodyBytes = 0
+    collector = ResponseCollector(mode: collector.mode, maxInlineBytes: collector.maxInlineBytes)
+    head = nil
+    lifecycle.attemptWillRetry()
+    scheduleRetry(afterMs: delay)
+    return true
   }
 
   private func finishAccepted(_ metrics: TransferMetrics) {

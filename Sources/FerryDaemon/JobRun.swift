@@ -1,3 +1,4 @@
+import FerryLoop
 import FerrySerializer
 import FerrySession
 import FerryWire
@@ -22,6 +23,8 @@ import FerryWire
   var abortError: WireError?
   let accept: AcceptPolicy
   let enqueuedAtMs: UInt64
+  /// Waits out a retry's backoff.
+  var retryTimer: Timer?
   /// Body bytes of this job counted in the client's budget.
   var countedBodyBytes = 0
 
@@ -78,6 +81,14 @@ import FerryWire
       egress: daemon.config.egress)
   }
 
+  /// Starts the next attempt after `afterMs`.
+  func scheduleRetry(afterMs delay: Int) {
+    if retryTimer == nil {
+      retryTimer = Timer(loop: daemon.loop) { [unowned self] in self.start() }
+    }
+    retryTimer?.schedule(afterMs: delay)
+  }
+
   /// The client's budget has room again: take the chunk held back, and go on.
   func resumeForClient() {
     transfer?.resumeReceive()
@@ -86,6 +97,7 @@ import FerryWire
   /// Ends the job as `cancelled` (op, disconnect or shutdown); nothing of it follows.
   func cancel(_ reason: CancelReason) {
     guard !isFinished else { return }
+    retryTimer?.cancel()
     transfer?.cancel()
     transfer = nil
     output?.abandon(keepPartial: job.resume == true)
