@@ -221,3 +221,23 @@ extension ConfigReader {
     return out
   }
 }
+
+extension ConfigReader {
+  /// `{"read_roots": [...], "write_roots": [...]}`, absolute paths.
+  func files(_ v: JSONValue) throws(ConfigError) -> ([String]?, [String]?) {
+    var read: [String]?
+    var write: [String]?
+    for m in try object(v, "files") {
+      let field = "files." + m.key
+      var paths: [String] = []
+      guard case .array(let items) = m.value else { throw fail(field, "expected an array of absolute paths") }
+      for item in items { paths.append(try absolutePath(item, field)) }
+      switch m.key {
+      case "read_roots": read = paths
+      case "write_roots": write = paths
+      default: throw fail(field, "unknown setting")
+      }
+    }
+    return (read, write)
+  }
+}

@@ -57,6 +57,15 @@ extension Daemon {
     let merged = session.merged(job)
     let request: Request
     do throws(WireError) {
+      if let output = merged.output, let roots = config.writeRoots {
+        do {
+          try FileRoots.check(output, within: roots, what: "write_roots")
+        } catch {
+          var e = error
+          e.field = "output"
+          throw e
+        }
+      }
       request = try session.serializer.serialize(merged)
     } catch {
       return fail(error, id: id, client: client)

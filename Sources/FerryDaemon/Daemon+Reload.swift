@@ -24,8 +24,10 @@ extension Daemon {
       logger.warning("socket changes take effect at restart", ["socket": next.socket ?? "default"])
     }
     var replaced: [String: Session] = [:]
+    var env = environment
+    env.readRoots = next.readRoots
     for (name, sessionConfig) in next.sessions {
-      replaced[name] = Session(config: sessionConfig, environment: environment)
+      replaced[name] = Session(config: sessionConfig, environment: env)
     }
     sessions = replaced
     config = next

@@ -56,7 +56,7 @@ import FerryWire
     let env = DaemonEnvironment(
       acceptLanguage: AcceptLanguage(language: environment["LANGUAGE"], lang: environment["LANG"]).value,
       acceptEncoding: curl.encodings.isEmpty ? nil : curl.encodings.joined(separator: ", "),
-      mimeTypes: Self.readMIMETypes())
+      mimeTypes: Self.readMIMETypes(), readRoots: config.readRoots)
     self.environment = env
     self.processEnvironment = environment
     for (name, sessionConfig) in config.sessions {

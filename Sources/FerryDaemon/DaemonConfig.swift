@@ -19,6 +19,10 @@ public struct DaemonConfig: Sendable {
   public var allowUIDs: [UInt32]?
   /// Groups (gids) whose members may connect, primary or supplementary.
   public var allowGroups: [UInt32]?
+  /// Where jobs may read files (parts, bodies) from; nil: anywhere the daemon can read.
+  public var readRoots: [String]?
+  /// Where jobs may write `output` files; nil: anywhere the daemon can write.
+  public var writeRoots: [String]?
   /// Daemon-wide egress policy; nil when nothing is configured (no checks, no cost).
   public var egress: EgressPolicy?
 
@@ -64,6 +68,7 @@ public struct DaemonConfig: Sendable {
       case "limits": config.limits = try reader.limits(member.value)
       case "sessions": config.sessions = try reader.sessions(member.value)
       case "egress": config.egress = try reader.egress(member.value)
+      case "files": (config.readRoots, config.writeRoots) = try reader.files(member.value)
       case "allow_uids": config.allowUIDs = try reader.uids(member.value, "allow_uids")
       case "allow_groups": config.allowGroups = try reader.groups(member.value, "allow_groups")
       default: throw ConfigError(file: file, field: member.key, reason: "unknown setting")

@@ -24,7 +24,8 @@ import FerryWire
       headers: config.defaults.headers ?? [], auth: config.defaults.auth,
       acceptLanguage: environment.acceptLanguage, acceptEncoding: environment.acceptEncoding)
     serializer = RequestSerializer(
-      settings: settings, mimeTypes: environment.mimeTypes, files: SystemFileProbe())
+      settings: settings, mimeTypes: environment.mimeTypes,
+      files: SystemFileProbe(readRoots: environment.readRoots))
     scheduler = SessionScheduler(maxConcurrent: config.maxConcurrent)
   }
 
@@ -62,6 +63,7 @@ struct DaemonEnvironment: Sendable {
   var acceptLanguage: String?
   var acceptEncoding: String?
   var mimeTypes: MIMETypes
+  var readRoots: [String]?
 }
 
 /// The version ferry reports in `User-Agent` and `hello`.
