@@ -68,3 +68,35 @@ import Testing
     #expect(refused.last?.errorCode == "egress_denied")
   }
 }
+
+/// Black-box: public-key pinning (AFSecurityPolicy's public-key mode) against nginx.
+@Suite(.serialized) struct PinningTests {
+  /// curl's `sha256//BASE64` pin of the certificate's public key, computed with openssl.
+  func pin(of certificate: String) throws -> String {
+    let (status, text) = try run(
+      "/bin/sh",
+      [
+        "-c",
+        "openssl x509 -in '\(certificate)' -pubkey -noout | openssl pkey -pubin -outform der"
+          + " | openssl dgst -sha256 -binary | base64",
+      ])
+    guard status == 0 else { throw TestFailure("openssl: \(text)") }
+    return "sha256//" + text.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  @Test func rightPinSucceedsAndWrongPinFailsWithTLSFailed() throws {
+    let nginx = try NginxHarness()
+    let right = try pin(of: nginx.caFile)
+    let wrong = "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+    let config = #"""
+      {"sessions": {"right": {"ca_file": "\#(nginx.caFile)", "pinned_public_key": "\#(right)"},
+                    "wrong": {"ca_file": "\#(nginx.caFile)", "pinned_public_key": "\#(wrong)"}}}
+      """#
+    let daemon = try DaemonHarness(config: config)
+    let client = try daemon.connect()
+    let ok = try client.run(#"{"id":"r","session":"right","url":"\#(nginx.https("/small"))","events":[]}"#, id: "r")
+    #expect(ok.last?.event == "done")
+    let bad = try client.run(#"{"id":"w","session":"wrong","url":"\#(nginx.https("/small"))","events":[]}"#, id: "w")
+    #expect(bad.last?.errorCode == "tls_failed")
+  }
+}
