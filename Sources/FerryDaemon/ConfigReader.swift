@@ -6,6 +6,8 @@ struct ConfigReader {
   let file: String
   /// systemd's `$CREDENTIALS_DIRECTORY` (LoadCredential=), searched first for credential files.
   var credentialsDirectory: String?
+  /// Relative credential paths resolve here; nil: the directory of `file`.
+  var baseDirectory: String?
 
   func fail(_ field: String, _ reason: String) -> ConfigError {
     ConfigError(file: file, field: field, reason: reason)
@@ -182,7 +184,7 @@ extension ConfigReader {
     if name.hasPrefix("/") {
       candidates.append(name)
     } else {
-      let configDir = file.contains("/") ? String(file[..<file.lastIndex(of: "/")!]) : "."
+      let configDir = baseDirectory ?? (file.contains("/") ? String(file[..<file.lastIndex(of: "/")!]) : ".")
       candidates.append(configDir + "/" + name)
     }
     for path in candidates {

@@ -9,13 +9,9 @@ extension Daemon {
     guard let path = configPath else { return }
     notifier?.send("RELOADING=1\nSTATUS=reloading \(path)")
     defer { notifier?.send("READY=1\nSTATUS=\(statusLine())") }
-    guard let text = readSmallFile(path, limit: 16 << 20) else {
-      logger.error("reload failed, keeping the old configuration", ["config": path, "reason": "unreadable"])
-      return
-    }
     let next: DaemonConfig
     do {
-      next = try DaemonConfig.parse(Array(text.utf8), file: path, environment: processEnvironment)
+      next = try ConfigLoader.load(path: path, environment: processEnvironment)
     } catch {
       logger.error("reload failed, keeping the old configuration", ["reason": "\(error)"])
       return

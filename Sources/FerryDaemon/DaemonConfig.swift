@@ -45,7 +45,7 @@ public struct DaemonConfig: Sendable {
   /// Parses a config file's bytes; `file` names it in errors. Credential files named by
   /// sessions are looked up in `$CREDENTIALS_DIRECTORY` first, then beside the config file.
   public static func parse(
-    _ bytes: [UInt8], file: String, environment: [String: String] = [:]
+    _ bytes: [UInt8], file: String, environment: [String: String] = [:], baseDirectory: String? = nil
   ) throws(ConfigError) -> DaemonConfig {
     let root: JSONValue
     do {
@@ -57,7 +57,8 @@ public struct DaemonConfig: Sendable {
       throw ConfigError(file: file, field: "", reason: "the top level must be an object")
     }
     var config = DaemonConfig()
-    let reader = ConfigReader(file: file, credentialsDirectory: environment["CREDENTIALS_DIRECTORY"])
+    let reader = ConfigReader(
+      file: file, credentialsDirectory: environment["CREDENTIALS_DIRECTORY"], baseDirectory: baseDirectory)
     for member in object {
       switch member.key {
       case "socket": config.socket = try reader.string(member.value, "socket")

@@ -42,12 +42,9 @@ public enum DaemonMain {
       default: return fail("unknown argument \(arg)\n\(usage)")
       }
     }
-    guard let text = readSmallFile(configPath, limit: 16 << 20) else {
-      return fail("cannot read config \(configPath): \(Syscalls.describe(errno))")
-    }
     let config: DaemonConfig
     do {
-      config = try DaemonConfig.parse(Array(text.utf8), file: configPath, environment: environment)
+      config = try ConfigLoader.load(path: configPath, environment: environment)
     } catch {
       return fail("invalid config: \(error)")
     }

@@ -63,3 +63,40 @@ import Testing
     #expect(try client.run(job, id: "r").last?.event == "done")
   }
 }
+
+/// Black-box: `ferry.d/*.json` drop-ins beside the config.
+@Suite(.serialized) struct DropInTests {
+  @Test func dropInsAddSessionsAndMergeLimitsOnReload() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    try FileManager.default.createDirectory(
+      atPath: daemon.dir + "/ferry.d", withIntermediateDirectories: true)
+    let dropIn =
+      #"{"sessions": {"extra": {"base_url": "\#(fixture.url("/"))"}}, "limits": {"max_line_bytes": 4096}}"#
+    try dropIn.write(toFile: daemon.dir + "/ferry.d/10-extra.json", atomically: true, encoding: .utf8)
+    daemon.process.signal(SIGHUP)
+    let client = try daemon.connect()
+    var last: JSONObject?
+    for _ in 0..<100 {
+      last = try client.run(#"{"id":"d","session":"extra","url":"json","events":[]}"#, id: "d").last
+      if last?.event == "done" { break }
+      usleep(20_000)
+    }
+    #expect(last?.event == "done")
+    try client.send(#"{"op":"hello"}"#)
+    #expect(try client.readEvent()["limits"]?.objectValue?.int("max_line_bytes") == 4096)
+  }
+
+  @Test func anInvalidDropInIsNamedWithItsField() throws {
+    let dir = Paths.tempDirectory("dropin")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try FileManager.default.createDirectory(atPath: dir + "/ferry.d", withIntermediateDirectories: true)
+    try "{}".write(toFile: dir + "/ferry.json", atomically: true, encoding: .utf8)
+    try #"{"limits": {"max_jobs": "many"}}"#.write(
+      toFile: dir + "/ferry.d/20-bad.json", atomically: true, encoding: .utf8)
+    let (status, output) = try run(
+      Paths.product("ferryd"), ["--check-config", "--config", dir + "/ferry.json"])
+    #expect(status == 1)
+    #expect(output.contains("20-bad.json: limits.max_jobs"))
+  }
+}

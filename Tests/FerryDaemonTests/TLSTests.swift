@@ -94,9 +94,11 @@ import Testing
       """#
     let daemon = try DaemonHarness(config: config)
     let client = try daemon.connect()
-    let ok = try client.run(#"{"id":"r","session":"right","url":"\#(nginx.https("/small"))","events":[]}"#, id: "r")
+    let ok = try client.run(
+      #"{"id":"r","session":"right","url":"\#(nginx.https("/small"))","events":[]}"#, id: "r")
     #expect(ok.last?.event == "done")
-    let bad = try client.run(#"{"id":"w","session":"wrong","url":"\#(nginx.https("/small"))","events":[]}"#, id: "w")
+    let bad = try client.run(
+      #"{"id":"w","session":"wrong","url":"\#(nginx.https("/small"))","events":[]}"#, id: "w")
     #expect(bad.last?.errorCode == "tls_failed")
   }
 }
