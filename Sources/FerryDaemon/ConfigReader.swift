@@ -143,6 +143,7 @@ struct ConfigReader {
         session.pinnedPublicKey = pin
       case "insecure": session.insecure = try bool(m.value, field)
       case "auth": session.defaults.auth = try auth(m.value, field)
+      case "rate": session.startIntervalMs = try rate(m.value, field)
       case "proxy": session.proxy = try string(m.value, field)
       default: throw fail(field, "unknown setting")
       }
@@ -241,5 +242,17 @@ extension ConfigReader {
       }
     }
     return (read, write)
+  }
+}
+
+extension ConfigReader {
+  /// `"N/s"` or `"N/min"` → milliseconds between starts (jobs start evenly spaced, no bursts).
+  func rate(_ v: JSONValue, _ field: String) throws(ConfigError) -> UInt64 {
+    let text = try string(v, field)
+    let parts = text.split(separator: "/")
+    guard parts.count == 2, let n = Double(parts[0]), n > 0, n <= 100_000,
+      let period: Double = parts[1] == "s" ? 1000 : parts[1] == "min" ? 60_000 : nil
+    else { throw fail(field, "expected N/s or N/min, e.g. \"10/s\"") }
+    return max(1, UInt64((period / n).rounded()))
   }
 }

@@ -1,3 +1,4 @@
+import FerryLoop
 import FerrySerializer
 import FerrySession
 import FerryWire
@@ -76,7 +77,7 @@ extension Daemon {
       daemon: self)
     jobs[run.serial] = run
     client.jobs[id] = run
-    switch session.scheduler.submit(run.serial, lane: merged.lane) {
+    switch session.scheduler.submit(run.serial, lane: merged.lane, nowMs: loop.now()) {
     case .start:
       stats.update(session.name) { $0.running += 1 }
       run.announceQueued(position: nil)
@@ -86,6 +87,7 @@ extension Daemon {
       session.waiting[run.serial] = run
       run.announceQueued(position: position)
     }
+    armRateTimer(session)
   }
 
   private func cancel(_ id: String, from client: Client) {
@@ -112,17 +114,34 @@ extension Daemon {
     if wasWaiting {
       session.scheduler.withdraw(run.serial)
     } else {
-      for serial in session.scheduler.finish(run.serial) {
-        guard let next = session.waiting.removeValue(forKey: serial) else { continue }
-        stats.update(session.name) { c in
-          c.queued -= 1
-          c.running += 1
-        }
-        next.start()
-      }
+      startWaiting(session.scheduler.finish(run.serial, nowMs: loop.now()), in: session)
     }
     run.client?.jobEnded(run)
     shutdownProgress()
+  }
+
+  /// Starts jobs the scheduler released, then re-arms the rate timer.
+  func startWaiting(_ serials: [UInt64], in session: Session) {
+    for serial in serials {
+      guard let next = session.waiting.removeValue(forKey: serial) else { continue }
+      stats.update(session.name) { c in
+        c.queued -= 1
+        c.running += 1
+      }
+      next.start()
+    }
+    armRateTimer(session)
+  }
+
+  /// When a session's `rate` is what holds its waiting jobs, wakes it when the next may start.
+  func armRateTimer(_ session: Session) {
+    guard let delay = session.scheduler.nextStartDelayMs(nowMs: loop.now()) else { return }
+    if session.rateTimer == nil {
+      session.rateTimer = Timer(loop: loop) { [unowned self, unowned session] in
+        self.startWaiting(session.scheduler.startDue(nowMs: self.loop.now()), in: session)
+      }
+    }
+    if session.rateTimer?.isScheduled == false { session.rateTimer?.schedule(afterMs: delay) }
   }
 
   func recordTransfer(_ run: JobRun, metrics: TransferMetrics) {

@@ -1,3 +1,4 @@
+import FerryLoop
 import FerrySerializer
 import FerrySession
 import FerryWire
@@ -8,6 +9,8 @@ import FerryWire
   let config: SessionConfig
   let serializer: RequestSerializer
   var scheduler: SessionScheduler
+  /// Wakes the scheduler when a `rate` lets the next waiting job start.
+  var rateTimer: Timer?
   /// Jobs waiting for a slot, by serial.
   var waiting: [UInt64: JobRun] = [:]
 
@@ -26,7 +29,7 @@ import FerryWire
     serializer = RequestSerializer(
       settings: settings, mimeTypes: environment.mimeTypes,
       files: SystemFileProbe(readRoots: environment.readRoots))
-    scheduler = SessionScheduler(maxConcurrent: config.maxConcurrent)
+    scheduler = SessionScheduler(maxConcurrent: config.maxConcurrent, startIntervalMs: config.startIntervalMs)
   }
 
   var name: String { config.name }

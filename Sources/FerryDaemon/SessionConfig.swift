@@ -14,6 +14,8 @@ public struct SessionConfig: Sendable {
   public var maxHostConnections = 0
   /// Connections in all (CURLMOPT_MAX_TOTAL_CONNECTIONS); 0 means no limit.
   public var maxConnections = 0
+  /// Least milliseconds between two job starts, from `rate` (`N/s` or `N/min`).
+  public var startIntervalMs: UInt64?
   /// PEM bundle of certificate authorities to trust instead of the system's.
   public var caFile: String?
   /// curl's `sha256//BASE64` form (several joined with `;`), like AFSecurityPolicy's
@@ -29,6 +31,6 @@ public struct SessionConfig: Sendable {
   /// The session-only keys, beside the job field names.
   static let sessionKeys: Set<String> = [
     "base_url", "uri_methods", "max_concurrent", "max_host_connections", "max_connections",
-    "ca_file", "pinned_public_key", "insecure", "proxy", "auth",
+    "ca_file", "pinned_public_key", "insecure", "proxy", "auth", "rate",
   ]
 }

@@ -6,12 +6,21 @@
 /// blocks jobs of other lanes behind it.
 public struct SessionScheduler: Sendable {
   public var maxConcurrent: Int
+  /// Least time between two job starts (a session's `rate`), or nil.
+  public var startIntervalMs: UInt64?
+  /// When the next start is allowed by the rate.
+  private var nextStartMs: UInt64 = 0
+  /// The clock of the last call, for `fits`.
+  private var nowMs: UInt64 = 0
   private var running: Set<UInt64> = []
   private var busyLanes: [String: UInt64] = [:]
   private var waiting: [(key: UInt64, lane: String?)] = []
   private var laneOfRunning: [UInt64: String] = [:]
 
-  public init(maxConcurrent: Int) { self.maxConcurrent = max(1, maxConcurrent) }
+  public init(maxConcurrent: Int, startIntervalMs: UInt64? = nil) {
+    self.maxConcurrent = max(1, maxConcurrent)
+    self.startIntervalMs = startIntervalMs
+  }
 
   public var runningCount: Int { running.count }
   public var waitingCount: Int { waiting.count }
@@ -27,7 +36,8 @@ public struct SessionScheduler: Sendable {
   ///
   /// Invariant: after every call no waiting job fits (they are started eagerly when a slot or
   /// lane frees), so a newcomer that fits jumps no one who could have run.
-  public mutating func submit(_ key: UInt64, lane: String?) -> Admission {
+  public mutating func submit(_ key: UInt64, lane: String?, nowMs: UInt64 = 0) -> Admission {
+    self.nowMs = nowMs
     if fits(lane) {
       begin(key, lane: lane)
       return .start
@@ -37,7 +47,8 @@ public struct SessionScheduler: Sendable {
   }
 
   /// A running job ended (done, failed or cancelled); returns the jobs to start now, in order.
-  public mutating func finish(_ key: UInt64) -> [UInt64] {
+  public mutating func finish(_ key: UInt64, nowMs: UInt64 = 0) -> [UInt64] {
+    self.nowMs = nowMs
     guard running.remove(key) != nil else {
       waiting.removeAll { $0.key == key }
       return []
@@ -57,11 +68,25 @@ public struct SessionScheduler: Sendable {
   }
 
   private func fits(_ lane: String?) -> Bool {
-    running.count < maxConcurrent && (lane.map { busyLanes[$0] == nil } ?? true)
+    running.count < maxConcurrent && (lane.map { busyLanes[$0] == nil } ?? true) && nowMs >= nextStartMs
+  }
+
+  /// Starts the waiting jobs that the rate now allows (call when `nextStartDelayMs` has passed).
+  public mutating func startDue(nowMs: UInt64) -> [UInt64] {
+    self.nowMs = nowMs
+    return startWaiting()
+  }
+
+  /// Milliseconds until the rate lets a waiting job start, when the rate is what holds it.
+  public func nextStartDelayMs(nowMs: UInt64) -> Int? {
+    guard startIntervalMs != nil, !waiting.isEmpty, running.count < maxConcurrent, nextStartMs > nowMs
+    else { return nil }
+    return Int(nextStartMs - nowMs)
   }
 
   private mutating func begin(_ key: UInt64, lane: String?) {
     running.insert(key)
+    if let interval = startIntervalMs { nextStartMs = max(nextStartMs, nowMs) + interval }
     if let lane {
       busyLanes[lane] = key
       laneOfRunning[key] = lane

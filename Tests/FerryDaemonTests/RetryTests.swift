@@ -72,3 +72,23 @@ struct RetryPlanTests {
     #expect(Clock.ms() - start >= 1000)
   }
 }
+
+/// Black-box: a session's `rate` spaces job starts across every client.
+@Suite(.serialized) struct RateTests {
+  @Test func rateOfTenPerSecondSpacesFiveJobsOverFourHundredMilliseconds() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(config: #"{"sessions": {"slow": {"rate": "10/s"}}}"#)
+    let a = try daemon.connect()
+    let b = try daemon.connect()
+    let start = Clock.ms()
+    for i in 0..<5 {
+      let client = i % 2 == 0 ? a : b
+      try client.send(#"{"id":"j\#(i)","session":"slow","url":"\#(fixture.url("/echo"))","events":[]}"#)
+    }
+    for i in 0..<5 {
+      let client = i % 2 == 0 ? a : b
+      #expect(try client.readUntilTerminal(id: "j\(i)").last?.event == "done")
+    }
+    #expect(Clock.ms() - start >= 400)
+  }
+}

@@ -46,3 +46,19 @@ struct SessionSchedulerTests {
     #expect(s.finish(2) == [3])
   }
 }
+
+struct SessionRateTests {
+  @Test func rateSpacesStartsEvenly() {
+    var s = SessionScheduler(maxConcurrent: 10, startIntervalMs: 100)
+    #expect(s.submit(1, lane: nil, nowMs: 1000) == .start)
+    #expect(s.submit(2, lane: nil, nowMs: 1010) == .wait(position: 1))
+    #expect(s.submit(3, lane: nil, nowMs: 1020) == .wait(position: 2))
+    #expect(s.nextStartDelayMs(nowMs: 1020) == 80)
+    #expect(s.startDue(nowMs: 1099) == [])
+    #expect(s.startDue(nowMs: 1100) == [2])
+    #expect(s.nextStartDelayMs(nowMs: 1100) == 100)
+    #expect(s.finish(1, nowMs: 1150) == [])
+    #expect(s.startDue(nowMs: 1200) == [3])
+    #expect(s.nextStartDelayMs(nowMs: 1200) == nil)
+  }
+}
