@@ -121,7 +121,7 @@ extension Daemon {
         guard hashFile(path, offset: offset, length: length, into: &hasher) else { return nil }
       }
     }
-    return hasher.finalize().map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    return SHA256.hexString(hasher.finalize())
   }
 
   private static func hashFile(_ path: String, offset: Int64, length: Int64, into hasher: inout SHA256Hasher)

@@ -50,7 +50,7 @@ public struct ResponseCollector: Sendable {
     case .discard: return .success(.none)
     case .base64: return .success(.base64(bytes))
     case .json:
-      guard isJSON(bytes) else {
+      guard Self.isJSON(bytes) else {
         return .failure(WireError(.transferFailed, "response body is not valid JSON"))
       }
       return .success(.json(bytes))
@@ -78,6 +78,4 @@ public struct ResponseCollector: Sendable {
   private static func isJSON(_ bytes: [UInt8]) -> Bool {
     (try? JSONReader(maxDepth: 512).read(bytes)) != nil
   }
-
-  private func isJSON(_ bytes: [UInt8]) -> Bool { Self.isJSON(bytes) }
 }

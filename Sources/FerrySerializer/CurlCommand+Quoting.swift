@@ -1,3 +1,4 @@
+import FerryWire
 extension CurlCommand {
   /// Bytes that need no quoting in a shell word.
   private static let isPlain: [Bool] = {
@@ -66,8 +67,8 @@ extension CurlCommand {
         options += ";filename=" + formQuoted(filename)
       }
       for header in part.headers {
-        guard let value = header.value, !HTTPSyntax.equalsIgnoringCase(header.name, "Content-Type"),
-          !HTTPSyntax.equalsIgnoringCase(header.name, "Content-Disposition")
+        guard let value = header.value, !TextCheck.equalsIgnoringASCIICase(header.name, "Content-Type"),
+          !TextCheck.equalsIgnoringASCIICase(header.name, "Content-Disposition")
         else { return nil }
         options += ";headers=" + formQuoted("\(header.name): \(value)")
       }

@@ -1,3 +1,4 @@
+import FerryWire
 /// A request rendered as an equivalent `curl` command line, ready to paste into a shell.
 ///
 /// Arguments are single-quoted for POSIX shells; only an argument holding control characters
@@ -25,11 +26,11 @@ public enum CurlCommand {
     }
     var hasContentType = false
     for (name, value) in redactingSecrets ? request.redactedHeaders : request.headers {
-      if HTTPSyntax.equalsIgnoringCase(name, "Content-Type") {
+      if TextCheck.equalsIgnoringASCIICase(name, "Content-Type") {
         hasContentType = true
         if body.isForm { continue }
       }
-      if HTTPSyntax.equalsIgnoringCase(name, "Accept-Encoding") { words.append("--compressed") }
+      if TextCheck.equalsIgnoringASCIICase(name, "Accept-Encoding") { words.append("--compressed") }
       // `Name;` is curl's way to send a header with an empty value (`Name:` removes one).
       words += ["-H", shellWord(value.isEmpty ? "\(name);" : "\(name): \(value)")]
     }

@@ -1,3 +1,4 @@
+import FerryWire
 /// Header fields in send order, set and removed by case-insensitive name.
 ///
 /// Setting a name that is already present replaces that field where it stands (taking the new
@@ -18,7 +19,7 @@ struct HeaderList: Sendable {
     // twice in different cases.
     var j = fields.count - 1
     while j > i {
-      if HTTPSyntax.equalsIgnoringCase(fields[j].name, name) { fields.remove(at: j) }
+      if TextCheck.equalsIgnoringASCIICase(fields[j].name, name) { fields.remove(at: j) }
       j -= 1
     }
     if let value {
@@ -30,7 +31,7 @@ struct HeaderList: Sendable {
 
   /// The position of the first field named `name`, compared case-insensitively.
   func index(of name: String) -> Int? {
-    fields.firstIndex { HTTPSyntax.equalsIgnoringCase($0.name, name) }
+    fields.firstIndex { TextCheck.equalsIgnoringASCIICase($0.name, name) }
   }
 
   /// The value of the first field named `name`.

@@ -91,7 +91,7 @@ struct Flattener<Sink: PairSink & ~Copyable>: ~Copyable {
   private mutating func visit(_ member: JSONObject.Member, nested: Bool) {
     let mark = field.count
     if nested { Self.appendField("[", to: &field) }
-    HTTPSyntax.withBytes(member.key) { Sink.appendField($0, to: &field) }
+    TextCheck.withBytes(member.key) { Sink.appendField($0, to: &field) }
     if nested { Self.appendField("]", to: &field) }
     visit(member.value)
     field.truncate(to: mark)
@@ -101,8 +101,8 @@ struct Flattener<Sink: PairSink & ~Copyable>: ~Copyable {
     switch value {
     case .object(let object): visit(object, nested: true)
     case .array(let elements): visit(elements)
-    case .string(let s): HTTPSyntax.withBytes(s) { pair(value: $0) }
-    case .number(let n): HTTPSyntax.withBytes(n.text) { pair(value: $0) }
+    case .string(let s): TextCheck.withBytes(s) { pair(value: $0) }
+    case .number(let n): TextCheck.withBytes(n.text) { pair(value: $0) }
     case .bool(let b): Self.withText(b ? "1" : "0") { pair(value: $0) }
     case .null: pair(value: nil)
     }
@@ -116,7 +116,7 @@ struct Flattener<Sink: PairSink & ~Copyable>: ~Copyable {
       case .repeat: break
       case .indexed:
         Self.appendField("[", to: &field)
-        HTTPSyntax.withBytes(String(i)) { Sink.appendField($0, to: &field) }
+        TextCheck.withBytes(String(i)) { Sink.appendField($0, to: &field) }
         Self.appendField("]", to: &field)
       }
       visit(element)
@@ -156,8 +156,8 @@ struct Flattener<Sink: PairSink & ~Copyable>: ~Copyable {
 
   /// Byte-wise UTF-8 order (which is code-point order).
   static func precedes(_ a: String, _ b: String) -> Bool {
-    HTTPSyntax.withBytes(a) { x in
-      HTTPSyntax.withBytes(b) { y in
+    TextCheck.withBytes(a) { x in
+      TextCheck.withBytes(b) { y in
         for i in 0..<min(x.count, y.count) where x[i] != y[i] { return x[i] < y[i] }
         return x.count < y.count
       }

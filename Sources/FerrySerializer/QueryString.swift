@@ -68,7 +68,7 @@ public enum QueryString {
   /// Appends the UTF-8 of `s` percent-escaped (uppercase hex) to `out`.
   static func appendEscaped(_ s: String, into out: inout [UInt8]) {
     var writer = ByteWriter(capacity: s.utf8.count * 3)
-    HTTPSyntax.withBytes(s) { appendEscaped($0, into: &writer) }
+    TextCheck.withBytes(s) { appendEscaped($0, into: &writer) }
     writer.append(to: &out)
   }
 

@@ -1,3 +1,4 @@
+import FerryWire
 extension Request {
   /// Header names whose values are secrets: never shown in events other than the job's own
   /// response, nor in logs.
@@ -8,7 +9,7 @@ extension Request {
 
   /// Whether `name` (any case) names a secret header.
   public static func isSecretHeader(_ name: String) -> Bool {
-    secretHeaderNames.contains { HTTPSyntax.equalsIgnoringCase($0, name) }
+    secretHeaderNames.contains { TextCheck.equalsIgnoringASCIICase($0, name) }
   }
 
   /// The headers with secret values replaced by `<redacted>`, for `explain` and logs.

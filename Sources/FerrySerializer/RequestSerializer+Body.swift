@@ -125,7 +125,7 @@ extension RequestSerializer {
   }
 
   static func checkType(_ type: String, field: String) throws(WireError) {
-    guard !type.isEmpty, HTTPSyntax.isFieldValue(type) else {
+    guard !type.isEmpty, !TextCheck.hasLineBreakOrNUL(type) else {
       throw WireError.invalidJob(field, "type must be a non-empty header value without CR, LF or NUL")
     }
   }

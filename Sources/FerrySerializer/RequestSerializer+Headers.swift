@@ -55,7 +55,8 @@ extension RequestSerializer {
   /// Checks one session or job header and sets (or removes) it.
   static func apply(_ header: HeaderField, to list: inout HeaderList) throws(WireError) {
     try HTTPSyntax.checkHeader(header, prefix: "headers.")
-    if header.value != nil, framingHeaders.contains(where: { HTTPSyntax.equalsIgnoringCase($0, header.name) })
+    if header.value != nil,
+      framingHeaders.contains(where: { TextCheck.equalsIgnoringASCIICase($0, header.name) })
     {
       throw WireError.invalidJob("headers." + header.name, "\(header.name) is set by ferry from the body")
     }
@@ -71,7 +72,7 @@ extension RequestSerializer {
       Base64.encode(Array("\(username):\(password)".utf8), into: &out)
       return String(decoding: out, as: UTF8.self)
     case .bearer(let token):
-      guard !token.isEmpty, HTTPSyntax.isFieldValue(token) else {
+      guard !token.isEmpty, !TextCheck.hasLineBreakOrNUL(token) else {
         throw WireError.invalidJob("auth.bearer", "bearer token must be non-empty, without CR, LF or NUL")
       }
       return "Bearer " + token

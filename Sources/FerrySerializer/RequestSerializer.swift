@@ -96,10 +96,10 @@ public struct RequestSerializer: Sendable {
   /// The upper-cased method token; GET when absent.
   static func method(_ method: String?) throws(WireError) -> String {
     guard let method else { return "GET" }
-    guard HTTPSyntax.isToken(method) else {
+    guard TextCheck.isToken(method) else {
       throw WireError.invalidJob("method", "method must be an HTTP token")
     }
-    return HTTPSyntax.upperCased(method)
+    return TextCheck.asciiUppercased(method)
   }
 
   /// Appends the query string of `parameters` to the URL: `?` when it has no query, `&` after a

@@ -17,7 +17,7 @@ extension RequestURL {
   /// The URL's bytes, checked for space, control characters and bad `%` escapes, with
   /// non-ASCII and RFC-forbidden ASCII bytes percent-encoded.
   static func prepare(_ text: String) throws(WireError) -> [UInt8] {
-    let checked: Result<Bool, WireError> = HTTPSyntax.withBytes(text) { bytes in
+    let checked: Result<Bool, WireError> = TextCheck.withBytes(text) { bytes in
       var needsEncoding = false
       var i = 0
       while i < bytes.count {
@@ -76,7 +76,7 @@ extension RequestURL {
     let hostEnd = try hostEnd(authority)
     var out: [UInt8] = []
     out.reserveCapacity(authority.count)
-    for b in authority[..<hostEnd] { out.append(HTTPSyntax.lowered(b)) }
+    for b in authority[..<hostEnd] { out.append(TextCheck.lowered(b)) }
     if hostEnd < authority.endIndex {
       let port = authority[(hostEnd + 1)...]
       var value = 0

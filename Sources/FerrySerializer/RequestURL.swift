@@ -83,7 +83,7 @@ public enum RequestURL {
   /// Resolves `reference`; `base` is `nil` when the session has none, or the error its
   /// base_url gave, thrown only if a relative reference needs it.
   static func resolve(_ reference: String, base: Result<Base, WireError>?) throws(WireError) -> Resolved {
-    if let plain = HTTPSyntax.withBytes(reference, plainAbsolute) { return plain }
+    if let plain = TextCheck.withBytes(reference, plainAbsolute) { return plain }
     return try resolveInParts(reference, base: base)
   }
 
@@ -119,9 +119,9 @@ public enum RequestURL {
   private static func isHTTPScheme(_ scheme: ArraySlice<UInt8>) -> Bool {
     guard scheme.count == 4 || scheme.count == 5 else { return false }
     let s = scheme.startIndex
-    return HTTPSyntax.lowered(scheme[s]) == 0x68 && HTTPSyntax.lowered(scheme[s + 1]) == 0x74
-      && HTTPSyntax.lowered(scheme[s + 2]) == 0x74 && HTTPSyntax.lowered(scheme[s + 3]) == 0x70
-      && (scheme.count == 4 || HTTPSyntax.lowered(scheme[s + 4]) == 0x73)
+    return TextCheck.lowered(scheme[s]) == 0x68 && TextCheck.lowered(scheme[s + 1]) == 0x74
+      && TextCheck.lowered(scheme[s + 2]) == 0x74 && TextCheck.lowered(scheme[s + 3]) == 0x70
+      && (scheme.count == 4 || TextCheck.lowered(scheme[s + 4]) == 0x73)
   }
 
   /// Writes the URL without fragment: lower-cased scheme, `authority` when given (else the
@@ -131,7 +131,7 @@ public enum RequestURL {
     let scheme = target.scheme ?? []
     let hostBytes = authority.map { $0[...] } ?? target.authority ?? []
     out.reserveCapacity(scheme.count + hostBytes.count + target.path.count + (target.query?.count ?? 0) + 8)
-    for b in scheme { out.append(HTTPSyntax.lowered(b)) }
+    for b in scheme { out.append(TextCheck.lowered(b)) }
     out.append(contentsOf: "://".utf8)
     out.append(contentsOf: hostBytes)
     out.append(contentsOf: target.path)

@@ -28,7 +28,7 @@ public struct SerializerSettings: Sendable, Equatable {
     acceptEncoding: String? = nil
   ) {
     self.baseURL = baseURL
-    self.uriMethods = Set(uriMethods.map(HTTPSyntax.upperCased))
+    self.uriMethods = Set(uriMethods.map(TextCheck.asciiUppercased))
     self.headers = headers
     self.auth = auth
     self.userAgent = "ferry/\(version)"

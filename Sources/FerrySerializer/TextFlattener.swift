@@ -65,7 +65,7 @@ struct TextFlattener<Sink: PairSink & ~Copyable>: ~Copyable {
       case .repeat: break
       case .indexed:
         Sink.appendField(Self.bytes("["), to: &field)
-        HTTPSyntax.withBytes(String(index)) { Sink.appendField($0, to: &field) }
+        TextCheck.withBytes(String(index)) { Sink.appendField($0, to: &field) }
         Sink.appendField(Self.bytes("]"), to: &field)
       }
       visitValue(at: i)

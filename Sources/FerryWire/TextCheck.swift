@@ -2,9 +2,10 @@
 ///
 /// They loop over contiguous UTF-8 without building new strings, because the decoder runs them
 /// on every job line (`String.UTF8View`'s generic `contains` costs tens of instructions a byte).
-enum TextCheck {
+/// Public and inlinable so the serializer uses the same checks at the same cost.
+public enum TextCheck {
   /// RFC 7230 `tchar`: `!#$%&'*+-.^_`|~`, digits and letters.
-  @inline(__always) static func isTokenByte(_ b: UInt8) -> Bool {
+  @inlinable @inline(__always) public static func isTokenByte(_ b: UInt8) -> Bool {
     switch b {
     case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
     case 0x21, 0x23...0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: true
@@ -13,7 +14,7 @@ enum TextCheck {
   }
 
   /// True when `s` is a non-empty RFC 7230 token (method names, header names).
-  static func isToken(_ s: String) -> Bool {
+  @inlinable public static func isToken(_ s: String) -> Bool {
     withBytes(s) { bytes in
       guard !bytes.isEmpty else { return false }
       for b in bytes where !isTokenByte(b) { return false }
@@ -22,7 +23,7 @@ enum TextCheck {
   }
 
   /// True when `s` holds CR, LF or NUL, which must never reach a header line.
-  static func hasLineBreakOrNUL(_ s: String) -> Bool {
+  @inlinable public static func hasLineBreakOrNUL(_ s: String) -> Bool {
     withBytes(s) { bytes in
       for b in bytes where b == 0x0D || b == 0x0A || b == 0 { return true }
       return false
@@ -30,7 +31,7 @@ enum TextCheck {
   }
 
   /// True when `s` holds an ASCII control character (C0 or DEL).
-  static func hasControl(_ s: String) -> Bool {
+  @inlinable public static func hasControl(_ s: String) -> Bool {
     withBytes(s) { bytes in
       for b in bytes where b < 0x20 || b == 0x7F { return true }
       return false
@@ -38,7 +39,7 @@ enum TextCheck {
   }
 
   /// True when `a` and `b` are equal ignoring ASCII case (header names).
-  static func equalsIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
+  @inlinable public static func equalsIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
     guard a.utf8.count == b.utf8.count else { return false }
     return withBytes(a) { x in
       withBytes(b) { y in
@@ -49,7 +50,7 @@ enum TextCheck {
   }
 
   /// `s` with ASCII letters upper-cased; other bytes unchanged.
-  static func asciiUppercased(_ s: String) -> String {
+  @inlinable public static func asciiUppercased(_ s: String) -> String {
     withBytes(s) { bytes in
       guard bytes.contains(where: { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }) else { return s }
       return String(
@@ -59,7 +60,7 @@ enum TextCheck {
   }
 
   /// `s` with ASCII letters lower-cased; other bytes unchanged.
-  static func asciiLowercased(_ s: String) -> String {
+  @inlinable public static func asciiLowercased(_ s: String) -> String {
     withBytes(s) { bytes in
       guard bytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return s }
       return String(decoding: bytes.map(lowered), as: UTF8.self)
@@ -68,12 +69,15 @@ enum TextCheck {
 
   /// Runs `body` over the UTF-8 of `s`, contiguous (native strings need no copy; small ones are
   /// copied to the stack).
-  @inline(__always) static func withBytes<R>(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+  @inlinable @inline(__always) public static func withBytes<R>(
+    _ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> R
+  ) -> R {
     var s = s
     return s.withUTF8(body)
   }
 
-  @inline(__always) private static func lowered(_ b: UInt8) -> UInt8 {
+  /// The ASCII lower case of `b`; other bytes unchanged.
+  @inlinable @inline(__always) public static func lowered(_ b: UInt8) -> UInt8 {
     b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b + 32 : b
   }
 }

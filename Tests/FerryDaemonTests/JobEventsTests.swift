@@ -133,6 +133,7 @@ import Testing
     #expect(e["method"]?.stringValue == "POST")
     #expect(e["headers"]?.objectValue?["Authorization"]?.stringValue == "<redacted>")
     #expect(e["body"]?.objectValue?["length"] == .number(JSONNumber(18)))
+    #expect(e["body"]?.objectValue?["sha256"]?.stringValue == SHA256.hex(Array(#"{"b":1,"a":[true]}"#.utf8)))
     let curl = try #require(e["curl"]?.stringValue)
     #expect(curl.hasPrefix("curl "))
     #expect(!curl.contains("s3cret"))

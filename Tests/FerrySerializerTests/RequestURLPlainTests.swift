@@ -38,7 +38,7 @@ import Testing
   "http://h_x/a",
 ])
 func plainURLsResolveAsTheGeneralPathDoes(url: String) {
-  let plain = HTTPSyntax.withBytes(url, RequestURL.plainAbsolute)
+  let plain = TextCheck.withBytes(url, RequestURL.plainAbsolute)
   let general: Result<RequestURL.Resolved, WireError> = Result { () throws(WireError) in
     try RequestURL.resolveInParts(url, base: nil)
   }
@@ -53,6 +53,6 @@ func plainURLsResolveAsTheGeneralPathDoes(url: String) {
 
 @Test func theOnePassPathTakesTheUsualURLs() {
   for url in ["http://api.example.com/v1/items", "https://h:8443/a/b?x=1&y[]=2", "http://h"] {
-    #expect(HTTPSyntax.withBytes(url, RequestURL.plainAbsolute) != nil)
+    #expect(TextCheck.withBytes(url, RequestURL.plainAbsolute) != nil)
   }
 }
