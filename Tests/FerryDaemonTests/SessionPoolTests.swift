@@ -35,7 +35,8 @@ import Testing
     for session in ["one", "many"] {
       for i in 0..<4 {
         try client.send(
-          #"{"id":"\#(session)\#(i)","session":"\#(session)","url":"\#(fixture.url("/delay/150"))","events":[]}"#)
+          #"{"id":"\#(session)\#(i)","session":"\#(session)","url":"\#(fixture.url("/delay/150"))","events":[]}"#
+        )
       }
       for i in 0..<4 {
         #expect(try client.readUntilTerminal(id: "\(session)\(i)").last?.event == "done")
