@@ -25,6 +25,10 @@ import FerryWire
   var sessions: [String: Session] = [:]
   /// Every live job, by serial.
   var jobs: [UInt64: JobRun] = [:]
+  /// Detached jobs by id: running ones, and results waiting for `attach`.
+  var detached: [String: DetachedJob] = [:]
+  /// Bytes held by results waiting for `attach` (bounded by `max_detached_bytes`).
+  var detachedResultBytes = 0
   var stats = Stats()
   var nextSerial: UInt64 = 0
   var signals: [SignalWatch] = []
