@@ -189,7 +189,7 @@ extension ConfigReader {
     if name.hasPrefix("/") {
       candidates.append(name)
     } else {
-      let configDir = baseDirectory ?? (file.contains("/") ? String(file[..<file.lastIndex(of: "/")!]) : ".")
+      let configDir = baseDirectory ?? FileRoots.directoryOf(file) ?? "."
       candidates.append(configDir + "/" + name)
     }
     for path in candidates {
