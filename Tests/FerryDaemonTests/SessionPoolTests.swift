@@ -48,6 +48,24 @@ import Testing
     #expect(try connections(client, session: "many") == (4, 0))
   }
 
+  /// curl's own default keeps 4 idle connections per handle in the multi *now*, so when most
+  /// of a burst has finished it closed connections the next burst then had to open again.
+  @Test func idleConnectionsSurviveTheEndOfABurst() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(config: #"{"sessions": {"p": {"max_concurrent": 12}}}"#)
+    let client = try daemon.connect()
+    for burst in 0..<2 {
+      for i in 0..<12 {
+        try client.send(
+          #"{"id":"b\#(burst)-\#(i)","session":"p","url":"\#(fixture.url("/delay/50"))","events":[]}"#)
+      }
+      for i in 0..<12 {
+        #expect(try client.readUntilTerminal(id: "b\(burst)-\(i)").last?.event == "done")
+      }
+    }
+    #expect(try connections(client, session: "p") == (12, 12))
+  }
+
   @Test func aSessionKeptByAReloadKeepsItsWarmConnections() throws {
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness(config: #"{"sessions": {"a": {}}}"#)
