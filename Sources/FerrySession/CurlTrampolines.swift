@@ -40,15 +40,16 @@ enum CurlTrampolines {
     }
   }
 
-  /// `CURLOPT_HEADERFUNCTION`: one header line (status line, field or blank line).
+  /// `CURLOPT_HEADERFUNCTION`: one header line (status line, field or blank line). Lines are
+  /// gathered in the handle's `HeaderLines` (not actor-isolated); the main actor is entered
+  /// once per block, at the blank line that ends it.
   static let header: curl_write_callback = { data, size, count, userp in
     guard let userp else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(userp)
-    let address = UInt(bitPattern: data)
+    let lines = Unmanaged<HeaderLines>.fromOpaque(userp).takeUnretainedValue()
     let length = size * count
-    return MainActor.assumeIsolated {
-      transfer.takeUnretainedValue().curlHeader(UnsafeRawBufferPointer(address, length))
-    }
+    guard lines.append(UnsafeRawBufferPointer(UInt(bitPattern: data), length)) else { return length }
+    guard let transfer = lines.transfer else { return 0 }
+    return MainActor.assumeIsolated { transfer.curlHeaderBlockEnded() } ? length : 0
   }
 
   /// `CURLOPT_READFUNCTION`: request body bytes wanted.

@@ -13,6 +13,8 @@ import FerryLoop
   let errorBuffer: UnsafeMutablePointer<CChar>
   /// The transfer using the slot, if any.
   weak var transfer: Transfer?
+  /// `CURLOPT_HEADERDATA`: where the header trampoline gathers a hop's header lines.
+  let headerLines = HeaderLines()
   private var storedTimer: Timer?
   private let loop: EventLoop
   /// The engine's DNS and TLS session caches; held so the share outlives this handle.
@@ -52,6 +54,7 @@ import FerryLoop
   func reset() {
     storedTimer?.cancel()
     transfer = nil
+    headerLines.reset()
     curl_easy_reset(handle)
     errorBuffer[0] = 0
     attachShare()

@@ -59,16 +59,28 @@ public struct ResponseHeadParser: Sendable {
 
   /// `HTTP/1.1 200 OK` → version `1.1`, status 200; `HTTP/2 200` → `2`.
   private mutating func startHead(_ text: UnsafeRawBufferPointer) {
-    let fields = text.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: true)
-    var version = fields.isEmpty ? "" : String(decoding: fields[0].dropFirst(5), as: UTF8.self)
+    // Fields split at runs of spaces, without building an array of them (once per response).
+    func field(from start: Int) -> Range<Int> {
+      var lower = start
+      while lower < text.count, text[lower] == 0x20 { lower += 1 }
+      var upper = lower
+      while upper < text.count, text[upper] != 0x20 { upper += 1 }
+      return lower..<upper
+    }
+    let first = field(from: 0)
+    var version = String(decoding: text[(first.lowerBound + 5)..<first.upperBound], as: UTF8.self)
     if version == "2.0" || version == "3.0" { version = String(version.prefix(1)) }
+    let second = field(from: first.upperBound)
     var code = 0
-    if fields.count > 1, fields[1].count == 3, fields[1].allSatisfy({ (0x30...0x39).contains($0) }) {
-      for byte in fields[1] { code = code * 10 + Int(byte - 0x30) }
+    if second.count == 3, text[second].allSatisfy({ (0x30...0x39).contains($0) }) {
+      for byte in text[second] { code = code * 10 + Int(byte - 0x30) }
     }
     status = code
     httpVersion = version
-    headers.removeAll(keepingCapacity: true)
+    // A head is handed over as a copy sharing this storage: a fresh array with room for a
+    // usual head, rather than growing one element at a time.
+    headers = []
+    headers.reserveCapacity(16)
     isInHead = true
   }
 

@@ -34,19 +34,23 @@ extension Transfer {
     }
   }
 
-  /// One header line of some hop; a completed head is reported only when it is the last hop's.
-  func curlHeader(_ line: UnsafeRawBufferPointer) -> Int {
-    guard isRunning else { return 0 }
+  /// A block of header lines of some hop ended with its blank line (a head, or trailers); a
+  /// completed head is reported only when it is the last hop's. False makes curl fail.
+  func curlHeaderBlockEnded() -> Bool {
+    guard isRunning, let lines = slot?.headerLines else { return false }
     lastActivityMs = loop.now()
-    if case .complete(let head) = headParser.feed(line) {
+    // Only the blank line, the block's last, can end a head.
+    var event = ResponseHeadParser.Event.none
+    lines.drain { event = headParser.feed($0) }
+    if case .complete(let head) = event {
       if let denial = redirectEgressDenial(head) {
         // Returning short makes curl fail (CURLE_WRITE_ERROR) before it follows the redirect.
         recordedError = denial
-        return 0
+        return false
       }
       headCompleted(head)
     }
-    return line.count
+    return true
   }
 
   /// The egress policy's refusal of the host a redirect that curl is about to follow leads to.

@@ -28,8 +28,9 @@ extension Transfer {
     configureEgress(&options, me)
     options.set(CURLOPT_WRITEFUNCTION, write: CurlTrampolines.write)
     options.set(CURLOPT_WRITEDATA, pointer: me)
+    slot.headerLines.transfer = self
     options.set(CURLOPT_HEADERFUNCTION, write: CurlTrampolines.header)
-    options.set(CURLOPT_HEADERDATA, pointer: me)
+    options.set(CURLOPT_HEADERDATA, pointer: Unmanaged.passUnretained(slot.headerLines).toOpaque())
     if spec.wantsProgress {
       options.set(CURLOPT_NOPROGRESS, 0)
       options.check(

@@ -39,6 +39,7 @@ extension Transfer {
     curl_easy_reset(slot.handle)
     slot.errorBuffer[0] = 0
     headParser = ResponseHeadParser()
+    slot.headerLines.reset()
     pendingRedirectStatus = nil
     isDiscardingBody = false
     lastCounts = (0, 0)

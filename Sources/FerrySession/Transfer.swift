@@ -194,7 +194,7 @@ import FerryWire
       return
     }
     let connectedAtMs = attachedAtMs + UInt64(pretransferUs / 1000)
-    let quietSince = max(lastActivityMs, connectedAtMs)
+    let quietSince = max(lastActivityMs, connectedAtMs, slot.headerLines.lastLineAtMs)
     let now = loop.now()
     let quiet = now > quietSince ? now - quietSince : 0
     if quiet < idleMs {

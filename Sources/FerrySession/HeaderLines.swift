@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The header lines of a hop, gathered as libcurl hands them over, one call per line.
+///
+/// Entering the main actor from a C callback (`MainActor.assumeIsolated`: an executor check, a
+/// closure context on the heap) costs more than a header line itself, so the header trampoline
+/// appends lines here without it and enters the main actor once per block: at the blank line
+/// that ends a head (or a block of trailers), when `Transfer.curlHeaderBlockEnded()` parses
+/// them. It is not actor-isolated because the trampoline touches it; like every curl callback
+/// it only ever runs on the loop's thread, inside a curl call the engine makes.
+///
+/// One per easy handle, reused job after job, so its buffer is allocated once.
+final class HeaderLines {
+  /// The transfer the lines are for: set when a hop is configured, cleared on reset.
+  weak var transfer: Transfer?
+  /// Lines of the block so far, each ending in LF.
+  private var bytes: [UInt8] = []
+  /// When the last line arrived (CLOCK_MONOTONIC ms), for the idle timeout: a head trickling
+  /// in line by line is bytes moving.
+  private(set) var lastLineAtMs: UInt64 = 0
+
+  init() {
+    bytes.reserveCapacity(1024)
+  }
+
+  /// Takes one line; true when it is blank, which completes the block.
+  func append(_ line: UnsafeRawBufferPointer) -> Bool {
+    var spec = timespec()
+    _ = clock_gettime(CLOCK_MONOTONIC, &spec)
+    lastLineAtMs = UInt64(spec.tv_sec) * 1000 + UInt64(spec.tv_nsec) / 1_000_000
+    bytes.append(contentsOf: line)
+    // curl hands whole lines; should one come without its LF, the split below must still see
+    // it as a line of its own.
+    if line.last != 0x0A { bytes.append(0x0A) }
+    return line.allSatisfy { $0 == 0x0A || $0 == 0x0D }
+  }
+
+  /// Calls `body` with each line of the block (LF included), in order, then empties the block.
+  func drain(_ body: (UnsafeRawBufferPointer) -> Void) {
+    bytes.withUnsafeBytes { all in
+      var start = 0
+      while start < all.count {
+        var end = start
+        while all[end] != 0x0A { end += 1 }
+        body(UnsafeRawBufferPointer(rebasing: all[start...end]))
+        start = end + 1
+      }
+    }
+    bytes.removeAll(keepingCapacity: true)
+  }
+
+  /// Forgets the block and the transfer (the handle is being reset, or a new hop starts).
+  func reset() {
+    transfer = nil
+    bytes.removeAll(keepingCapacity: bytes.capacity <= 64 << 10)
+    lastLineAtMs = 0
+  }
+}
