@@ -72,6 +72,10 @@ public enum JSONWriter {
   /// Appends the escaped content of `s` without the surrounding quotes, so that several strings
   /// can be joined into one JSON string.
   public static func writeEscaped(_ s: String, into out: inout ByteWriter) {
+    // The view's contiguous storage needs no copy of the string (`withUTF8` needs a `var`,
+    // which costs a retain, a release and a uniqueness check per string).
+    let written: Void? = s.utf8.withContiguousStorageIfAvailable { writeEscaped($0, into: &out) }
+    guard written == nil else { return }
     var s = s
     s.withUTF8 { writeEscaped($0, into: &out) }
   }
