@@ -94,13 +94,28 @@ extension Transfer {
     var hasContentType = false
     var hasExpect = false
     var hasRange = false
+    var acceptEncoding: String?
+    // Each line is built in one reused buffer (curl copies it), not as an interpolated String.
+    var line = [CChar](repeating: 0, count: 256)
     for (name, value) in request.headers {
-      let lower = name.lowercased()
-      hasContentType = hasContentType || lower == "content-type"
-      hasExpect = hasExpect || lower == "expect"
-      hasRange = hasRange || lower == "range"
-      // "Name:" would remove the header; "Name;" is curl's way to send it empty.
-      let line = value.isEmpty ? "\(name);" : "\(name): \(value)"
+      hasContentType = hasContentType || Self.isNamed(name, "content-type")
+      hasExpect = hasExpect || Self.isNamed(name, "expect")
+      hasRange = hasRange || Self.isNamed(name, "range")
+      if acceptEncoding == nil, Self.isNamed(name, "accept-encoding") { acceptEncoding = value }
+      let needed = name.utf8.count + value.utf8.count + 3
+      if line.count < needed { line = [CChar](repeating: 0, count: needed) }
+      line.withUnsafeMutableBytes { buffer in
+        var n = Self.copyUTF8(name, to: buffer)
+        // "Name:" would remove the header; "Name;" is curl's way to send it empty.
+        buffer[n] = value.isEmpty ? 0x3B : 0x3A
+        n += 1
+        if !value.isEmpty {
+          buffer[n] = 0x20
+          n += 1
+          n += Self.copyUTF8(value, to: UnsafeMutableRawBufferPointer(rebasing: buffer[n...]))
+        }
+        buffer[n] = 0
+      }
       list = curl_slist_append(list, line)
     }
     if !hasExpect { list = curl_slist_append(list, "Expect:") }
@@ -114,8 +129,37 @@ extension Transfer {
     options.check(ferry_curl_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, list))
     if spec.acceptEncoding {
       // The request's own header is what goes out; this makes curl decode what comes back.
-      options.set(CURLOPT_ACCEPT_ENCODING, request.header("Accept-Encoding") ?? "")
+      options.set(CURLOPT_ACCEPT_ENCODING, acceptEncoding ?? "")
     }
+  }
+
+  /// Copies the UTF-8 of `s` to the start of `buffer` (which has room); returns the count.
+  private static func copyUTF8(_ s: String, to buffer: UnsafeMutableRawBufferPointer) -> Int {
+    let copied = s.utf8.withContiguousStorageIfAvailable { utf8 in
+      buffer.copyMemory(from: UnsafeRawBufferPointer(utf8))
+      return utf8.count
+    }
+    if let copied { return copied }
+    var n = 0
+    for byte in s.utf8 {
+      buffer[n] = byte
+      n += 1
+    }
+    return n
+  }
+
+  /// Whether header `name` is `lower`, ASCII case-insensitively (names are tokens, and no
+  /// other character lower-cases to the ASCII letters of the names asked about).
+  private static func isNamed(_ name: String, _ lower: StaticString) -> Bool {
+    let utf8 = name.utf8
+    guard utf8.count == lower.utf8CodeUnitCount else { return false }
+    var i = 0
+    for byte in utf8 {
+      let folded = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+      if folded != lower.utf8Start[i] { return false }
+      i += 1
+    }
+    return true
   }
 
   /// How curl sends the method: GET and HEAD natively, POST as a POST of known size, PUT and
