@@ -19,9 +19,25 @@ extension EventEncoder {
     out.append(UInt8(ascii: "{"))
     if headers.count <= pairwiseHeaderLimit {
       var first = true
-      for i in headers.indices where !headers[..<i].contains(where: { sameName($0.name, headers[i].name) }) {
-        let same = SameNameIndices(headers: headers, name: headers[i].name, index: i)
-        writeHeader(headers[i].name, same, of: headers, first: first, into: &out)
+      for i in headers.indices {
+        let name = headers[i].name
+        var isRepeat = false
+        var repeatsLater = false
+        for j in headers.indices where j != i && sameName(headers[j].name, name) {
+          if j < i {
+            isRepeat = true
+            break
+          }
+          repeatsLater = true
+        }
+        if isRepeat { continue }
+        if repeatsLater {
+          writeHeader(
+            name, SameNameIndices(headers: headers, name: name, index: i), of: headers, first: first,
+            into: &out)
+        } else {
+          writeHeader(name, CollectionOfOne(i), of: headers, first: first, into: &out)
+        }
         first = false
       }
     } else {

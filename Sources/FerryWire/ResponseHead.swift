@@ -15,8 +15,12 @@ public struct ResponseHead: Sendable, Equatable {
 
   /// The value of `name` (lower-case), repeated values joined with `, `.
   public func header(_ name: String) -> String? {
-    let values = headers.filter { $0.name == name }.map(\.value)
-    return values.isEmpty ? nil : values.joined(separator: ", ")
+    // One pass, and no array unless the name repeats (asked for once or twice per job).
+    var found: String?
+    for field in headers where field.name == name {
+      found = found.map { $0 + ", " + field.value } ?? field.value
+    }
+    return found
   }
 
   public static func == (a: ResponseHead, b: ResponseHead) -> Bool {
