@@ -26,7 +26,8 @@ import FerryWire
   private(set) var isGone = false
   /// Event lines of this loop iteration, written together when it ends: one send(2) and one
   /// wake-up of the client for many events, instead of one per event.
-  private var outbox: [UInt8] = []
+  /// Events are encoded straight into it (no line buffer per event, no copy).
+  private var outbox = ByteWriter(capacity: 512)
   private var flushTimer: Timer?
   /// Response body bytes collected for this client's jobs and not yet sent.
   private(set) var bufferedBodyBytes = 0
@@ -84,14 +85,13 @@ import FerryWire
   /// Hands the outbox to the connection.
   private func flush() {
     flushTimer?.cancel()
-    guard !outbox.isEmpty, !isGone else { return }
-    connection.write(outbox)
+    guard outbox.count > 0, !isGone else { return }
+    outbox.withBytes { connection.write(UnsafeRawBufferPointer($0)) }
     // A burst (a big inline body) should not pin its buffer for the connection's life.
-    if outbox.capacity > 1 << 20 {
-      outbox = []
-      outbox.reserveCapacity(64 << 10)
+    if outbox.count > 1 << 20 {
+      outbox = ByteWriter(capacity: 64 << 10)
     } else {
-      outbox.removeAll(keepingCapacity: true)
+      outbox.truncate(to: 0)
     }
   }
 
