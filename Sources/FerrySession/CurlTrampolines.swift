@@ -1,5 +1,9 @@
 import CFerryCurl
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Every C callback libcurl calls into FerrySession, in one place so the unsafe hop is
 /// auditable.
 ///
@@ -90,6 +94,13 @@ enum CurlTrampolines {
     return MainActor.assumeIsolated {
       transfer.takeUnretainedValue().curlOpenSocket(UnsafeMutablePointer(bitPattern: address))
     }
+  }
+
+  /// `CURLOPT_CLOSESOCKETFUNCTION`: curl is done with a connection socket; 0 once closed.
+  static let closeSocket: curl_closesocket_callback = { userp, fd in
+    guard let userp else { return close(fd) }
+    let closer = Unmanaged<SocketCloser>.fromOpaque(userp)
+    return MainActor.assumeIsolated { closer.takeUnretainedValue().close(fd) }
   }
 
   /// `CURLOPT_PREREQFUNCTION`: a connection is up or reused and the request is about to go.

@@ -35,6 +35,15 @@ import FerryWire
   /// One watch per descriptor number curl announced; parked (no interest) after
   /// `CURL_POLL_REMOVE`, since the connection may only have gone back to the pool.
   var watches: [Int32: IOWatch] = [:]
+  /// Connection sockets this engine opened (`Transfer.curlOpenSocket`) and has not yet seen
+  /// closed (`SocketCloser`): for these, and only these, a close is always reported.
+  var ownSockets: Set<Int32> = []
+  /// Own sockets curl stopped watching (`CURL_POLL_REMOVE`) whose read watch stays registered:
+  /// a connection back in the pool is usually asked for reading again by its next request, and
+  /// keeping the registration saves an epoll_ctl DEL and ADD per request.
+  var parkedSockets: Set<Int32> = []
+  /// `CURLOPT_CLOSESOCKETDATA` of every transfer: hears curl close a connection socket.
+  let closer = SocketCloser()
   var curlTimer: Timer?
   /// How many curl calls that may call back are on the stack.
   var curlDepth = 0
@@ -68,6 +77,7 @@ import FerryWire
     hasAsynchronousResolver = Int(info.features) & Int(FERRY_CURL_VERSION_ASYNCHDNS) != 0
     curlVersion = String(cString: info.version)
     curlTimer = Timer(loop: loop) { [unowned self] in self.curlTimerFired() }
+    closer.engine = self
     let me = Unmanaged.passUnretained(self).toOpaque()
     _ = ferry_curl_multi_setopt_socketfunction(multi, CURLMOPT_SOCKETFUNCTION, CurlTrampolines.socket)
     _ = ferry_curl_multi_setopt_ptr(multi, CURLMOPT_SOCKETDATA, me)
@@ -141,7 +151,8 @@ import FerryWire
       transfer.abandon()
       stats.transfersCancelled += 1
     }
-    // Cleanup may still announce sockets; from `deinit` nothing must call back into us.
+    // Cleanup may still announce and close sockets; from `deinit` nothing must call back into us.
+    closer.engine = nil
     _ = ferry_curl_multi_setopt_socketfunction(multi, CURLMOPT_SOCKETFUNCTION, nil)
     _ = ferry_curl_multi_setopt_timerfunction(multi, CURLMOPT_TIMERFUNCTION, nil)
     curl_multi_cleanup(multi)

@@ -86,7 +86,9 @@ extension Transfer {
       }
     }
     let type = address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue)
-    return socket(family, type, address.pointee.protocol)
+    let fd = socket(family, type, address.pointee.protocol)
+    if fd >= 0 { engine?.socketOpened(fd) }
+    return fd
   }
 
   /// The request is about to go on a connection to `primaryIP`: checked again here because a

@@ -51,17 +51,23 @@ extension Transfer {
     if let proxy = tls.proxy { options.set(CURLOPT_PROXY, proxy) }
   }
 
-  /// The connect-time checks of a transfer with an egress policy (host names are checked when
-  /// a hop is configured and when curl is about to follow a redirect). Our socket callback
-  /// opens every socket of such a transfer, checking addresses when `denyPrivate` is set;
-  /// the pre-request callback checks reused connections, which open no socket.
+  /// Our socket callbacks open and close every connection socket, so the engine knows which
+  /// descriptors are connections and when they close (see `Engine.parkedSockets`); the open
+  /// callback checks addresses when the egress policy has `denyPrivate` (host names are checked
+  /// when a hop is configured and when curl is about to follow a redirect). The pre-request
+  /// callback checks reused connections, which open no socket.
   private func configureEgress(_ options: inout EasyOptions, _ me: UnsafeMutableRawPointer) {
-    guard let policy = spec.egress else { return }
     options.check(
       ferry_curl_easy_setopt_func_opensocket(
         options.handle, CURLOPT_OPENSOCKETFUNCTION, CurlTrampolines.openSocket))
     options.set(CURLOPT_OPENSOCKETDATA, pointer: me)
-    guard policy.denyPrivate else { return }
+    if let closer = engine?.closer {
+      options.check(
+        ferry_curl_easy_setopt_func_closesocket(
+          options.handle, CURLOPT_CLOSESOCKETFUNCTION, CurlTrampolines.closeSocket))
+      options.set(CURLOPT_CLOSESOCKETDATA, pointer: Unmanaged.passUnretained(closer).toOpaque())
+    }
+    guard let policy = spec.egress, policy.denyPrivate else { return }
     options.check(
       ferry_curl_easy_setopt_func_prereq(options.handle, CURLOPT_PREREQFUNCTION, CurlTrampolines.prerequest))
     options.set(CURLOPT_PREREQDATA, pointer: me)

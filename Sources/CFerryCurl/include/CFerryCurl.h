@@ -46,6 +46,10 @@ static inline CURLcode ferry_curl_easy_setopt_func_opensocket(CURL *h, CURLoptio
                                                               curl_opensocket_callback f) {
   return curl_easy_setopt(h, o, f);
 }
+static inline CURLcode ferry_curl_easy_setopt_func_closesocket(CURL *h, CURLoption o,
+                                                               curl_closesocket_callback f) {
+  return curl_easy_setopt(h, o, f);
+}
 static inline CURLcode ferry_curl_easy_setopt_func_prereq(CURL *h, CURLoption o, curl_prereq_callback f) {
   return curl_easy_setopt(h, o, f);
 }

@@ -1,0 +1,20 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `CURLOPT_CLOSESOCKETFUNCTION`'s object: curl closes every connection socket through it, so
+/// the engine learns of each close before the descriptor number can be reused.
+///
+/// A connection outlives the transfer that opened it (it waits in the pool), so the callback's
+/// pointer is this object, owned by the engine, rather than a transfer. Its link to the engine
+/// is weak and cut before `curl_multi_cleanup`: the sockets closed while the engine shuts down
+/// are only closed.
+@MainActor final class SocketCloser {
+  weak var engine: Engine?
+
+  /// Stops watching `fd` (while it is still open, so epoll forgets it now) and closes it.
+  func close(_ fd: Int32) -> Int32 {
+    engine?.socketClosing(fd)
+    return Glibc.close(fd)
+  }
+}
