@@ -7,11 +7,10 @@ import FerryWire
   import Glibc
 #endif
 
-/// The daemon: the listener, its clients, the sessions and the engine, all owned by the loop
-/// thread.
+/// The daemon: the listener, its clients and the sessions (each with its engine), all owned by
+/// the loop thread.
 @MainActor public final class Daemon {
   public let loop: EventLoop
-  let engine: Engine
   public internal(set) var config: DaemonConfig
   var logger: Logger
   /// Where the configuration was read from, for SIGHUP.
@@ -43,11 +42,6 @@ import FerryWire
     } catch {
       throw StartupError("cannot create the event loop: \(error)")
     }
-    do {
-      engine = try Engine(loop: loop)
-    } catch {
-      throw StartupError("cannot start libcurl: \(error)")
-    }
     self.config = config
     self.logger = logger
     self.curl = CurlFeatures.current()
@@ -59,8 +53,12 @@ import FerryWire
       mimeTypes: Self.readMIMETypes(), readRoots: config.readRoots)
     self.environment = env
     self.processEnvironment = environment
-    for (name, sessionConfig) in config.sessions {
-      sessions[name] = Session(config: sessionConfig, environment: env)
+    do {
+      for (name, sessionConfig) in config.sessions {
+        sessions[name] = Session(config: sessionConfig, environment: env, engine: try Engine(loop: loop))
+      }
+    } catch {
+      throw StartupError("cannot start libcurl: \(error)")
     }
     if !curl.hasAsynchronousResolver {
       logger.warning("libcurl has no asynchronous resolver; name lookups block the loop")
@@ -99,7 +97,7 @@ import FerryWire
     notifier?.send("READY=1\nSTATUS=\(statusLine())")
     startWatchdog()
     loop.run()
-    engine.shutdown()
+    for session in sessions.values { session.engine.shutdown() }
     logger.notice("stopped")
     return exitCode
   }

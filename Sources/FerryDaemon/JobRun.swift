@@ -61,7 +61,7 @@ import FerryWire
         .job(id: id, seq: seq, .started(attempt: lifecycle.attempt, method: request.method, url: request.url))
       )
     }
-    transfer = daemon.engine.start(transferSpec(), delegate: self)
+    transfer = session.engine.start(transferSpec(), delegate: self)
   }
 
   private func transferSpec() -> TransferSpec {
