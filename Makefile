@@ -34,12 +34,14 @@ lint:
 format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
 
-# Black-box tests run the release binaries (FERRY_PRODUCTS): what ships, at its speed.
+# Black-box tests run the release binaries (FERRY_PRODUCTS): what ships, at its speed. The
+# benchmark smoke runs on the same release products, before the tests, so their summary ends
+# the output.
 test: deps lint
 	$(SWIFT) build -c release $(SWIFTFLAGS)
+	$(BENCH) --smoke
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	FERRY_PRODUCTS=$(CURDIR)/.build/release $(SWIFT) test --skip-build
-	$(BENCH) --smoke
 
 clean:
 	rm -rf .build

@@ -29,7 +29,10 @@ def machine(ctx):
     aiohttp = "skipped (no venv)"
     if ctx.venv_python:
         aiohttp = version_of([ctx.venv_python, "-c", "import aiohttp; print('aiohttp', aiohttp.__version__)"])
+    commit = subprocess.run(["git", "-C", ctx.bench_dir, "describe", "--always", "--dirty"],
+                            capture_output=True, text=True).stdout.strip() or "unknown"
     return {
+        "commit": commit,
         "cpu": model,
         "cores": os.cpu_count(),
         "kernel": platform.release(),
@@ -92,18 +95,23 @@ def fmt(s, unit="", digits=0, scale=1.0):
 
 def header(r):
     m = r["machine"]
+    busy = max(float(r["load_start"].split()[0]), float(r["load_end"].split()[0])) > 0.5
+    during = ", ".join(f"{k} {v.split()[0]}" for k, v in r.get("loads", {}).items())
     lines = [
         "# ferry benchmarks",
         "",
-        "Written by `make bench` (bench/run.py) on " + r["started"] + "; how to run it and what each row",
+        f"Written by bench/run.py (`make bench`) on {r['started']}; how to run it and what each row "
         "means: [bench/README.md](bench/README.md). Each figure is the median of "
         f"{r['settings']['reps']} runs with the min–max in brackets; ratios are taken pair by pair "
         "within each run (the tools alternate their order), then the median of those ratios.",
         "",
+        f"- ferry commit: {m['commit']}",
         f"- Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, kernel {m['kernel']}, "
         f"Debian {m['debian']}",
-        f"- Load average (1, 5, 15 min) at start: {r['load_start']}; at end: {r['load_end']}. "
-        "Other work shared the cores during this run, so absolute figures are noisy; ratios less so.",
+        f"- Load average (1, 5, 15 min) at start: {r['load_start']}; at end: {r['load_end']}; "
+        f"1 min at the start of each benchmark: {during}. "
+        + ("Other work shared the cores during this run, so absolute figures are noisy; the "
+           "pairwise ratios less so." if busy else "The machine was otherwise idle."),
         f"- Run time: {r['seconds']:.0f} s; descriptor limit {r['nofile']}",
         "",
         "| peer | version |",
@@ -183,8 +191,17 @@ def b4_b5_tables(r):
     ]
 
 
+def notes():
+    """bench/NOTES.md, when present: what limits a missed target (kept across regenerations)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "NOTES.md")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return ["", "## Notes", "", f.read().strip()]
+
+
 def markdown(r):
-    lines = header(r) + b1_tables(r) + b2_b3_tables(r) + b4_b5_tables(r)
+    lines = header(r) + b1_tables(r) + b2_b3_tables(r) + b4_b5_tables(r) + notes()
     if r["smoke"]:
         lines.insert(1, "\n**Smoke run: tiny sizes, one run each; not a measurement.**")
     return "\n".join(lines) + "\n"
