@@ -35,7 +35,7 @@ def time_with_hyperfine(ctx, names, cmds, env):
     args = ["hyperfine", "--style", "none", "--warmup", str(ctx.b2_warmup), "--runs", str(ctx.b2_runs),
             "--export-json", export]
     args += [cmds[n] for n in names]
-    done = subprocess.run(args, env=env, capture_output=True, text=True)
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         raise BenchError(f"hyperfine: {done.stderr.strip()[-500:]}")
     with open(export) as f:
@@ -51,7 +51,7 @@ def time_with_loop(ctx, names, cmds, env):
         times = []
         for i in range(ctx.b2_warmup + ctx.b2_runs):
             start = time.perf_counter()
-            subprocess.run(["sh", "-c", cmds[n]], env=env, stdout=subprocess.DEVNULL, check=True)
+            subprocess.run(["sh", "-c", cmds[n]], env=env, stdout=subprocess.DEVNULL, check=True, timeout=60)
             if i >= ctx.b2_warmup:
                 times.append(time.perf_counter() - start)
         medians[n] = statistics.median(times)
@@ -61,7 +61,7 @@ def time_with_loop(ctx, names, cmds, env):
 def check_once(cmds, env):
     """Each command must fetch the body, or the timings would time a failure."""
     for name, cmd in cmds.items():
-        out = subprocess.run(["sh", "-c", cmd], env=env, capture_output=True, text=True)
+        out = subprocess.run(["sh", "-c", cmd], env=env, capture_output=True, text=True, timeout=60)
         if out.returncode != 0 or "hello from nginx" not in out.stdout:
             raise BenchError(f"B2 {name} failed: {out.stdout[-300:]} {out.stderr[-300:]}")
 

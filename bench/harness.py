@@ -70,16 +70,21 @@ def proc_cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
-def timed(cmd, env=None, stdin=None, cwd=None):
+def timed(cmd, env=None, stdin=None, cwd=None, timeout=300):
     """Runs a command to its end; returns (wall seconds, stdout text, child CPU seconds).
-    Raises BenchError when it exits non-zero."""
+    Raises BenchError when it exits non-zero or runs past `timeout` seconds (then it is killed)."""
     # The delta of RUSAGE_CHILDREN is this child's: the driver reaps no other child meanwhile.
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE if stdin else None,
         env=env, cwd=cwd)
-    out, err = proc.communicate(stdin.encode() if stdin else None)
+    try:
+        out, err = proc.communicate(stdin.encode() if stdin else None, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise BenchError(f"{' '.join(cmd)[:200]} ran past {timeout} s") from None
     seconds = time.perf_counter() - start
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:

@@ -136,6 +136,10 @@ def b1_tables(r):
         for tool, t in p["tools"].items():
             ratio = "—" if tool == "ferryd" else fmt(p["ratios"].get(f"ferryd/{tool}"), "×", 2)
             lines.append(f"| {scheme} | {tool} | {p['http_versions'].get(tool)} | {fmt(t['rps'])} | {ratio} |")
+    for scheme, p in b1["protocols"].items():
+        for tool, t in p["tools"].items():
+            if t.get("errors"):
+                lines += ["", f"{tool} over {scheme} reported: {'; '.join(t['errors'])}."]
     lines += ["", "ferryd's CPU per job and the bench client's CPU share (client CPU ÷ wall time; "
               "well under 1 means the client is not the limit):", "",
               "| protocol | ferryd CPU µs per job | bench client CPU share |", "|---|---|---|"]
