@@ -35,6 +35,7 @@ def run_ferry(ctx, daemon, url, n):
     # The client's own clock (after connecting) is the job time; process start-up is not.
     jobs_seconds = float(fields["seconds"])
     return {"rps": n / jobs_seconds, "cpu_us_per_job": daemon_cpu / n * 1e6,
+            "cpu_us_per_request": (daemon_cpu + client_cpu) / n * 1e6,
             "client_cpu_share": client_cpu / jobs_seconds}
 
 
@@ -51,34 +52,37 @@ def run_curl(ctx, scheme, url, n):
            "-w", "%{http_code} %{http_version}\\n"]
     if scheme == "https":
         cmd += ["--cacert", ctx.nginx.ca]
-    seconds, out, _ = timed(cmd)
+    seconds, out, cpu = timed(cmd)
     lines = out.split("\n")
     ok = sum(1 for line in lines if line.startswith("200 "))
     if ok != n:
         raise BenchError(f"curl: {ok} of {n} requests answered 200")
-    return {"rps": n / seconds, "http_version": lines[0].split()[1]}
+    return {"rps": n / seconds, "http_version": lines[0].split()[1], "cpu_us_per_request": cpu / n * 1e6}
 
 
 def run_aiohttp(ctx, scheme, url, n):
     cmd = [ctx.venv_python, os.path.join(ctx.bench_dir, "aiohttp_b1.py"), url, str(n), str(ctx.window)]
     if scheme == "https":
         cmd.append(ctx.nginx.ca)
-    _, out, _ = timed(cmd)
+    _, out, cpu = timed(cmd)
     result = json.loads(out)
     if result["ok"] != n:
         raise BenchError(f"aiohttp: {out.strip()}")
-    return {"rps": n / result["seconds"], "http_version": result["http_version"]}
+    return {"rps": n / result["seconds"], "http_version": result["http_version"],
+            "cpu_us_per_request": cpu / n * 1e6}
 
 
 def run_wrk(ctx, url):
     threads = min(2, ctx.window)
-    _, out, _ = timed(["wrk", "-t", str(threads), "-c", str(ctx.window), "-d", f"{ctx.wrk_seconds}s", url])
+    _, out, cpu = timed(["wrk", "-t", str(threads), "-c", str(ctx.window), "-d", f"{ctx.wrk_seconds}s", url])
     match = re.search(r"Requests/sec:\s+([\d.]+)", out)
-    if not match or "Non-2xx" in out:
+    total = re.search(r"(\d+) requests in", out)
+    if not match or not total or "Non-2xx" in out:
         raise BenchError(f"wrk: {out.strip()[-400:]}")
     # Socket errors (a timeout at the end of a loaded run) are kept, not fatal: wrk is the ceiling.
     errors = re.search(r"Socket errors:.*", out)
-    return {"rps": float(match.group(1)), "http_version": "1.1", "errors": errors.group(0) if errors else None}
+    return {"rps": float(match.group(1)), "http_version": "1.1", "errors": errors.group(0) if errors else None,
+            "cpu_us_per_request": cpu / int(total.group(1)) * 1e6}
 
 
 def run(ctx, daemon):
@@ -111,7 +115,8 @@ def summarize(per_tool, versions):
     """Medians per tool and the pairwise ratios of each repetition."""
     out = {"http_versions": versions, "tools": {}, "ratios": {}}
     for tool, results in per_tool.items():
-        out["tools"][tool] = {"rps": summary([r["rps"] for r in results])}
+        out["tools"][tool] = {"rps": summary([r["rps"] for r in results]),
+                              "cpu_us_per_request": summary([r["cpu_us_per_request"] for r in results])}
         errors = [r["errors"] for r in results if r.get("errors")]
         if errors:
             out["tools"][tool]["errors"] = errors

@@ -131,15 +131,20 @@ def b1_tables(r):
     lines = ["", f"## B1 throughput: {b1['n']:,} small GETs, ≤ {b1['in_flight']} in flight", ""]
     if b1["skipped"]:
         lines += [f"Skipped (not installed): {', '.join(b1['skipped'])}.", ""]
-    lines += ["| protocol | client | HTTP version | requests/s | ferryd ÷ client |", "|---|---|---|---|---|"]
+    lines += ["| protocol | client | HTTP version | requests/s | ferryd ÷ client | client CPU µs per request |",
+              "|---|---|---|---|---|---|"]
     for scheme, p in b1["protocols"].items():
         for tool, t in p["tools"].items():
             ratio = "—" if tool == "ferryd" else fmt(p["ratios"].get(f"ferryd/{tool}"), "×", 2)
-            lines.append(f"| {scheme} | {tool} | {p['http_versions'].get(tool)} | {fmt(t['rps'])} | {ratio} |")
+            lines.append(f"| {scheme} | {tool} | {p['http_versions'].get(tool)} | {fmt(t['rps'])} | {ratio} | "
+                         f"{fmt(t['cpu_us_per_request'], '', 1)} |")
     for scheme, p in b1["protocols"].items():
         for tool, t in p["tools"].items():
             if t.get("errors"):
                 lines += ["", f"{tool} over {scheme} reported: {'; '.join(t['errors'])}."]
+    lines += ["", "*Client CPU per request*: user + sys of the client processes over the run, divided by the "
+              "requests (for ferryd: the daemon and ferry-bench-client together; for wrk, over its "
+              "duration)."]
     lines += ["", "ferryd's CPU per job and the bench client's CPU share (client CPU ÷ wall time; "
               "well under 1 means the client is not the limit):", "",
               "| protocol | ferryd CPU µs per job | bench client CPU share |", "|---|---|---|"]
