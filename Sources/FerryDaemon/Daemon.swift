@@ -25,6 +25,10 @@ import FerryWire
   var sessions: [String: Session] = [:]
   /// Every live job, by serial.
   var jobs: [UInt64: JobRun] = [:]
+  /// Detached jobs by id: running ones, and results waiting for `attach`.
+  var detached: [String: DetachedJob] = [:]
+  /// Bytes held by results waiting for `attach` (bounded by `max_detached_bytes`).
+  var detachedResultBytes = 0
   var stats = Stats()
   var nextSerial: UInt64 = 0
   var signals: [SignalWatch] = []
@@ -120,7 +124,10 @@ import FerryWire
     guard PeerPolicy(uids: config.allowUIDs, groups: config.allowGroups).admits(c) else {
       logger.warning(
         "client refused",
-        ["client.uid": c.map { "\($0.uid)" } ?? "?", "client.pid": c.map { "\($0.pid)" } ?? "?"])
+        [
+          "client.uid": c.map { "\($0.uid)" } ?? "?", "client.gid": c.map { "\($0.gid)" } ?? "?",
+          "client.pid": c.map { "\($0.pid)" } ?? "?",
+        ])
       clients[client.serial] = client
       client.send(
         .error(WireError(.accessDenied, "this user may not use ferryd (allow_uids, allow_groups)"), id: nil))
@@ -132,7 +139,7 @@ import FerryWire
       "client connected",
       [
         "client": "\(client.serial)", "client.uid": c.map { "\($0.uid)" } ?? "?",
-        "client.pid": c.map { "\($0.pid)" } ?? "?",
+        "client.gid": c.map { "\($0.gid)" } ?? "?", "client.pid": c.map { "\($0.pid)" } ?? "?",
       ])
   }
 
