@@ -197,7 +197,16 @@ def b4_b5_tables(r):
         f"{b5['idle_rss_after_b1_kib'] / 1024:.1f} MiB |",
         f"| CPU per job in B1 over HTTP/1.1 (user + sys) | {fmt(b1['http']['tools']['ferryd']['cpu_us_per_job'], ' µs', 1)} |",
         f"| CPU per job in B1 over HTTPS (user + sys) | {fmt(b1['https']['tools']['ferryd']['cpu_us_per_job'], ' µs', 1)} |",
+    ] + [
+        # ferryd runs every job on one thread: one core's worth of CPU per job is its ceiling.
+        f"| one-core ceiling this implies over {name} (10⁶ ÷ median µs per job) | {ceiling(b1[key])} |"
+        for key, name in (("http", "HTTP/1.1"), ("https", "HTTPS"))
     ]
+
+
+def ceiling(protocol):
+    cpu = protocol["tools"]["ferryd"]["cpu_us_per_job"]["median"]
+    return f"{1e6 / cpu:,.0f} jobs/s" if cpu else "—"
 
 
 def notes():

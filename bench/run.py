@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The benchmark driver behind `make bench` and `make bench-smoke`.
 
-    bench/run.py --products .build/release [--venv bench/.venv] [--smoke] [--out FILE]
+    bench/run.py --products .build/release [--venv bench/.venv] [--smoke] [--reps N] [--out FILE]
+    bench/run.py --products .build/release --from-json bench/results/last.json   (report only)
 
 Starts a loopback nginx (bench/nginx.conf) and ferryd daemons with a bench config, runs
 B1–B5 side by side with curl, aiohttp, wrk, socat and hyperfine, and writes the raw results
@@ -128,7 +129,14 @@ def main():
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, one run each, no target fails")
     parser.add_argument("--out", help="report path (default BENCHMARKS.md, or bench/results/smoke.md)")
     parser.add_argument("--reps", type=int, help="repetitions instead of the default (5, or 1 in the smoke)")
+    parser.add_argument("--from-json", help="only write the report again from a results file (no run)")
     args = parser.parse_args()
+    if args.from_json:
+        with open(args.from_json) as f:
+            results = json.load(f)
+        with open(args.out or os.path.join(os.path.dirname(BENCH_DIR), "BENCHMARKS.md"), "w") as f:
+            f.write(report.markdown(results))
+        return 0
     settings = dict(SMOKE if args.smoke else FULL)
     if args.reps:
         settings["reps"] = args.reps
