@@ -181,6 +181,7 @@ def b2_b3_tables(r):
 def b4_b5_tables(r):
     b4, b5 = r["b4"], r["b5"]
     b1 = r["b1"]["protocols"]
+    cpu = {k: fmt(b1[k]["tools"]["ferryd"]["cpu_us_per_job"], " µs", 1) for k in b1}
     return [
         "", f"## B4 scale ({b4['reps']} runs, a fresh daemon each)", "",
         "| measure | value |", "|---|---|",
@@ -188,15 +189,16 @@ def b4_b5_tables(r):
         f"{fmt(b4['burst_seconds'], '', 2)} |",
         f"| … jobs/s | {fmt(b4['burst_jobs_per_s'])} |",
         f"| … daemon peak RSS (VmHWM), MiB | {fmt(b4['peak_rss_mib'], '', 1)} |",
-        f"| {b4['connections']:,} idle connections open: daemon RSS, MiB | {fmt(b4['rss_with_connections_mib'], '', 1)} |",
+        f"| {b4['connections']:,} idle connections open: daemon RSS, MiB | "
+        f"{fmt(b4['rss_with_connections_mib'], '', 1)} |",
         f"| … a ping on each: all {b4['connections']:,} pongs, ms | {fmt(b4['all_pongs_ms'], '', 1)} |",
         "", "## B5 footprint", "",
         "| measure | value |", "|---|---|",
         f"| idle RSS of a fresh ferryd | {b5['idle_rss_start_kib'] / 1024:.1f} MiB |",
         f"| idle RSS after B1 (its peak: {b5['hwm_after_b1_kib'] / 1024:.1f} MiB) | "
         f"{b5['idle_rss_after_b1_kib'] / 1024:.1f} MiB |",
-        f"| CPU per job in B1 over HTTP/1.1 (user + sys) | {fmt(b1['http']['tools']['ferryd']['cpu_us_per_job'], ' µs', 1)} |",
-        f"| CPU per job in B1 over HTTPS (user + sys) | {fmt(b1['https']['tools']['ferryd']['cpu_us_per_job'], ' µs', 1)} |",
+        f"| CPU per job in B1 over HTTP/1.1 (user + sys) | {cpu['http']} |",
+        f"| CPU per job in B1 over HTTPS (user + sys) | {cpu['https']} |",
     ] + [
         # ferryd runs every job on one thread: one core's worth of CPU per job is its ceiling.
         f"| one-core ceiling this implies over {name} (10⁶ ÷ median µs per job) | {ceiling(b1[key])} |"
