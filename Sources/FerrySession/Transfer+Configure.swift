@@ -108,21 +108,7 @@ extension Transfer {
       hasExpect = hasExpect || Self.isNamed(name, "expect")
       hasRange = hasRange || Self.isNamed(name, "range")
       if acceptEncoding == nil, Self.isNamed(name, "accept-encoding") { acceptEncoding = value }
-      let needed = name.utf8.count + value.utf8.count + 3
-      if line.count < needed { line = [CChar](repeating: 0, count: needed) }
-      line.withUnsafeMutableBytes { buffer in
-        var n = Self.copyUTF8(name, to: buffer)
-        // "Name:" would remove the header; "Name;" is curl's way to send it empty.
-        buffer[n] = value.isEmpty ? 0x3B : 0x3A
-        n += 1
-        if !value.isEmpty {
-          buffer[n] = 0x20
-          n += 1
-          n += Self.copyUTF8(value, to: UnsafeMutableRawBufferPointer(rebasing: buffer[n...]))
-        }
-        buffer[n] = 0
-      }
-      list = curl_slist_append(list, line)
+      list = Self.append(name, value, to: list, using: &line)
     }
     if !hasExpect { list = curl_slist_append(list, "Expect:") }
     // Our own Range rather than CURLOPT_RESUME_FROM_LARGE, which fails the transfer when the
@@ -139,8 +125,32 @@ extension Transfer {
     }
   }
 
+  /// Appends `Name: value` (or `Name;` for an empty value) to `list`, built in `line`.
+  ///
+  /// `nonisolated`, like the helpers below: a closure formed in a main-actor function and
+  /// handed to the standard library gets a run-time executor check on every call.
+  nonisolated private static func append(
+    _ name: String, _ value: String, to list: UnsafeMutablePointer<curl_slist>?, using line: inout [CChar]
+  ) -> UnsafeMutablePointer<curl_slist>? {
+    let needed = name.utf8.count + value.utf8.count + 3
+    if line.count < needed { line = [CChar](repeating: 0, count: needed) }
+    line.withUnsafeMutableBytes { buffer in
+      var n = copyUTF8(name, to: buffer)
+      // "Name:" would remove the header; "Name;" is curl's way to send it empty.
+      buffer[n] = value.isEmpty ? 0x3B : 0x3A
+      n += 1
+      if !value.isEmpty {
+        buffer[n] = 0x20
+        n += 1
+        n += copyUTF8(value, to: UnsafeMutableRawBufferPointer(rebasing: buffer[n...]))
+      }
+      buffer[n] = 0
+    }
+    return curl_slist_append(list, line)
+  }
+
   /// Copies the UTF-8 of `s` to the start of `buffer` (which has room); returns the count.
-  private static func copyUTF8(_ s: String, to buffer: UnsafeMutableRawBufferPointer) -> Int {
+  nonisolated private static func copyUTF8(_ s: String, to buffer: UnsafeMutableRawBufferPointer) -> Int {
     let copied = s.utf8.withContiguousStorageIfAvailable { utf8 in
       buffer.copyMemory(from: UnsafeRawBufferPointer(utf8))
       return utf8.count
@@ -156,7 +166,7 @@ extension Transfer {
 
   /// Whether header `name` is `lower`, ASCII case-insensitively (names are tokens, and no
   /// other character lower-cases to the ASCII letters of the names asked about).
-  private static func isNamed(_ name: String, _ lower: StaticString) -> Bool {
+  nonisolated private static func isNamed(_ name: String, _ lower: StaticString) -> Bool {
     let utf8 = name.utf8
     guard utf8.count == lower.utf8CodeUnitCount else { return false }
     var i = 0

@@ -65,7 +65,10 @@ extension Transfer {
     let info = CurlInfo(handle)
     let status = info.long(CURLINFO_RESPONSE_CODE)
     let connections = info.long(CURLINFO_NUM_CONNECTS)
-    let queuedMs = spec.enqueuedAtMs.map { attachedAtMs > $0 ? Double(attachedAtMs - $0) : 0 } ?? 0
+    var queuedMs = 0.0
+    if let enqueued = spec.enqueuedAtMs, attachedAtMs > enqueued {
+      queuedMs = Double(attachedAtMs - enqueued)
+    }
     let timing = TransferMetrics.Timing(
       queued: queuedMs, connect: info.milliseconds(CURLINFO_CONNECT_TIME_T),
       tls: info.milliseconds(CURLINFO_APPCONNECT_TIME_T),
