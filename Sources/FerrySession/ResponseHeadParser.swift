@@ -85,7 +85,10 @@ public struct ResponseHeadParser: Sendable {
   }
 
   private mutating func addHeader(_ text: UnsafeRawBufferPointer) {
-    guard let colon = text.firstIndex(of: 0x3A), colon > 0 else { return }
+    // A plain loop: the generic firstIndex(of:) costs more than the scan.
+    var colon = 0
+    while colon < text.count, text[colon] != 0x3A { colon += 1 }
+    guard colon > 0, colon < text.count else { return }
     let name = String(unsafeUninitializedCapacity: colon) { buffer in
       for i in 0..<colon {
         let byte = text[i]

@@ -110,7 +110,11 @@ extension Transfer {
       if acceptEncoding == nil, Self.isNamed(name, "accept-encoding") { acceptEncoding = value }
       list = Self.append(name, value, to: list, using: &line)
     }
-    if !hasExpect { list = curl_slist_append(list, "Expect:") }
+    // curl only ever adds `Expect: 100-continue` to a request with a body: a bodiless GET
+    // needs no entry (one allocation fewer, and a shorter list curl scans for each header
+    // it would add itself).
+    let mayHaveBody = request.body != nil || request.method == "POST" || request.method == "PUT"
+    if !hasExpect, mayHaveBody { list = curl_slist_append(list, "Expect:") }
     // Our own Range rather than CURLOPT_RESUME_FROM_LARGE, which fails the transfer when the
     // server ignores it; the caller starts over on a 200 instead.
     if let from = spec.resumeFromByte, from > 0, !hasRange {
