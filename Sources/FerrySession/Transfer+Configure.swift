@@ -1,6 +1,10 @@
 import CFerryCurl
 import FerrySerializer
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Setting up the easy handle for the current hop: every option, from a freshly reset handle.
 extension Transfer {
   /// Sets the hop's options; returns the first failure, or `CURLE_OK`.
@@ -48,8 +52,25 @@ extension Transfer {
       options.set(CURLOPT_SSL_VERIFYPEER, 0)
       options.set(CURLOPT_SSL_VERIFYHOST, 0)
     }
-    if let proxy = tls.proxy { options.set(CURLOPT_PROXY, proxy) }
+    if let proxy = tls.proxy {
+      options.set(CURLOPT_PROXY, proxy)
+    } else if !Self.environmentNamesProxy {
+      // What curl would find in the environment, found once: nothing. Saying so spares its
+      // look-ups of the proxy variables on every transfer.
+      options.set(CURLOPT_PROXY, "")
+      options.set(CURLOPT_NOPROXY, "")
+    }
   }
+
+  /// Whether the daemon's environment sets any variable curl reads for a proxy (it reads them
+  /// per transfer; the environment does not change while we run). Uppercase `HTTP_PROXY` is
+  /// one curl ignores (CGI clients could set it, CURLOPT_PROXY(3)).
+  nonisolated private static let environmentNamesProxy: Bool = {
+    let names = [
+      "http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
+    ]
+    return names.contains { getenv($0) != nil }
+  }()
 
   /// Our socket callbacks open and close every connection socket, so the engine knows which
   /// descriptors are connections and when they close (see `Engine.parkedSockets`); the open

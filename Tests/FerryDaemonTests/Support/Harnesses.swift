@@ -6,13 +6,17 @@ final class DaemonHarness {
   let socket: String
   let process: ManagedProcess
 
-  init(config: String = #"{"sessions": {"default": {}}}"#, tag: String = "d") throws {
+  init(
+    config: String = #"{"sessions": {"default": {}}}"#, tag: String = "d",
+    environment: [String: String]? = nil
+  ) throws {
     dir = Paths.tempDirectory(tag)
     socket = dir + "/ferryd.sock"
     let configPath = dir + "/ferry.json"
     try config.write(toFile: configPath, atomically: true, encoding: .utf8)
     process = try ManagedProcess(
-      Paths.product("ferryd"), ["--config", configPath, "--socket", socket, "--log-level", "debug"])
+      Paths.product("ferryd"), ["--config", configPath, "--socket", socket, "--log-level", "debug"],
+      environment: environment)
     let deadline = Clock.ms() + 10_000
     while Clock.ms() < deadline {
       if (try? LineClient(path: socket)) != nil { return }
