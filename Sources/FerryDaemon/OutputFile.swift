@@ -23,7 +23,9 @@ public final class OutputFile {
   public init(path: String, resume: Bool) throws(WireError) {
     self.path = path
     let part = path + ".part"
-    var flags = O_WRONLY | O_CREAT | O_CLOEXEC
+    // O_NOFOLLOW: write_roots vetted `path`, not `<path>.part`; a symlink planted under that
+    // name must not carry the write out of the roots.
+    var flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW
     flags |= resume ? O_APPEND : O_TRUNC
     let fd = Syscalls.retrying { open(part, flags, 0o644) }
     guard fd >= 0 else {
