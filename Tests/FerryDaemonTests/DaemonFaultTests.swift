@@ -50,6 +50,39 @@ import Testing
     #expect(daemon.process.wait(timeoutMs: 15_000) == 0)
   }
 
+  @Test func secondSigtermCancelsAtOnceInsteadOfWaitingOutTheGrace() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(config: #"{"shutdown_grace_s": 60}"#)
+    let client = try daemon.connect()
+    try client.send(#"{"id":"s","url":"\#(fixture.url("/stall"))","events":[]}"#)
+    #expect(try client.readEvent().event == "queued")
+    let start = Clock.ms()
+    daemon.process.signal(SIGTERM)
+    usleep(100_000)
+    daemon.process.signal(SIGTERM)
+    let end = try client.readEvent(timeoutMs: 10_000)
+    #expect(end.event == "cancelled")
+    #expect(end["reason"]?.stringValue == "shutdown")
+    #expect(daemon.process.wait(timeoutMs: 10_000) == 0)
+    #expect(Clock.ms() - start < 30_000)
+  }
+
+  @Test func sigtermExitsEvenWhenAClientNeverReads() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(config: #"{"shutdown_grace_s": 1}"#)
+    let deaf = try daemon.connect()
+    var lines = ""
+    for i in 0..<32 {
+      lines += #"{"id":"b\#(i)","url":"\#(fixture.url("/bytes/2097152"))","response":"base64"}"# + "\n"
+    }
+    try deaf.send(Array(lines.utf8))
+    usleep(300_000)
+    daemon.process.signal(SIGTERM)
+    // The grace period, then a bounded wait for the deaf client's output, then exit.
+    #expect(daemon.process.wait(timeoutMs: 15_000) == 0)
+    #expect(fileSize(daemon.socket) == nil)
+  }
+
   @Test func sighupUnderLoadReloadsWithoutLosingAJob() throws {
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness(logLevel: "notice")
