@@ -53,6 +53,7 @@ public enum FileRoots {
     return String(cString: p)
   }
 
+  /// The directory part of `path` (`/` for `/x`), or nil when it has no `/`.
   static func directoryOf(_ path: String) -> String? {
     guard let slash = path.lastIndex(of: "/") else { return nil }
     return slash == path.startIndex ? "/" : String(path[..<slash])
