@@ -151,6 +151,10 @@ import Glibc
       connection.write(
         FixtureResponseHead.bytes(status: 200, headers: [], framing: .length(count * 2), keepAlive: true))
       startPump(FixtureBodyPump(remaining: count, chunked: false, closesAfter: true, resetsAfter: true))
+    case .raw(let bytes):
+      keepAlive = false
+      connection.write(bytes)
+      replyFinished()
     case .stall:
       isStalled = true
       connection.write(

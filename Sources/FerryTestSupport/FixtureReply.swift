@@ -14,6 +14,8 @@ public enum FixtureReply: Equatable, Sendable {
   case reset(count: UInt64)
   /// Sends the head of a 1000-byte response, then nothing, until the client gives up.
   case stall
+  /// Sends these bytes as they are, then closes (`FixtureRawReplies`).
+  case raw([UInt8])
 
   /// A JSON response.
   static func json(_ value: JSONValue, status: Int = 200) -> FixtureReply {

@@ -33,6 +33,11 @@ public enum FixtureRoutes {
     case ("headers", 1): return headers(head)
     case ("redirect-to", 1): return redirectTo(head)
     case ("stall", 1): return .stall
+    case ("raw", 2):
+      guard let bytes = FixtureRawReplies.bytes(named: segments[1]) else {
+        return .text("no raw reply \(segments[1])\n", status: 404)
+      }
+      return .raw(bytes)
     case (let route, 2): return numbered(route, segments[1], head)
     default: return .text("no route for \(head.path)\n", status: 404)
     }
