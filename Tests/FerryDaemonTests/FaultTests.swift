@@ -56,6 +56,47 @@ import Testing
     #expect(fresh == "done")
   }
 
+  @Test func garbledResponsesFailTransferFailedAndTheConnectionGoesOn() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let bystander = try Bystander(daemon, fixture)
+    let client = try daemon.connect()
+    // The URL is http each time: a garbled answer is the server's fault, not a scheme's.
+    let names = [
+      "not-http", "bad-status", "bad-chunk", "no-colon", "bad-length", "two-lengths", "huge-header",
+    ]
+    for name in names {
+      let events = try client.run(
+        #"{"id":"\#(name)","url":"\#(fixture.url("/raw/\(name)"))","events":[]}"#, id: name)
+      #expect(
+        events.last?.errorCode == "transfer_failed",
+        "\(name): \(events.last.map { JSONWriter.string(.object($0)) } ?? "none")")
+    }
+    #expect(try client.ping() == "pong")
+    let (own, fresh) = try bystander.finish()
+    #expect(own == "done")
+    #expect(fresh == "done")
+  }
+
+  @Test func oddResponseHeadersStillMakeValidEventLines() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let client = try daemon.connect()
+    // `readEvent` parses with FerryWire's strict reader: invalid UTF-8 or a raw control
+    // character in the line would throw.
+    let events = try client.run(
+      #"{"id":"odd","url":"\#(fixture.url("/raw/odd-headers"))","events":["response"]}"#, id: "odd")
+    #expect(events.map(\.event) == ["queued", "response", "done"])
+    let headers = try #require(events.last?["headers"]?.objectValue)
+    #expect(headers["x-latin1"]?.stringValue == "caf\u{FFFD}")
+    #expect(headers["x-ctl"]?.stringValue == "a\u{01}b\u{7F}")
+    #expect(headers["x-quote"]?.stringValue == #""\"#)
+    #expect(headers["set-cookie"] == .array(["a=1", "b=2"]))
+    #expect(headers["x-long"]?.stringValue?.count == 60_000)
+    #expect(headers["x-many"]?.stringValue == (0..<300).map(String.init).joined(separator: ", "))
+    #expect(events[1]["headers"] == events.last?["headers"])
+  }
+
   @Test func httpsSpokenToAPlainHTTPPortFailsWithTLSFailed() throws {
     let nginx = try NginxHarness()
     let daemon = try DaemonHarness()
