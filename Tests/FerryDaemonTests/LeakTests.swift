@@ -82,16 +82,21 @@ import Testing
     _ = try Self.runMix(2000, daemon: daemon, fixture: fixture, file: file)
     let fdsBefore = try daemon.settledDescriptors()
     let rssBefore = daemon.memory().rss
-    let outcomes = try Self.runMix(10_000, daemon: daemon, fixture: fixture, file: file)
+    // An instrumented daemon is several times slower: fewer jobs keep the run short, and still
+    // show a descriptor leaked per job.
+    let count = Sanitizers.daemonIsInstrumented ? 2000 : 10_000
+    let outcomes = try Self.runMix(count, daemon: daemon, fixture: fixture, file: file)
     let fdsAfter = try daemon.settledDescriptors()
     let rssAfter = daemon.memory().rss
-    #expect(outcomes["done"] == 6500)
-    #expect(outcomes["unacceptable_status"] == 1000)
-    #expect(outcomes["connect_failed"] == 1000)
-    #expect(outcomes["cancelled"] == 1000)
-    #expect(outcomes["invalid_job"] == 500)
+    #expect(outcomes["done"] == count * 65 / 100)
+    #expect(outcomes["unacceptable_status"] == count / 10)
+    #expect(outcomes["connect_failed"] == count / 10)
+    #expect(outcomes["cancelled"] == count / 10)
+    #expect(outcomes["invalid_job"] == count / 20)
     #expect(fdsAfter.other == fdsBefore.other, "descriptors other than TCP: \(fdsBefore) → \(fdsAfter)")
     #expect(fdsAfter.tcp <= 64, "TCP sockets: \(fdsBefore.tcp) → \(fdsAfter.tcp)")
-    #expect(rssAfter - rssBefore < 8 * 1024, "RSS \(rssBefore) → \(rssAfter) KiB")
+    if !Sanitizers.daemonIsInstrumented {
+      #expect(rssAfter - rssBefore < 8 * 1024, "RSS \(rssBefore) → \(rssAfter) KiB")
+    }
   }
 }
