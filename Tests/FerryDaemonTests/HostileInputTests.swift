@@ -75,6 +75,17 @@ import Testing
       (#""headers":{"X-A":"v\nInjected: 1"}"#, "invalid_job", "headers.X-A"),
       (#""headers":{"X-A":"v\u0000"}"#, "invalid_job", "headers.X-A"),
       (#""auth":{"basic":{"username":"a\r\nb","password":"p"}}"#, "invalid_job", "auth.basic.username"),
+      (#""auth":{"bearer":"t\r\nInjected: 1"}"#, "invalid_job", "auth.bearer"),
+      (#""method":"PUT","body":{"text":"x","type":"a/b\r\nInjected: 1"}"#, "invalid_job", "body.type"),
+      (#""method":"POST","parts":[{"name":"f\r\nInjected: 1","value":"v"}]"#, "invalid_job", "parts.0.name"),
+      (
+        #""method":"POST","parts":[{"name":"f","value":"v","type":"a/b\nX: 1"}]"#, "invalid_job",
+        "parts.0.type"
+      ),
+      (
+        #""method":"POST","parts":[{"name":"f","value":"v","headers":{"X-A":"b\r\nInjected: 1"}}]"#,
+        "invalid_job", "parts.0.headers.X-A"
+      ),
       (#""method":"GET /x HTTP/1.1\r\nHost: evil""#, "invalid_job", "method"),
       (#""timeout":1e999999"#, "invalid_job", "timeout"),
       (#""timeout":-1e999999"#, "invalid_job", "timeout"),

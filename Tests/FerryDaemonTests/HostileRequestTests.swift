@@ -40,6 +40,12 @@ import Testing
       #expect(end?.errorCode == "file_not_allowed", "\(path)")
       #expect(end?["error"]?.objectValue?["field"]?.stringValue == "body.file", "\(path)")
     }
+    // explain reads a body file to show its length and digest: the same roots apply.
+    try client.send(
+      #"{"op":"explain","job":{"method":"PUT","url":"\#(echo)","body":{"file":"\#(roots.secret)"}}}"#)
+    let explained = try client.readEvent()
+    #expect(explained.errorCode == "file_not_allowed")
+    #expect(explained["error"]?.objectValue?["field"]?.stringValue == "job.body.file")
     let bytes = fixture.url("/bytes/10")
     let outputs = [
       roots.dir + "/o.bin", roots.inside + "/../o.bin", roots.inside + "/up/o.bin",
