@@ -147,6 +147,28 @@ import Testing
     #expect(sent["X-H59999"]?.stringValue == "v")
   }
 
+  @Test func longHeaderListsKeepTheirLayering() throws {
+    // Twenty session headers make the list long enough to be indexed by name; the layering
+    // rules must come out the same: the body's Content-Type in its place after ferry's
+    // defaults, a session removing a default, a job replacing and removing session headers.
+    let session = (0..<20).map { #""X-S\#($0)":"s""# }.joined(separator: ",")
+    let config = #"{"sessions": {"default": {"headers": {\#(session),"Accept-Encoding":null}}}}"#
+    let daemon = try DaemonHarness(config: config)
+    let client = try daemon.connect()
+    try client.send(
+      #"{"op":"explain","job":{"method":"POST","url":"http://127.0.0.1:9/","encoding":"json","parameters":{"a":1},"headers":{"x-s5":"job","X-S6":null,"X-J":"j"}}}"#
+    )
+    let headers = try #require(try client.readEvent()["headers"]?.objectValue)
+    let names = headers.members.map(\.key).filter { $0 != "Accept-Language" }
+    let expected =
+      ["User-Agent", "Content-Type"] + (0..<5).map { "X-S\($0)" } + ["x-s5"] + (7..<20).map { "X-S\($0)" } + [
+        "X-J"
+      ]
+    #expect(names == expected)
+    #expect(headers["x-s5"]?.stringValue == "job")
+    #expect(headers["Content-Type"]?.stringValue?.hasPrefix("application/json") == true)
+  }
+
   @Test func hugeNumbersInParametersAreSentAsWrittenNeverRounded() throws {
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness()
