@@ -127,7 +127,8 @@ extension Daemon {
   private static func hashFile(_ path: String, offset: Int64, length: Int64, into hasher: inout SHA256Hasher)
     -> Bool
   {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    // O_NONBLOCK: a FIFO must not block the loop (see BodyReader).
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { return false }
     defer { close(fd) }
     var buffer = [UInt8](repeating: 0, count: 1 << 16)

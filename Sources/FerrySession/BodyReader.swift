@@ -89,7 +89,9 @@ final class BodyReader {
   private func fileDescriptor(_ path: String) -> Int32? {
     if let file = openFile, file.index == segmentIndex { return file.fd }
     closeFile()
-    let fd = Syscall.retrying { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
+    // O_NONBLOCK: a file swapped for a FIFO since the job was accepted would block open(2),
+    // and the loop with it, until a writer came; now pread fails (ESPIPE), file_unreadable.
+    let fd = Syscall.retrying { Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
     guard fd >= 0 else {
       _ = fail(path, String(cString: strerror(errno)))
       return nil
