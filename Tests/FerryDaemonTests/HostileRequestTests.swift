@@ -86,6 +86,42 @@ import Testing
     #expect(fileSize(output) == nil)
   }
 
+  @Test func fifoPlantedAsAPartialFileFailsTheOutputWithoutBlockingTheDaemon() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let client = try daemon.connect()
+    let output = daemon.dir + "/fifo.bin"
+    #expect(mkfifo(output + ".part", 0o644) == 0)
+    // Opening a FIFO for writing waits for a reader; the daemon must not wait with it.
+    let end = try client.run(
+      #"{"id":"f","url":"\#(fixture.url("/bytes/100"))","output":"\#(output)","events":[]}"#, id: "f")
+    #expect(end.last?.errorCode == "output_failed")
+    #expect(fileSize(output) == nil)
+    let other = try daemon.connect()
+    #expect(try other.ping() == "pong")
+  }
+
+  @Test func bodyFileSwappedForAFIFOWhileQueuedFailsWithoutBlockingTheDaemon() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(config: #"{"sessions": {"default": {"max_concurrent": 1}}}"#)
+    let client = try daemon.connect()
+    let file = daemon.dir + "/body.bin"
+    try "checked at acceptance".write(toFile: file, atomically: true, encoding: .utf8)
+    try client.send(#"{"id":"first","url":"\#(fixture.url("/delay/500"))","events":[]}"#)
+    try client.send(
+      #"{"id":"b","method":"PUT","url":"\#(fixture.url("/echo"))","body":{"file":"\#(file)"},"events":[]}"#)
+    #expect(try client.readEvent().event == "queued")
+    #expect(try client.readEvent().int("position") == 1)
+    // While the job waits for its slot, its file becomes a FIFO that no one ever writes.
+    unlink(file)
+    #expect(mkfifo(file, 0o644) == 0)
+    let (ends, _) = try client.collectTerminals(2)
+    #expect(ends["first"]?.event == "done")
+    #expect(ends["b"]?.errorCode == "file_unreadable")
+    let other = try daemon.connect()
+    #expect(try other.ping() == "pong")
+  }
+
   @Test func schemesOtherThanHTTPAreRefusedAndSoAreRedirectsToThem() throws {
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness()
