@@ -20,10 +20,13 @@ final class BodyReader {
   private var openFile: (index: Int, fd: Int32)?
   /// Why reading stopped, once it has.
   private(set) var error: WireError?
+  /// `read_roots`: every file opened must lie under one (checked on the open descriptor).
+  private let readRoots: [String]?
 
-  init(_ plan: BodyPlan) {
+  init(_ plan: BodyPlan, readRoots: [String]? = nil) {
     segments = plan.segments
     length = plan.length
+    self.readRoots = readRoots
   }
 
   deinit { closeFile() }
@@ -95,6 +98,15 @@ final class BodyReader {
     guard fd >= 0 else {
       _ = fail(path, String(cString: strerror(errno)))
       return nil
+    }
+    if let readRoots {
+      do throws(WireError) {
+        try FileRoots.checkOpened(fd, path: path, within: readRoots, what: "read_roots")
+      } catch {
+        _ = Glibc.close(fd)
+        self.error = error
+        return nil
+      }
     }
     openFile = (segmentIndex, fd)
     return fd

@@ -122,6 +122,31 @@ import Testing
     #expect(try other.ping() == "pong")
   }
 
+  @Test func bodyFileSwappedForASymlinkOutOfTheRootWhileQueuedIsNotSent() throws {
+    let fixture = try FixtureHarness()
+    let root = Paths.tempDirectory("root")
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let outside = Paths.tempDirectory("outside")
+    defer { try? FileManager.default.removeItem(atPath: outside) }
+    try "secret outside the root".write(toFile: outside + "/secret", atomically: true, encoding: .utf8)
+    let daemon = try DaemonHarness(
+      config: #"{"sessions": {"default": {"max_concurrent": 1}}, "files": {"read_roots": ["\#(root)"]}}"#)
+    let client = try daemon.connect()
+    let file = root + "/body.bin"
+    try "checked at acceptance".write(toFile: file, atomically: true, encoding: .utf8)
+    try client.send(#"{"id":"first","url":"\#(fixture.url("/delay/500"))","events":[]}"#)
+    try client.send(
+      #"{"id":"b","method":"PUT","url":"\#(fixture.url("/echo"))","body":{"file":"\#(file)"},"events":[]}"#)
+    #expect(try client.readEvent().event == "queued")
+    #expect(try client.readEvent().int("position") == 1)
+    // While the job waits, its file becomes a link to a file outside the root.
+    unlink(file)
+    #expect(symlink(outside + "/secret", file) == 0)
+    let (ends, _) = try client.collectTerminals(2)
+    #expect(ends["first"]?.event == "done")
+    #expect(ends["b"]?.errorCode == "file_not_allowed")
+  }
+
   @Test func schemesOtherThanHTTPAreRefusedAndSoAreRedirectsToThem() throws {
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness()
