@@ -1,3 +1,4 @@
+import FerrySession
 import FerryWire
 
 #if canImport(Glibc)

@@ -98,6 +98,9 @@ import FerryWire
     }
     signals.append(SignalWatch(loop: loop, signal: SIGHUP) { [unowned self] in self.reload() })
     signal(SIGPIPE, SIG_IGN)
+    // Past RLIMIT_FSIZE an output write must fail with EFBIG (output_failed for that job),
+    // not kill the daemon and every client's jobs with it.
+    signal(SIGXFSZ, SIG_IGN)
     notifier?.send("READY=1\nSTATUS=\(statusLine())")
     startWatchdog()
     loop.run()

@@ -78,7 +78,7 @@ import FerryWire
       progressIntervalMs: job.progressIntervalMs ?? 100,
       wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom,
       acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: session.tls,
-      egress: daemon.config.egress)
+      egress: daemon.config.egress, readRoots: daemon.config.readRoots)
   }
 
   /// Starts the next attempt after `afterMs`.

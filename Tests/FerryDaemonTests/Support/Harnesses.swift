@@ -6,17 +6,24 @@ final class DaemonHarness {
   let socket: String
   let process: ManagedProcess
 
+  /// `prlimit`: resource limits for the daemon (`["--nofile=64"]`), set by prlimit(1), which
+  /// then execs ferryd, so `process.pid` is the daemon's. `logLevel`: nothing reads the daemon's
+  /// stderr pipe until the end, so a test with thousands of clients logs less than `debug`, or
+  /// the full pipe would block the daemon. `environment`: the daemon's, instead of ours.
   init(
-    config: String = #"{"sessions": {"default": {}}}"#, tag: String = "d",
-    environment: [String: String]? = nil
+    config: String = #"{"sessions": {"default": {}}}"#, tag: String = "d", prlimit: [String] = [],
+    logLevel: String = "debug", environment: [String: String]? = nil
   ) throws {
     dir = Paths.tempDirectory(tag)
     socket = dir + "/ferryd.sock"
     let configPath = dir + "/ferry.json"
     try config.write(toFile: configPath, atomically: true, encoding: .utf8)
-    process = try ManagedProcess(
-      Paths.product("ferryd"), ["--config", configPath, "--socket", socket, "--log-level", "debug"],
-      environment: environment)
+    let arguments = ["--config", configPath, "--socket", socket, "--log-level", logLevel]
+    process =
+      prlimit.isEmpty
+      ? try ManagedProcess(Paths.product("ferryd"), arguments, environment: environment)
+      : try ManagedProcess(
+        "/usr/bin/prlimit", prlimit + ["--", Paths.product("ferryd")] + arguments, environment: environment)
     let deadline = Clock.ms() + 10_000
     while Clock.ms() < deadline {
       if (try? LineClient(path: socket)) != nil { return }
