@@ -81,7 +81,7 @@ extension Daemon {
     jobs[run.serial] = run
     client.jobs[id] = run
     if merged.detach == true { registerDetached(run, uid: client.credentials?.uid) }
-    switch session.scheduler.submit(run.serial, lane: merged.lane, nowMs: loop.now()) {
+    switch session.scheduler.submit(run.serial, lane: merged.lane, nowMs: schedulerClock(session)) {
     case .start:
       stats.update(session.name) { $0.running += 1 }
       run.announceQueued(position: nil)
@@ -119,7 +119,7 @@ extension Daemon {
     if wasWaiting {
       session.scheduler.withdraw(run.serial)
     } else {
-      startWaiting(session.scheduler.finish(run.serial, nowMs: loop.now()), in: session)
+      startWaiting(session.scheduler.finish(run.serial, nowMs: schedulerClock(session)), in: session)
     }
     if run.detachedRecord != nil { detachedJobEnded(run) }
     run.client?.jobEnded(run)
@@ -139,9 +139,17 @@ extension Daemon {
     armRateTimer(session)
   }
 
+  /// The time the scheduler goes by: only a `rate` reads it, so a session without one is
+  /// spared a clock read per job start and end.
+  private func schedulerClock(_ session: Session) -> UInt64 {
+    session.scheduler.startIntervalMs == nil ? 0 : loop.now()
+  }
+
   /// When a session's `rate` is what holds its waiting jobs, wakes it when the next may start.
   func armRateTimer(_ session: Session) {
-    guard let delay = session.scheduler.nextStartDelayMs(nowMs: loop.now()) else { return }
+    guard session.scheduler.startIntervalMs != nil,
+      let delay = session.scheduler.nextStartDelayMs(nowMs: loop.now())
+    else { return }
     if session.rateTimer == nil {
       session.rateTimer = Timer(loop: loop) { [unowned self, unowned session] in
         self.startWaiting(session.scheduler.startDue(nowMs: self.loop.now()), in: session)
