@@ -85,6 +85,7 @@ extension Engine {
   private func socketAction(_ fd: Int32, _ mask: Int32) {
     guard !isShutDown else { return }
     var running: Int32 = 0
+    curlCalls.count &+= 1
     curlDepth += 1
     _ = curl_multi_socket_action(multi, fd, mask, &running)
     curlDepth -= 1

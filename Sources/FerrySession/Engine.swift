@@ -44,6 +44,9 @@ import FerryWire
   var parkedSockets: Set<Int32> = []
   /// `CURLOPT_CLOSESOCKETDATA` of every transfer: hears curl close a connection socket.
   let closer = SocketCloser()
+  /// Counts the curl calls that may call back, so that header lines can tell one call from
+  /// the next (see `HeaderLines`).
+  let curlCalls = CurlCallCount()
   var curlTimer: Timer?
   /// How many curl calls that may call back are on the stack.
   var curlDepth = 0
@@ -254,6 +257,7 @@ extension Engine {
 
   /// Runs a curl call that may call back, then whatever its callbacks postponed.
   private func withCurl<T>(_ call: () -> T) -> T {
+    curlCalls.count &+= 1
     curlDepth += 1
     let result = call()
     curlDepth -= 1

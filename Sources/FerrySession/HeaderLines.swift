@@ -20,6 +20,11 @@ final class HeaderLines {
   /// When the last line arrived (CLOCK_MONOTONIC ms), for the idle timeout: a head trickling
   /// in line by line is bytes moving.
   private(set) var lastLineAtMs: UInt64 = 0
+  /// The engine's count of curl calls, and its value when `lastLineAtMs` was read: lines that
+  /// come in the same curl call came in one read from the socket, at the same moment, so the
+  /// clock is read once per call rather than once per line.
+  var curlCalls: CurlCallCount?
+  private var stampedCall: UInt64?
 
   init() {
     bytes.reserveCapacity(1024)
@@ -27,9 +32,13 @@ final class HeaderLines {
 
   /// Takes one line; true when it is blank, which completes the block.
   func append(_ line: UnsafeRawBufferPointer) -> Bool {
-    var spec = timespec()
-    _ = clock_gettime(CLOCK_MONOTONIC, &spec)
-    lastLineAtMs = UInt64(spec.tv_sec) * 1000 + UInt64(spec.tv_nsec) / 1_000_000
+    let call = curlCalls?.count
+    if call == nil || call != stampedCall {
+      var spec = timespec()
+      _ = clock_gettime(CLOCK_MONOTONIC, &spec)
+      lastLineAtMs = UInt64(spec.tv_sec) * 1000 + UInt64(spec.tv_nsec) / 1_000_000
+      stampedCall = call
+    }
     bytes.append(contentsOf: line)
     // curl hands whole lines; should one come without its LF, the split below must still see
     // it as a line of its own.
@@ -56,5 +65,12 @@ final class HeaderLines {
     transfer = nil
     bytes.removeAll(keepingCapacity: bytes.capacity <= 64 << 10)
     lastLineAtMs = 0
+    stampedCall = nil
   }
+}
+
+/// How many curl calls that may call back the engine has made (it wraps around, harmlessly):
+/// shared with the header lines of its handles, which are not actor-isolated.
+final class CurlCallCount {
+  var count: UInt64 = 0
 }

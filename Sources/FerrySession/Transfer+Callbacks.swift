@@ -38,7 +38,8 @@ extension Transfer {
   /// completed head is reported only when it is the last hop's. False makes curl fail.
   func curlHeaderBlockEnded() -> Bool {
     guard isRunning, let lines = slot?.headerLines else { return false }
-    lastActivityMs = loop.now()
+    // The blank line came in the call that read the time for the block's lines.
+    lastActivityMs = max(lastActivityMs, lines.lastLineAtMs)
     // Only the blank line, the block's last, can end a head.
     var event = ResponseHeadParser.Event.none
     lines.drain { event = headParser.feed($0) }

@@ -33,6 +33,7 @@ extension Transfer {
     options.set(CURLOPT_WRITEFUNCTION, write: CurlTrampolines.write)
     options.set(CURLOPT_WRITEDATA, pointer: me)
     slot.headerLines.transfer = self
+    slot.headerLines.curlCalls = engine?.curlCalls
     options.set(CURLOPT_HEADERFUNCTION, write: CurlTrampolines.header)
     options.set(CURLOPT_HEADERDATA, pointer: Unmanaged.passUnretained(slot.headerLines).toOpaque())
     if spec.wantsProgress {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
 import Testing
 
 @testable import FerrySession
@@ -37,5 +40,25 @@ struct HeaderLinesTests {
     buffer.reset()
     #expect(buffer.lastLineAtMs == 0)
     #expect(drained(buffer) == [])
+  }
+
+  @Test func theClockIsReadOncePerCurlCall() {
+    let buffer = HeaderLines()
+    let calls = CurlCallCount()
+    buffer.curlCalls = calls
+    _ = append(["HTTP/1.1 200 OK\r\n"], to: buffer)
+    let first = buffer.lastLineAtMs
+    // Wait for the millisecond to turn (a busy wait of about a millisecond, no sleep).
+    var spec = timespec()
+    repeat {
+      clock_gettime(CLOCK_MONOTONIC, &spec)
+    } while UInt64(spec.tv_sec) * 1000 + UInt64(spec.tv_nsec) / 1_000_000 <= first
+    // More lines in the same curl call came with the first: same moment.
+    _ = append(["A: b\r\n"], to: buffer)
+    #expect(buffer.lastLineAtMs == first)
+    // A line of the next call is timed again.
+    calls.count += 1
+    _ = append(["C: d\r\n"], to: buffer)
+    #expect(buffer.lastLineAtMs > first)
   }
 }
