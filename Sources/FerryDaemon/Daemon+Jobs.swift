@@ -74,6 +74,15 @@ extension Daemon {
     } catch {
       return fail(error, id: id, client: client)
     }
+    // Job counts alone do not bound memory: many queued jobs with big inline bodies would.
+    let held = request.body?.inMemoryBytes ?? 0
+    guard requestBytesInFlight + held <= config.limits.maxRequestBytes else {
+      return fail(
+        WireError(
+          .overloaded, "request bodies of live jobs exceed limits.max_request_bytes; try again later"),
+        id: id, client: client)
+    }
+    requestBytesInFlight += held
     nextSerial += 1
     let run = JobRun(
       serial: nextSerial, id: id, job: merged, request: request, session: session, client: client,
@@ -106,6 +115,7 @@ extension Daemon {
   /// Called once per job, right after its terminal event was queued.
   func jobFinished(_ run: JobRun, event: JobEvent) {
     guard jobs.removeValue(forKey: run.serial) != nil else { return }
+    requestBytesInFlight -= run.request.body?.inMemoryBytes ?? 0
     let session = run.session
     let wasWaiting = session.waiting.removeValue(forKey: run.serial) != nil
     stats.update(session.name) { c in

@@ -25,6 +25,8 @@ import FerryWire
   var sessions: [String: Session] = [:]
   /// Every live job, by serial.
   var jobs: [UInt64: JobRun] = [:]
+  /// Request body bytes live jobs hold in memory (bounded by `max_request_bytes`).
+  var requestBytesInFlight = 0
   /// Detached jobs by id: running ones, and results waiting for `attach`.
   var detached: [String: DetachedJob] = [:]
   /// Bytes held by results waiting for `attach` (bounded by `max_detached_bytes`).

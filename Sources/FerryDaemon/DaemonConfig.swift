@@ -38,6 +38,8 @@ public struct DaemonConfig: Sendable {
     public var maxOutputBytes = 4 << 20
     /// Client connections held at once; past it new ones get one `overloaded` line and close.
     public var maxClients = 4_096
+    /// Request body bytes held in memory by all live jobs; past it new jobs fail `overloaded`.
+    public var maxRequestBytes = 64 << 20
     /// Event lines kept per detached job for a client that attaches later.
     public var maxReplayEvents = 256
     /// Bytes of event lines kept per detached job (its terminal event is always kept whole).
