@@ -7,8 +7,11 @@ public struct AcceptPolicy: Sendable, Equatable {
   public var status: [ClosedRange<Int>]
   public var contentTypes: [String]?
 
+  /// 2xx, built once rather than for every job that keeps the default.
+  private static let successful = [200...299]
+
   public init(_ accept: Accept?) {
-    status = accept?.status ?? [200...299]
+    status = accept?.status ?? Self.successful
     contentTypes = accept?.contentTypes.map { $0.map { $0.lowercased() } }
   }
 

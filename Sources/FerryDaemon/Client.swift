@@ -117,10 +117,11 @@ import FerryWire
   /// A job of this client ended (its terminal event is already queued), or moved to another
   /// client by `attach`.
   func jobEnded(_ job: JobRun) {
-    if jobs[job.id] === job { jobs[job.id] = nil }
+    // One hash of the id: the index found is the one removed.
+    if let index = jobs.index(forKey: job.id), jobs[index].value === job { jobs.remove(at: index) }
     bufferedBodyBytes -= job.countedBodyBytes
     job.countedBodyBytes = 0
-    waitingForBudget[job.serial] = nil
+    if !waitingForBudget.isEmpty { waitingForBudget[job.serial] = nil }
     if favouredJob == job.serial { favouredJob = nil }
     budgetMayHaveRoom()
     closeIfDone()
