@@ -6,7 +6,7 @@ CONFIG ?= config/ferry.json
 DEPS := libevent-dev libcurl4-openssl-dev media-types socat nginx-light openssl jq
 SWIFTFLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps build build-debug run test lint format clean bench install
+.PHONY: deps build build-debug run test lint format clean bench install fuzz test-sanitize
 
 deps:
 	@missing=""; for p in $(DEPS); do \
@@ -37,6 +37,19 @@ test: deps lint
 	$(SWIFT) build -c release $(SWIFTFLAGS)
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	FERRY_PRODUCTS=$(CURDIR)/.build/release $(SWIFT) test --skip-build
+	Fuzz/run.sh smoke
+
+# libFuzzer targets (Fuzz/, docs/FUZZING.md), one at a time, FUZZ_SECONDS each; fails on a
+# crash, whose input lands in Fuzz/artifacts/. The long run: make fuzz FUZZ_SECONDS=600.
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh fuzz
+
+# The test suite under AddressSanitizer (with LeakSanitizer), then ThreadSanitizer: debug builds
+# in .build/asan and .build/tsan, black-box tests on the sanitized binaries (Fuzz/sanitize.sh).
+test-sanitize: deps
+	SWIFT=$(SWIFT) Fuzz/sanitize.sh address
+	SWIFT=$(SWIFT) Fuzz/sanitize.sh thread
 
 clean:
 	rm -rf .build

@@ -46,11 +46,10 @@ build() {
   echo "fuzz: built ${#TARGETS[@]} targets in $((SECONDS - start)) s"
 }
 
-# Runs one target for `$2` seconds over a working corpus seeded from the repo's; prints one
-# summary line and returns non-zero when it wrote a crash artifact.
+# Runs one target for `$2` seconds over the working corpus `$3`, seeded from the repo's, logging
+# to `$4`; prints one summary line and returns non-zero when it failed or wrote an artifact.
 run_target() {
-  local target=$1 seconds=$2 work=$3
-  local log="$OUT/$target.log"
+  local target=$1 seconds=$2 work=$3 log=$4
   mkdir -p "$work" "$ARTIFACTS"
   local before after status=0
   before=$(find "$ARTIFACTS" -name "$target-*" | wc -l)
@@ -84,10 +83,10 @@ case $cmd in
         # A throwaway working corpus: the smoke run only proves the target still builds, runs
         # and passes its seeds and what a few seconds of mutation find.
         work=$(mktemp -d)
-        run_target "$target" "${FUZZ_SMOKE_SECONDS:-3}" "$work" || failed=1
+        run_target "$target" "${FUZZ_SMOKE_SECONDS:-3}" "$work" "$OUT/$target.smoke.log" || failed=1
         rm -rf "$work"
       else
-        run_target "$target" "$FUZZ_SECONDS" "$OUT/corpus/$target" || failed=1
+        run_target "$target" "$FUZZ_SECONDS" "$OUT/corpus/$target" "$OUT/$target.log" || failed=1
       fi
     done
     exit $failed

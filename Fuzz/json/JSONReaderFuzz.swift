@@ -39,7 +39,8 @@ private let maxDepth = 64
 
 /// Checks one reader configuration on `input`; returns the deferred value it located, if any.
 @discardableResult
-private func checkModes(_ input: UnsafeBufferPointer<UInt8>, rejectsDuplicateKeys: Bool) -> JSONDeferredValue? {
+private func checkModes(_ input: UnsafeBufferPointer<UInt8>, rejectsDuplicateKeys: Bool) -> JSONDeferredValue?
+{
   let reader = JSONReader(maxDepth: maxDepth, rejectsDuplicateKeys: rejectsDuplicateKeys)
   let full = Result { () throws(JSONError) in try reader.read(input) }
   let checked = Result { () throws(JSONError) in try reader.read(input, deferring: "parameters") }
@@ -54,7 +55,8 @@ private func checkModes(_ input: UnsafeBufferPointer<UInt8>, rejectsDuplicateKey
       fuzzCheck(tree == partial, "checking mode read a different tree with nothing deferred")
       return nil
     }
-    checkDeferred(deferred, in: input, full: tree, partial: partial, rejectsDuplicateKeys: rejectsDuplicateKeys)
+    checkDeferred(
+      deferred, in: input, full: tree, partial: partial, rejectsDuplicateKeys: rejectsDuplicateKeys)
     return deferred
   case (.success, .failure(let error)):
     fuzzCheck(false, "checking mode refused what reads: \(error) on \(describe(input))")

@@ -92,7 +92,8 @@ private func checkRequest(_ request: Request) {
   for segment in body.segments {
     guard case .file(let path, let offset, let length) = segment else { continue }
     let size = (try? MemoryProbe().size(ofFileAt: path)) ?? -1
-    fuzzCheck(offset >= 0 && length >= 0 && offset + length <= size, "segment \(segment) of a \(size)-byte file")
+    fuzzCheck(
+      offset >= 0 && length >= 0 && offset + length <= size, "segment \(segment) of a \(size)-byte file")
   }
   if request.header("Content-Type")?.hasPrefix("multipart/form-data") == true {
     fuzzCheck(request.header("Content-Type")?.hasSuffix("boundary=\(boundary)") == true, "multipart type")
