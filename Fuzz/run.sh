@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs ferry's libFuzzer targets (see docs/FUZZING.md).
 #
-#   Fuzz/run.sh build              build every target into .build/fuzz
+#   Fuzz/run.sh build              build every target into .build/fuzz (only what is out of date)
 #   Fuzz/run.sh fuzz [TARGET...]   fuzz each target for FUZZ_SECONDS (default 60), one at a time
 #   Fuzz/run.sh smoke              build, then a few seconds per target from its seed corpus
 #
@@ -26,11 +26,21 @@ MAX_LEN=${FUZZ_MAX_LEN:-65536}
 SWIFTC=${SWIFTC:-swiftc}
 FLAGS=(-O -sanitize=fuzzer,address -parse-as-library -enable-testing -swift-version 6)
 
+# True when `$1` exists and nothing in the other arguments (files or directories) is newer.
+is_fresh() {
+  local output=$1
+  shift
+  [ -e "$output" ] && [ -z "$(find "$@" -newer "$output" -print -quit)" ]
+}
+
 # Compiles one library module from Sources/<name> into one object file and its module.
 build_module() {
   local name=$1
+  is_fresh "$OUT/$name.o" Sources/"$name" "$OUT"/FerryWire.o Fuzz/run.sh && return
   "$SWIFTC" "${FLAGS[@]}" -module-name "$name" -I "$OUT" -wmo -c Sources/"$name"/*.swift \
     -emit-module -emit-module-path "$OUT/$name.swiftmodule" -o "$OUT/$name.o"
+  # swiftc keeps an unchanged output file as it was, old time included.
+  touch "$OUT/$name.o"
 }
 
 build() {
@@ -39,11 +49,13 @@ build() {
   build_module FerryWire
   build_module FerrySerializer
   for target in "${TARGETS[@]}"; do
+    is_fresh "$OUT/fuzz-$target" Fuzz/Shared Fuzz/"$target" "$OUT"/*.o Fuzz/run.sh && continue
     "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_$target" -I "$OUT" \
       Fuzz/Shared/*.swift Fuzz/"$target"/*.swift "$OUT/FerryWire.o" "$OUT/FerrySerializer.o" -lm \
       -o "$OUT/fuzz-$target" 2> >(grep -v "ld.gold: warning: Cannot export local symbol" >&2)
+    touch "$OUT/fuzz-$target"
   done
-  echo "fuzz: built ${#TARGETS[@]} targets in $((SECONDS - start)) s"
+  echo "fuzz: targets built or up to date in $((SECONDS - start)) s"
 }
 
 # Runs one target for `$2` seconds over the working corpus `$3`, seeded from the repo's, logging
