@@ -2,11 +2,13 @@
 SWIFT ?= swift
 PREFIX ?= /usr/local
 CONFIG ?= config/ferry.json
-# Debian packages the build and the tests need. media-types gives /etc/mime.types.
-DEPS := libevent-dev libcurl4-openssl-dev media-types socat nginx-light openssl jq
+# Debian packages the build and the tests need. media-types gives /etc/mime.types. curl, wrk,
+# hyperfine and python3(-venv) are the benchmark's peers and driver (make bench, bench-smoke).
+DEPS := libevent-dev libcurl4-openssl-dev media-types socat nginx-light openssl jq \
+	curl wrk hyperfine python3 python3-venv
 SWIFTFLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps build build-debug run test lint format clean bench install fuzz test-sanitize
+.PHONY: deps build build-debug run test lint format clean bench bench-smoke install fuzz test-sanitize
 
 deps:
 	@missing=""; for p in $(DEPS); do \
@@ -32,12 +34,15 @@ lint:
 format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
 
-# Black-box tests run the release binaries (FERRY_PRODUCTS): what ships, at its speed.
+# Black-box tests run the release binaries (FERRY_PRODUCTS): what ships, at its speed. The
+# benchmark smoke runs on the same release products, and the fuzz targets a few seconds each
+# from their seeds, before the tests, so their summary ends the output.
 test: deps lint
 	$(SWIFT) build -c release $(SWIFTFLAGS)
+	$(BENCH) --smoke
+	Fuzz/run.sh smoke
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	FERRY_PRODUCTS=$(CURDIR)/.build/release $(SWIFT) test --skip-build
-	Fuzz/run.sh smoke
 
 # libFuzzer targets (Fuzz/, docs/FUZZING.md), one at a time, FUZZ_SECONDS each; fails on a
 # crash, whose input lands in Fuzz/artifacts/. The long run: make fuzz FUZZ_SECONDS=600.
@@ -53,6 +58,22 @@ test-sanitize: deps
 
 clean:
 	rm -rf .build
+
+# Benchmarks (bench/README.md). The driver is Debian's python3, standard library only; aiohttp,
+# pinned in bench/requirements.txt, lives in its own venv. `bench` writes BENCHMARKS.md and exits
+# 3 when a target is missed; `bench-smoke` (a few seconds, also run by `test`) never judges
+# targets and skips aiohttp when the venv is absent, so it needs nothing beyond DEPS.
+PYTHON ?= /usr/bin/python3
+BENCH_VENV ?= bench/.venv
+BENCH = $(PYTHON) bench/run.py --products $(CURDIR)/.build/release --venv $(BENCH_VENV)
+
+bench: build
+	@test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install --quiet --disable-pip-version-check -r bench/requirements.txt
+	$(BENCH)
+
+bench-smoke: build
+	$(BENCH) --smoke
 
 # Installs the binaries, the config (never over an existing one) and the systemd units.
 # PREFIX and DESTDIR as usual; the units' ExecStart is rewritten to $(PREFIX)/bin/ferryd.

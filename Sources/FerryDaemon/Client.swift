@@ -58,6 +58,17 @@ import FerryWire
   func send(_ event: Event) {
     guard !isGone else { return }
     EventEncoder.encode(event, into: &outbox)
+    outboxGrew()
+  }
+
+  /// Queues lines already encoded (a detached job's events, a replay).
+  func sendLines(_ lines: [UInt8]) {
+    guard !isGone, !lines.isEmpty else { return }
+    outbox.append(contentsOf: lines)
+    outboxGrew()
+  }
+
+  private func outboxGrew() {
     // Batching pays for small lines; a big one (an inline body) goes out at once, so the
     // outbox never holds a second copy of what the connection's own buffer will hold.
     if outbox.count >= 64 << 10 {
@@ -93,7 +104,18 @@ import FerryWire
     }
   }
 
-  /// A job of this client ended (its terminal event is already queued).
+  /// A detached job attached from this connection: its events come here from now on, and the
+  /// body it holds counts in this client's budget.
+  func adopt(_ job: JobRun) {
+    jobs[job.id] = job
+    job.client = self
+    job.countedBodyBytes = job.collector.keptBytes
+    bufferedBodyBytes += job.countedBodyBytes
+    job.resumeForClient()
+  }
+
+  /// A job of this client ended (its terminal event is already queued), or moved to another
+  /// client by `attach`.
   func jobEnded(_ job: JobRun) {
     if jobs[job.id] === job { jobs[job.id] = nil }
     bufferedBodyBytes -= job.countedBodyBytes
@@ -207,7 +229,13 @@ extension Client: BufferedConnectionDelegate {
     isGone = true
     let live = Array(jobs.values)
     jobs.removeAll()
-    for job in live { job.cancel(.disconnected) }
+    for job in live {
+      if job.detachedRecord != nil {
+        daemon.orphan(job)
+      } else {
+        job.cancel(.disconnected)
+      }
+    }
     daemon.clientClosed(self)
   }
 }

@@ -1,3 +1,4 @@
+import FerrySession
 import FerryWire
 
 #if canImport(Glibc)
@@ -14,7 +15,7 @@ public enum ConfigLoader {
     guard let text = readSmallFile(path, limit: 16 << 20) else {
       throw ConfigError(file: path, field: "", reason: "cannot read: \(Syscalls.describe(errno))")
     }
-    let base = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+    let base = FileRoots.directoryOf(path) ?? "."
     var merged = try object(text, file: path, environment: environment, base: base)
     for dropIn in dropIns(beside: path) {
       guard let text = readSmallFile(dropIn, limit: 16 << 20) else {
@@ -55,7 +56,7 @@ public enum ConfigLoader {
 
   /// `DIR/ferry.d/*.json` for a config at `DIR/NAME`, sorted by name.
   static func dropIns(beside path: String) -> [String] {
-    let dir = (path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ".") + "/ferry.d"
+    let dir = (FileRoots.directoryOf(path) ?? ".") + "/ferry.d"
     guard let d = opendir(dir) else { return [] }
     defer { closedir(d) }
     var names: [String] = []

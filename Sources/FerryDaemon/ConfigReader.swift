@@ -72,6 +72,11 @@ struct ConfigReader {
       case "max_line_bytes": limits.maxLineBytes = try int(m.value, field, 1024...(1 << 30))
       case "max_output_bytes": limits.maxOutputBytes = try int(m.value, field, 65536...(1 << 30))
       case "max_clients": limits.maxClients = try int(m.value, field, 1...1_000_000)
+      case "max_request_bytes": limits.maxRequestBytes = try int(m.value, field, 1024...(1 << 40))
+      case "max_replay_events": limits.maxReplayEvents = try int(m.value, field, 1...1_000_000)
+      case "max_replay_bytes": limits.maxReplayBytes = try int(m.value, field, 0...(1 << 30))
+      case "detached_ttl_s": limits.detachedTTLSeconds = try int(m.value, field, 1...(30 * 86_400))
+      case "max_detached_bytes": limits.maxDetachedBytes = try int(m.value, field, 0...(1 << 34))
       default: throw fail(field, "unknown setting")
       }
     }
@@ -185,7 +190,7 @@ extension ConfigReader {
     if name.hasPrefix("/") {
       candidates.append(name)
     } else {
-      let configDir = baseDirectory ?? (file.contains("/") ? String(file[..<file.lastIndex(of: "/")!]) : ".")
+      let configDir = baseDirectory ?? FileRoots.directoryOf(file) ?? "."
       candidates.append(configDir + "/" + name)
     }
     for path in candidates {

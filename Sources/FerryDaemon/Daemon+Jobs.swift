@@ -13,8 +13,7 @@ extension Daemon {
       switch message {
       case .job(let job): submit(job, from: client)
       case .cancel(let id): cancel(id, from: client)
-      case .attach(let id):
-        client.send(.error(WireError(.unknownID, "no detached job \(id) to attach to"), id: id))
+      case .attach(let id): attach(id, from: client)
       case .ping: client.send(.pong)
       case .hello: client.send(.payload(name: "hello", helloPayload()))
       case .stats: client.send(.payload(name: "stats", statsPayload()))
@@ -56,6 +55,10 @@ extension Daemon {
       return fail(WireError(.overloaded, "too many jobs in flight; try again later"), id: id, client: client)
     }
     let merged = session.merged(job)
+    if merged.detach == true, isDetachedIDTaken(id) {
+      client.send(.error(WireError(.duplicateID, "a detached job with id \(id) exists"), id: id))
+      return
+    }
     let request: Request
     do throws(WireError) {
       if let output = merged.output, let roots = config.writeRoots {
@@ -71,12 +74,22 @@ extension Daemon {
     } catch {
       return fail(error, id: id, client: client)
     }
+    // Job counts alone do not bound memory: many queued jobs with big inline bodies would.
+    let held = request.body?.inMemoryBytes ?? 0
+    guard requestBytesInFlight + held <= config.limits.maxRequestBytes else {
+      return fail(
+        WireError(
+          .overloaded, "request bodies of live jobs exceed limits.max_request_bytes; try again later"),
+        id: id, client: client)
+    }
+    requestBytesInFlight += held
     nextSerial += 1
     let run = JobRun(
       serial: nextSerial, id: id, job: merged, request: request, session: session, client: client,
       daemon: self)
     jobs[run.serial] = run
     client.jobs[id] = run
+    if merged.detach == true { registerDetached(run, uid: client.credentials?.uid) }
     switch session.scheduler.submit(run.serial, lane: merged.lane, nowMs: loop.now()) {
     case .start:
       stats.update(session.name) { $0.running += 1 }
@@ -90,17 +103,19 @@ extension Daemon {
     armRateTimer(session)
   }
 
+  /// A job of this connection, or a detached job of the same user from anywhere.
   private func cancel(_ id: String, from client: Client) {
-    guard let run = client.jobs[id] else {
+    if let run = client.jobs[id] ?? runningDetachedJob(id, for: client) {
+      run.cancel(.client)
+    } else {
       client.send(.error(WireError(.unknownID, "no live job with id \(id)"), id: id))
-      return
     }
-    run.cancel(.client)
   }
 
   /// Called once per job, right after its terminal event was queued.
   func jobFinished(_ run: JobRun, event: JobEvent) {
     guard jobs.removeValue(forKey: run.serial) != nil else { return }
+    requestBytesInFlight -= run.request.body?.inMemoryBytes ?? 0
     let session = run.session
     let wasWaiting = session.waiting.removeValue(forKey: run.serial) != nil
     stats.update(session.name) { c in
@@ -116,6 +131,7 @@ extension Daemon {
     } else {
       startWaiting(session.scheduler.finish(run.serial, nowMs: loop.now()), in: session)
     }
+    if run.detachedRecord != nil { detachedJobEnded(run) }
     run.client?.jobEnded(run)
     shutdownProgress()
   }

@@ -1,3 +1,4 @@
+import FerrySession
 import FerrySerializer
 import FerryWire
 
@@ -88,7 +89,8 @@ extension Daemon {
   private func bodySummary(_ plan: BodyPlan, form: MultipartForm?) -> JSONValue {
     var o = JSONObject()
     o.append(key: "length", value: .number(JSONNumber(validatedText: String(plan.length))))
-    o.append(key: "sha256", value: Self.sha256(of: plan).map(JSONValue.string) ?? .null)
+    o.append(
+      key: "sha256", value: Self.sha256(of: plan, readRoots: config.readRoots).map(JSONValue.string) ?? .null)
     if let form {
       o.append(key: "boundary", value: .string(form.boundary))
       o.append(key: "parts", value: .array(form.parts.map(partSummary)))
@@ -107,7 +109,7 @@ extension Daemon {
 
   /// The body's SHA-256, reading file segments in chunks; nil past 64 MiB of files (explain must
   /// stay quick on the loop) or when a file cannot be read.
-  static func sha256(of plan: BodyPlan) -> String? {
+  static func sha256(of plan: BodyPlan, readRoots: [String]?) -> String? {
     let fileBytes = plan.segments.reduce(Int64(0)) { sum, s in
       if case .file(_, _, let n) = s { return sum + n }
       return sum
@@ -118,18 +120,27 @@ extension Daemon {
       switch segment {
       case .bytes(let b): b.withUnsafeBytes { hasher.update($0) }
       case .file(let path, let offset, let length):
-        guard hashFile(path, offset: offset, length: length, into: &hasher) else { return nil }
+        guard hashFile(path, offset: offset, length: length, readRoots: readRoots, into: &hasher) else {
+          return nil
+        }
       }
     }
     return SHA256.hexString(hasher.finalize())
   }
 
-  private static func hashFile(_ path: String, offset: Int64, length: Int64, into hasher: inout SHA256Hasher)
-    -> Bool
-  {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+  private static func hashFile(
+    _ path: String, offset: Int64, length: Int64, readRoots: [String]?, into hasher: inout SHA256Hasher
+  ) -> Bool {
+    // O_NONBLOCK: a FIFO must not block the loop (see BodyReader).
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { return false }
     defer { close(fd) }
+    // The digest of a file swapped for a link outside the roots is not the client's to learn.
+    if let readRoots {
+      guard (try? FileRoots.checkOpened(fd, path: path, within: readRoots, what: "read_roots")) != nil else {
+        return false
+      }
+    }
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
     var done: Int64 = 0
     while done < length {

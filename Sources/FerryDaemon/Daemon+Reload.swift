@@ -1,3 +1,4 @@
+import FerrySession
 import FerryWire
 
 /// SIGHUP: read the configuration again. A valid one replaces sessions, limits, the egress
@@ -22,8 +23,16 @@ extension Daemon {
     var replaced: [String: Session] = [:]
     var env = environment
     env.readRoots = next.readRoots
-    for (name, sessionConfig) in next.sessions {
-      replaced[name] = Session(config: sessionConfig, environment: env)
+    do {
+      for (name, sessionConfig) in next.sessions {
+        // A session that keeps its name keeps its engine: the pool stays warm and the new
+        // limits apply to it. A removed session's engine lives on with the jobs that use it.
+        let engine = try sessions[name]?.engine ?? Engine(loop: loop)
+        replaced[name] = Session(config: sessionConfig, environment: env, engine: engine)
+      }
+    } catch {
+      logger.error("reload failed, keeping the old configuration", ["reason": "\(error)"])
+      return
     }
     sessions = replaced
     config = next

@@ -7,11 +7,10 @@ import FerryWire
   import Glibc
 #endif
 
-/// The daemon: the listener, its clients, the sessions and the engine, all owned by the loop
-/// thread.
+/// The daemon: the listener, its clients and the sessions (each with its engine), all owned by
+/// the loop thread.
 @MainActor public final class Daemon {
   public let loop: EventLoop
-  let engine: Engine
   public internal(set) var config: DaemonConfig
   var logger: Logger
   /// Where the configuration was read from, for SIGHUP.
@@ -26,6 +25,12 @@ import FerryWire
   var sessions: [String: Session] = [:]
   /// Every live job, by serial.
   var jobs: [UInt64: JobRun] = [:]
+  /// Request body bytes live jobs hold in memory (bounded by `max_request_bytes`).
+  var requestBytesInFlight = 0
+  /// Detached jobs by id: running ones, and results waiting for `attach`.
+  var detached: [String: DetachedJob] = [:]
+  /// Bytes held by results waiting for `attach` (bounded by `max_detached_bytes`).
+  var detachedResultBytes = 0
   var stats = Stats()
   var nextSerial: UInt64 = 0
   var signals: [SignalWatch] = []
@@ -43,11 +48,6 @@ import FerryWire
     } catch {
       throw StartupError("cannot create the event loop: \(error)")
     }
-    do {
-      engine = try Engine(loop: loop)
-    } catch {
-      throw StartupError("cannot start libcurl: \(error)")
-    }
     self.config = config
     self.logger = logger
     self.curl = CurlFeatures.current()
@@ -59,8 +59,12 @@ import FerryWire
       mimeTypes: Self.readMIMETypes(), readRoots: config.readRoots)
     self.environment = env
     self.processEnvironment = environment
-    for (name, sessionConfig) in config.sessions {
-      sessions[name] = Session(config: sessionConfig, environment: env)
+    do {
+      for (name, sessionConfig) in config.sessions {
+        sessions[name] = Session(config: sessionConfig, environment: env, engine: try Engine(loop: loop))
+      }
+    } catch {
+      throw StartupError("cannot start libcurl: \(error)")
     }
     if !curl.hasAsynchronousResolver {
       logger.warning("libcurl has no asynchronous resolver; name lookups block the loop")
@@ -96,10 +100,13 @@ import FerryWire
     }
     signals.append(SignalWatch(loop: loop, signal: SIGHUP) { [unowned self] in self.reload() })
     signal(SIGPIPE, SIG_IGN)
+    // Past RLIMIT_FSIZE an output write must fail with EFBIG (output_failed for that job),
+    // not kill the daemon and every client's jobs with it.
+    signal(SIGXFSZ, SIG_IGN)
     notifier?.send("READY=1\nSTATUS=\(statusLine())")
     startWatchdog()
     loop.run()
-    engine.shutdown()
+    for session in sessions.values { session.engine.shutdown() }
     logger.notice("stopped")
     return exitCode
   }
@@ -122,7 +129,10 @@ import FerryWire
     guard PeerPolicy(uids: config.allowUIDs, groups: config.allowGroups).admits(c) else {
       logger.warning(
         "client refused",
-        ["client.uid": c.map { "\($0.uid)" } ?? "?", "client.pid": c.map { "\($0.pid)" } ?? "?"])
+        [
+          "client.uid": c.map { "\($0.uid)" } ?? "?", "client.gid": c.map { "\($0.gid)" } ?? "?",
+          "client.pid": c.map { "\($0.pid)" } ?? "?",
+        ])
       clients[client.serial] = client
       client.send(
         .error(WireError(.accessDenied, "this user may not use ferryd (allow_uids, allow_groups)"), id: nil))
@@ -134,7 +144,7 @@ import FerryWire
       "client connected",
       [
         "client": "\(client.serial)", "client.uid": c.map { "\($0.uid)" } ?? "?",
-        "client.pid": c.map { "\($0.pid)" } ?? "?",
+        "client.gid": c.map { "\($0.gid)" } ?? "?", "client.pid": c.map { "\($0.pid)" } ?? "?",
       ])
   }
 

@@ -38,6 +38,16 @@ public struct DaemonConfig: Sendable {
     public var maxOutputBytes = 4 << 20
     /// Client connections held at once; past it new ones get one `overloaded` line and close.
     public var maxClients = 4_096
+    /// Request body bytes held in memory by all live jobs; past it new jobs fail `overloaded`.
+    public var maxRequestBytes = 64 << 20
+    /// Event lines kept per detached job for a client that attaches later.
+    public var maxReplayEvents = 256
+    /// Bytes of event lines kept per detached job (its terminal event is always kept whole).
+    public var maxReplayBytes = 1 << 20
+    /// How long the result of a detached job that ended with no client waits for `attach`.
+    public var detachedTTLSeconds = 3_600
+    /// Bytes all such waiting results may hold; past it the oldest are forgotten.
+    public var maxDetachedBytes = 64 << 20
 
     public init() {}
   }

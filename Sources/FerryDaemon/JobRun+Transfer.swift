@@ -9,7 +9,7 @@ import FerryWire
 extension JobRun: TransferDelegate {
   func transferDidReceiveHead(_ head: ResponseHead) {
     self.head = head
-    if let seq = lifecycle.optional(.response) { client?.send(.job(id: id, seq: seq, .response(head))) }
+    if let seq = lifecycle.optional(.response) { emit(seq, .response(head)) }
     guard let path = job.output else { return }
     // Only an accepted response goes to the file; a rejected one's body comes back inline.
     guard
@@ -57,8 +57,7 @@ extension JobRun: TransferDelegate {
   func transferDidProgress(direction: ProgressDirection, done: Int64, total: Int64?) {
     guard let seq = lifecycle.optional(.progress) else { return }
     let dir: TransferProgress.Direction = direction == .upload ? .upload : .download
-    client?.send(
-      .job(id: id, seq: seq, .progress(TransferProgress(direction: dir, done: done, total: total))))
+    emit(seq, .progress(TransferProgress(direction: dir, done: done, total: total)))
   }
 
   func transferDidFinish(_ result: Result<TransferMetrics, WireError>) {

@@ -27,6 +27,8 @@ import FerryWire
   var retryTimer: Timer?
   /// Body bytes of this job counted in the client's budget.
   var countedBodyBytes = 0
+  /// Set when the job was submitted with `detach`: its events are also recorded for `attach`.
+  var detachedRecord: DetachedJob?
 
   init(
     serial: UInt64, id: String, job: Job, request: Request, session: Session, client: Client,
@@ -50,18 +52,16 @@ import FerryWire
 
   /// Sends `queued` (with the wait position when there is one).
   func announceQueued(position: Int?) {
-    client?.send(.job(id: id, seq: lifecycle.queued(), .queued(position: position)))
+    emit(lifecycle.queued(), .queued(position: position))
   }
 
   /// The session granted a slot: start the first attempt.
   func start() {
     guard !isFinished else { return }
     if let seq = lifecycle.attemptStarted() {
-      client?.send(
-        .job(id: id, seq: seq, .started(attempt: lifecycle.attempt, method: request.method, url: request.url))
-      )
+      emit(seq, .started(attempt: lifecycle.attempt, method: request.method, url: request.url))
     }
-    transfer = daemon.engine.start(transferSpec(), delegate: self)
+    transfer = session.engine.start(transferSpec(), delegate: self)
   }
 
   private func transferSpec() -> TransferSpec {
@@ -78,7 +78,7 @@ import FerryWire
       progressIntervalMs: job.progressIntervalMs ?? 100,
       wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom,
       acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: session.tls,
-      egress: daemon.config.egress)
+      egress: daemon.config.egress, readRoots: daemon.config.readRoots)
   }
 
   /// Starts the next attempt after `afterMs`.
@@ -108,7 +108,19 @@ import FerryWire
   /// Sends the terminal event and hands the job back to the daemon.
   func finish(_ event: JobEvent) {
     guard let seq = lifecycle.terminal() else { return }
-    client?.send(.job(id: id, seq: seq, event))
+    emit(seq, event)
     daemon.jobFinished(self, event: event)
+  }
+
+  /// Sends one of the job's events to its client, and records it when the job is detached.
+  func emit(_ seq: Int, _ event: JobEvent) {
+    guard let record = detachedRecord else {
+      client?.send(.job(id: id, seq: seq, event))
+      return
+    }
+    var line: [UInt8] = []
+    EventEncoder.encode(event, id: id, seq: seq, into: &line)
+    record.replay.record(line, isTerminal: event.isTerminal)
+    client?.sendLines(line)
   }
 }

@@ -23,15 +23,22 @@ public final class OutputFile {
   public init(path: String, resume: Bool) throws(WireError) {
     self.path = path
     let part = path + ".part"
-    var flags = O_WRONLY | O_CREAT | O_CLOEXEC
+    // O_NOFOLLOW: write_roots vetted `path`, not `<path>.part`; a symlink planted under that
+    // name must not carry the write out of the roots. O_NONBLOCK: a FIFO planted there would
+    // block open(2), and the loop with it, until some reader came (regular files ignore it).
+    var flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
     flags |= resume ? O_APPEND : O_TRUNC
     let fd = Syscalls.retrying { open(part, flags, 0o644) }
     guard fd >= 0 else {
       throw WireError(.outputFailed, "cannot open \(part): \(Syscalls.describe(errno))", field: "output")
     }
-    self.fd = fd
     var st = stat()
-    resumedFrom = resume && fstat(fd, &st) == 0 ? Int64(st.st_size) : 0
+    guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+      close(fd)
+      throw WireError(.outputFailed, "\(part) is not a regular file", field: "output")
+    }
+    self.fd = fd
+    resumedFrom = resume ? Int64(st.st_size) : 0
   }
 
   /// Starts the file over (the server ignored our Range and sent the whole body).

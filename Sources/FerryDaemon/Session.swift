@@ -3,10 +3,14 @@ import FerrySerializer
 import FerrySession
 import FerryWire
 
-/// A configured session at run time: its serializer, the defaults it lends to jobs, and the
-/// scheduler that decides which of its jobs run.
+/// A configured session at run time: its serializer, the defaults it lends to jobs, the
+/// scheduler that decides which of its jobs run, and the engine that runs them (its own curl
+/// multi handle, so connections are pooled and limited per session).
 @MainActor final class Session {
   let config: SessionConfig
+  /// This session's transfers, connection pool and DNS/TLS caches. Kept across reloads while
+  /// the session keeps its name, so the pool stays warm.
+  let engine: Engine
   let serializer: RequestSerializer
   var scheduler: SessionScheduler
   /// Wakes the scheduler when a `rate` lets the next waiting job start.
@@ -17,8 +21,10 @@ import FerryWire
   /// TLS and proxy settings for this session's transfers.
   let tls: TLSOptions
 
-  init(config: SessionConfig, environment: DaemonEnvironment) {
+  init(config: SessionConfig, environment: DaemonEnvironment, engine: Engine) {
     self.config = config
+    self.engine = engine
+    engine.setPoolLimits(config.poolLimits)
     tls = TLSOptions(
       caFile: config.caFile, pinnedPublicKey: config.pinnedPublicKey, insecure: config.insecure,
       proxy: config.proxy)
@@ -58,6 +64,13 @@ import FerryWire
     j.retry = j.retry ?? d.retry
     j.detach = j.detach ?? d.detach
     return j
+  }
+}
+
+extension SessionConfig {
+  /// The session's connection limits as the engine applies them.
+  var poolLimits: PoolLimits {
+    PoolLimits(maxHostConnections: maxHostConnections, maxTotalConnections: maxConnections)
   }
 }
 

@@ -16,26 +16,26 @@ public struct Stats: Sendable {
 
     public init() {}
 
-    var json: JSONValue {
-      .object(
-        JSONObject([
-          "jobs": .object(
+    var json: JSONValue { .object(JSONObject(members)) }
+
+    /// `jobs`, `connections` and `bytes`, in the order of the `stats` event.
+    var members: [JSONObject.Member] {
+      func n(_ v: Int) -> JSONValue { .number(JSONNumber(v)) }
+      func n64(_ v: Int64) -> JSONValue { .number(JSONNumber(validatedText: String(v))) }
+      return [
+        JSONObject.Member(
+          key: "jobs",
+          value: .object(
             JSONObject([
-              "queued": .number(JSONNumber(queued)), "running": .number(JSONNumber(running)),
-              "done": .number(JSONNumber(done)), "failed": .number(JSONNumber(failed)),
-              "cancelled": .number(JSONNumber(cancelled)),
-            ])),
-          "connections": .object(
-            JSONObject([
-              "opened": .number(JSONNumber(connectionsOpened)),
-              "reused": .number(JSONNumber(connectionsReused)),
-            ])),
-          "bytes": .object(
-            JSONObject([
-              "up": .number(JSONNumber(validatedText: String(bytesUp))),
-              "down": .number(JSONNumber(validatedText: String(bytesDown))),
-            ])),
-        ]))
+              "queued": n(queued), "running": n(running), "done": n(done), "failed": n(failed),
+              "cancelled": n(cancelled),
+            ]))),
+        JSONObject.Member(
+          key: "connections",
+          value: .object(JSONObject(["opened": n(connectionsOpened), "reused": n(connectionsReused)]))),
+        JSONObject.Member(
+          key: "bytes", value: .object(JSONObject(["up": n64(bytesUp), "down": n64(bytesDown)]))),
+      ]
     }
   }
 
@@ -53,13 +53,12 @@ public struct Stats: Sendable {
   /// The `stats` event payload (without `event`).
   public func payload(clients: Int, uptimeSeconds: Int) -> JSONObject {
     var o = JSONObject()
-    guard case .object(let t) = total.json else { return o }
-    for m in t { o.append(key: m.key, value: m.value) }
+    for m in total.members { o.append(key: m.key, value: m.value) }
     o.append(key: "clients", value: .number(JSONNumber(clients)))
     o.append(key: "uptime_s", value: .number(JSONNumber(uptimeSeconds)))
     var s = JSONObject()
     for name in sessions.keys.sorted() {
-      s.append(key: name, value: sessions[name]!.json)
+      if let counters = sessions[name] { s.append(key: name, value: counters.json) }
     }
     o.append(key: "sessions", value: .object(s))
     return o

@@ -1,4 +1,5 @@
 import FerrySerializer
+import FerrySession
 import FerryWire
 
 #if canImport(Glibc)
@@ -25,40 +26,5 @@ public struct SystemFileProbe: FileProbe {
       throw WireError(.fileUnreadable, "cannot read \(path): \(Syscalls.describe(errno))")
     }
     return Int64(st.st_size)
-  }
-}
-
-/// `read_roots` and `write_roots`: a path is allowed when its real path (symlinks and `..`
-/// resolved) lies inside one of the roots' real paths.
-public enum FileRoots {
-  /// Throws `file_not_allowed` unless `path` resolves under a root. For a file that does not
-  /// exist yet (an output), its directory is resolved instead.
-  public static func check(_ path: String, within roots: [String], what: String) throws(WireError) {
-    let resolved =
-      realPath(path) ?? directoryOf(path).flatMap(realPath).map { $0 + "/" + lastComponent(path) }
-    guard let resolved else {
-      throw WireError(.fileNotAllowed, "\(path) cannot be resolved")
-    }
-    for root in roots {
-      guard let r = realPath(root) else { continue }
-      let prefix = r.hasSuffix("/") ? r : r + "/"
-      if resolved == r || resolved.hasPrefix(prefix) { return }
-    }
-    throw WireError(.fileNotAllowed, "\(path) is outside \(what)")
-  }
-
-  static func realPath(_ path: String) -> String? {
-    guard let p = realpath(path, nil) else { return nil }
-    defer { free(p) }
-    return String(cString: p)
-  }
-
-  static func directoryOf(_ path: String) -> String? {
-    guard let slash = path.lastIndex(of: "/") else { return nil }
-    return slash == path.startIndex ? "/" : String(path[..<slash])
-  }
-
-  static func lastComponent(_ path: String) -> String {
-    path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
   }
 }

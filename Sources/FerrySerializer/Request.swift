@@ -58,6 +58,14 @@ public struct BodyPlan: Sendable, Equatable {
 
   public init(segments: [Segment]) { self.segments = segments }
 
+  /// Bytes the plan holds in memory (its byte segments; files are read as they are sent).
+  public var inMemoryBytes: Int {
+    segments.reduce(0) { sum, segment in
+      if case .bytes(let b) = segment { return sum + b.count }
+      return sum
+    }
+  }
+
   /// An in-memory body.
   public init(bytes: [UInt8]) { self.segments = [.bytes(bytes)] }
 

@@ -28,7 +28,7 @@ struct SessionHeaders: Sendable {
     contentTypeIndex = list.index(of: "Content-Type").flatMap {
       list.fields[$0].value == Self.placeholder ? $0 : nil
     }
-    if let index = contentTypeIndex { list.fields.remove(at: index) }
+    if let index = contentTypeIndex { list.remove(at: index) }
     self.list = list
   }
 }
@@ -44,7 +44,7 @@ extension RequestSerializer {
     let session = try sessionHeaders.get()
     var list = session.list
     if let type = body.contentType, !body.contentTypeIsForced, let index = session.contentTypeIndex {
-      list.fields.insert(("Content-Type", type), at: index)
+      list.insert(("Content-Type", type), at: index)
     }
     if let auth = job.auth { list.set("Authorization", try Self.authorization(auth)) }
     for header in job.headers ?? [] { try Self.apply(header, to: &list) }

@@ -20,10 +20,13 @@ final class BodyReader {
   private var openFile: (index: Int, fd: Int32)?
   /// Why reading stopped, once it has.
   private(set) var error: WireError?
+  /// `read_roots`: every file opened must lie under one (checked on the open descriptor).
+  private let readRoots: [String]?
 
-  init(_ plan: BodyPlan) {
+  init(_ plan: BodyPlan, readRoots: [String]? = nil) {
     segments = plan.segments
     length = plan.length
+    self.readRoots = readRoots
   }
 
   deinit { closeFile() }
@@ -89,10 +92,21 @@ final class BodyReader {
   private func fileDescriptor(_ path: String) -> Int32? {
     if let file = openFile, file.index == segmentIndex { return file.fd }
     closeFile()
-    let fd = Syscall.retrying { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
+    // O_NONBLOCK: a file swapped for a FIFO since the job was accepted would block open(2),
+    // and the loop with it, until a writer came; now pread fails (ESPIPE), file_unreadable.
+    let fd = Syscall.retrying { Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
     guard fd >= 0 else {
       _ = fail(path, String(cString: strerror(errno)))
       return nil
+    }
+    if let readRoots {
+      do throws(WireError) {
+        try FileRoots.checkOpened(fd, path: path, within: readRoots, what: "read_roots")
+      } catch {
+        _ = Glibc.close(fd)
+        self.error = error
+        return nil
+      }
     }
     openFile = (segmentIndex, fd)
     return fd

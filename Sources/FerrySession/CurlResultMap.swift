@@ -44,7 +44,7 @@ public enum CurlResultMap {
     case CURLE_TOO_MANY_REDIRECTS:
       return WireError(.tooManyRedirects, message)
     case CURLE_UNSUPPORTED_PROTOCOL:
-      return WireError(.unsupportedScheme, message)
+      return WireError(isGarbledResponse(message) ? .transferFailed : .unsupportedScheme, message)
     case CURLE_READ_ERROR:
       return WireError(.fileUnreadable, message)
     default:
@@ -62,6 +62,14 @@ public enum CurlResultMap {
       return "total"
     }
     return "connect"
+  }
+
+  /// curl also reports a response it cannot read as HTTP as CURLE_UNSUPPORTED_PROTOCOL
+  /// ("Received HTTP/0.9 when not allowed", "Unsupported HTTP version in response", lib/http.c),
+  /// while a refused scheme reads `Protocol "file" not supported…` (lib/url.c). The job's URL
+  /// was http or https either way: a garbled answer is the server's fault, `transfer_failed`.
+  static func isGarbledResponse(_ message: String) -> Bool {
+    !message.hasPrefix("Protocol ") && message.contains("HTTP")
   }
 
   static func isTLSFailure(_ code: CURLcode) -> Bool {

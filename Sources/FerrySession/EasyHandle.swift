@@ -15,13 +15,17 @@ import FerryLoop
   weak var transfer: Transfer?
   private var storedTimer: Timer?
   private let loop: EventLoop
+  /// The engine's DNS and TLS session caches; held so the share outlives this handle.
+  private let share: ShareHandle?
 
-  init?(loop: EventLoop) {
+  init?(loop: EventLoop, share: ShareHandle?) {
     guard let handle = curl_easy_init() else { return nil }
     self.handle = handle
     self.loop = loop
+    self.share = share
     errorBuffer = .allocate(capacity: Int(FERRY_CURL_ERROR_SIZE))
     errorBuffer.initialize(repeating: 0, count: Int(FERRY_CURL_ERROR_SIZE))
+    attachShare()
   }
 
   isolated deinit {
@@ -50,5 +54,12 @@ import FerryLoop
     transfer = nil
     curl_easy_reset(handle)
     errorBuffer[0] = 0
+    attachShare()
+  }
+
+  /// `CURLOPT_SHARE` is set again after every reset rather than trusting it to survive one.
+  private func attachShare() {
+    guard let share else { return }
+    _ = ferry_curl_easy_setopt_ptr(handle, CURLOPT_SHARE, share.handle)
   }
 }

@@ -3,7 +3,9 @@ import FerryLoop
 import FerryWire
 
 /// Runs transfers on one libcurl multi handle driven by the event loop, in the pattern of curl's
-/// `hiperfifo.c`.
+/// `hiperfifo.c`. The daemon runs one engine per session: its multi handle is the session's
+/// connection pool (with the session's limits) and its share handle the session's DNS and TLS
+/// session caches.
 ///
 /// curl tells the engine which sockets to watch (`CURLMOPT_SOCKETFUNCTION` → `IOWatch`) and
 /// when to call it back (`CURLMOPT_TIMERFUNCTION` → one `Timer`); the engine hands readiness and
@@ -13,8 +15,10 @@ import FerryWire
 /// returned (see `deferred`), so curl is never re-entered from its own callbacks.
 @MainActor public final class Engine {
   public let loop: EventLoop
-  /// The `CURLM *`.
+  /// The `CURLM *`: this engine's connection pool.
   let multi: UnsafeMutableRawPointer
+  /// DNS and TLS session caches shared by this engine's easy handles.
+  let share: ShareHandle?
   /// Whether libcurl resolves names without blocking the loop (`CURL_VERSION_ASYNCHDNS`).
   public let hasAsynchronousResolver: Bool
   /// libcurl's version, e.g. `7.88.1`.
@@ -60,6 +64,7 @@ import FerryWire
     guard let multi = curl_multi_init() else { throw EngineError("curl_multi_init failed") }
     self.loop = loop
     self.multi = multi
+    share = ShareHandle()
     hasAsynchronousResolver = Int(info.features) & Int(FERRY_CURL_VERSION_ASYNCHDNS) != 0
     curlVersion = String(cString: info.version)
     curlTimer = Timer(loop: loop) { [unowned self] in self.curlTimerFired() }
@@ -228,7 +233,7 @@ extension Engine {
 
   private func takeHandle() -> EasyHandle? {
     if let slot = freeHandles.popLast() { return slot }
-    return EasyHandle(loop: loop)
+    return EasyHandle(loop: loop, share: share)
   }
 
   private func recycle(_ slot: EasyHandle) {

@@ -132,7 +132,7 @@ extension Transfer {
       body = nil
       return
     }
-    let reader = BodyReader(request.body ?? BodyPlan(segments: []))
+    let reader = BodyReader(request.body ?? BodyPlan(segments: []), readRoots: spec.readRoots)
     body = reader
     let length = curl_off_t(reader.length)
     if method == "POST" {

@@ -35,15 +35,18 @@ public struct TransferSpec: Sendable, Equatable {
   /// When the job entered its queue, on `Engine.clockMs()`'s clock, for `timing.queued`;
   /// `nil` reports zero.
   public var enqueuedAtMs: UInt64?
+  /// `read_roots`: body files must still lie under one when opened; nil checks nothing.
+  public var readRoots: [String]?
 
   public init(
     request: Request, connectTimeoutMs: Int = 30_000, idleTimeoutMs: Int = 60_000,
     totalTimeoutMs: Int? = nil, followRedirects: Bool = true, maxRedirects: Int = 10,
     progressIntervalMs: Int = 100, wantsProgress: Bool = true, resumeFromByte: Int64? = nil,
     acceptEncoding: Bool = true, enqueuedAtMs: UInt64? = nil, tls: TLSOptions = TLSOptions(),
-    egress: EgressPolicy? = nil
+    egress: EgressPolicy? = nil, readRoots: [String]? = nil
   ) {
     self.request = request
+    self.readRoots = readRoots
     self.tls = tls
     self.egress = egress
     self.connectTimeoutMs = connectTimeoutMs

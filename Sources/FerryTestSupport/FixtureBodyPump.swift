@@ -12,13 +12,16 @@ struct FixtureBodyPump {
   let chunked: Bool
   /// Close the connection once the body is written (the `/drop` route).
   var closesAfter = false
+  /// Reset rather than close (the `/reset` route).
+  var resetsAfter = false
   private var offset: UInt64 = 0
   private var wroteTerminator = false
 
-  init(remaining: UInt64, chunked: Bool, closesAfter: Bool = false) {
+  init(remaining: UInt64, chunked: Bool, closesAfter: Bool = false, resetsAfter: Bool = false) {
     self.remaining = remaining
     self.chunked = chunked
     self.closesAfter = closesAfter
+    self.resetsAfter = resetsAfter
   }
 
   /// True when every byte (and the chunked terminator) has been written.

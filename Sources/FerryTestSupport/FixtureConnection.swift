@@ -1,5 +1,6 @@
 import FerryLoop
 import FerryWire
+import Glibc
 
 /// One client connection of the fixture server: parses requests and plays their replies.
 ///
@@ -91,6 +92,8 @@ import FerryWire
       self.head = head
       hasher = SHA256Hasher()
       bodyLength = 0
+      // Reading stops for good: the client's upload backs up until it gives up.
+      if FixtureRoutes.stallsUpload(head) { connection.pauseReading() }
       if head.header("expect")?.lowercased() == "100-continue" {
         connection.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
       }
@@ -112,7 +115,7 @@ import FerryWire
       head: head, bodyLength: bodyLength, bodySHA256: SHA256.hexString(hasher.finalize()),
       connection: serial)
     server?.requestStarted(head)
-    send(FixtureRoutes.reply(for: request), method: head.method)
+    send(server?.reply(for: request) ?? FixtureRoutes.reply(for: request), method: head.method)
   }
 
   /// Plays `reply`; bodies are omitted for HEAD.
@@ -143,6 +146,15 @@ import FerryWire
       connection.write(
         FixtureResponseHead.bytes(status: 200, headers: [], framing: .length(count * 2), keepAlive: true))
       startPump(FixtureBodyPump(remaining: count, chunked: false, closesAfter: true))
+    case .reset(let count):
+      keepAlive = false
+      connection.write(
+        FixtureResponseHead.bytes(status: 200, headers: [], framing: .length(count * 2), keepAlive: true))
+      startPump(FixtureBodyPump(remaining: count, chunked: false, closesAfter: true, resetsAfter: true))
+    case .raw(let bytes):
+      keepAlive = false
+      connection.write(bytes)
+      replyFinished()
     case .stall:
       isStalled = true
       connection.write(
@@ -171,10 +183,17 @@ import FerryWire
     guard current.isFinished else { return }
     pump = nil
     if current.closesAfter {
+      if current.resetsAfter { setLingerZero() }
       connection.closeWhenFlushed()
     } else {
       replyFinished()
     }
+  }
+
+  /// SO_LINGER with a zero timeout: the coming close(2) sends RST instead of FIN.
+  private func setLingerZero() {
+    var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+    _ = setsockopt(connection.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
   }
 
   /// The reply is fully handed over: close, or go on with the next request.

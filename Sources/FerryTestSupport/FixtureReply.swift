@@ -10,8 +10,12 @@ public enum FixtureReply: Equatable, Sendable {
   indirect case delayed(ms: Int, reply: FixtureReply)
   /// Declares a body of `2 * count` bytes, sends `count`, then closes the connection.
   case drop(count: UInt64)
+  /// Declares a body of `2 * count` bytes, sends `count`, then resets the connection (RST).
+  case reset(count: UInt64)
   /// Sends the head of a 1000-byte response, then nothing, until the client gives up.
   case stall
+  /// Sends these bytes as they are, then closes (`FixtureRawReplies`).
+  case raw([UInt8])
 
   /// A JSON response.
   static func json(_ value: JSONValue, status: Int = 200) -> FixtureReply {

@@ -33,6 +33,11 @@ public enum FixtureRoutes {
     case ("headers", 1): return headers(head)
     case ("redirect-to", 1): return redirectTo(head)
     case ("stall", 1): return .stall
+    case ("raw", 2):
+      guard let bytes = FixtureRawReplies.bytes(named: segments[1]) else {
+        return .text("no raw reply \(segments[1])\n", status: 404)
+      }
+      return .raw(bytes)
     case (let route, 2): return numbered(route, segments[1], head)
     default: return .text("no route for \(head.path)\n", status: 404)
     }
@@ -62,6 +67,8 @@ public enum FixtureRoutes {
       return .full(status: 302, headers: [FixtureHeader("Location", location)], body: [])
     case "drop":
       return .drop(count: number)
+    case "reset":
+      return .reset(count: number)
     case "retry-after":
       return .full(
         status: 503, headers: [FixtureHeader("Retry-After", String(number))],
@@ -108,6 +115,22 @@ public enum FixtureRoutes {
     let status = head.queryValue("status").flatMap { Int($0) } ?? 302
     guard (300...399).contains(status) else { return .text("bad status\n", status: 400) }
     return .full(status: status, headers: [FixtureHeader("Location", url)], body: [])
+  }
+
+  /// `/flaky/N?key=K`: the key and the number of 503s its first requests get. The count lives in
+  /// the server (`HTTPFixtureServer.reply(for:)`), the one route that is not a pure function.
+  static func flaky(_ head: HTTPRequestHead) -> (key: String, failures: UInt64)? {
+    let segments = head.path.split(separator: "/", omittingEmptySubsequences: true)
+    guard segments.count == 2, segments[0] == "flaky", let failures = UInt64(segments[1]),
+      let key = head.queryValue("key")
+    else { return nil }
+    return (key, failures)
+  }
+
+  /// True for `/stall-upload`: the server stops reading once the head is in, so the client's
+  /// upload fills the socket buffers and waits.
+  public static func stallsUpload(_ head: HTTPRequestHead) -> Bool {
+    head.path == "/stall-upload"
   }
 
   /// True for a header value with no CR, LF or NUL (nothing that could split the head).

@@ -1,12 +1,14 @@
 import FerryLoop
+import FerryWire
 
 /// An HTTP/1.1 server on 127.0.0.1 for tests, running on a FerryLoop `EventLoop`.
 ///
 /// It keeps connections alive, parses Content-Length and chunked request bodies (streaming
 /// them through SHA-256, never holding them) and answers the routes in `FixtureRoutes`:
 /// `/echo`, `/status/N`, `/delay/MS`, `/bytes/N`, `/redirect/N`, `/redirect-to`, `/drop/N`,
-/// `/stall`, `/headers`, `/retry-after/N`, `/json`, `/text`. Run it on the test's own loop
-/// (in-process) or in the `ferry-fixture` executable (black-box).
+/// `/reset/N`, `/stall`, `/stall-upload`, `/flaky/N?key=K`, `/raw/NAME`, `/headers`, `/retry-after/N`,
+/// `/json`, `/text`. Run it on the test's own loop (in-process) or in the `ferry-fixture`
+/// executable (black-box).
 @MainActor public final class HTTPFixtureServer {
   /// The loop the server runs on.
   public let loop: EventLoop
@@ -21,6 +23,8 @@ import FerryLoop
   private var listener: TCPListener?
   /// Open connections by serial.
   private(set) var connections: [Int: FixtureConnection] = [:]
+  /// Requests seen per `/flaky` key.
+  private var flakyCounts: [String: UInt64] = [:]
 
   /// Starts listening on 127.0.0.1:`port` (0: any free port).
   public init(loop: EventLoop, port: UInt16 = 0) throws(LoopError) {
@@ -61,6 +65,20 @@ import FerryLoop
   func requestStarted(_ head: HTTPRequestHead) {
     requestsServed += 1
     lastRequestHead = head
+  }
+
+  /// The reply for a finished request: `/flaky/N?key=K` answers 503 to the first N requests
+  /// with key K and 200 (`{"requests": n}`) after that; every other route is `FixtureRoutes`.
+  func reply(for request: FixtureRequest) -> FixtureReply {
+    guard let (key, failures) = FixtureRoutes.flaky(request.head) else {
+      return FixtureRoutes.reply(for: request)
+    }
+    let seen = flakyCounts[key, default: 0] + 1
+    flakyCounts[key] = seen
+    guard seen > failures else {
+      return .text("flaky: request \(seen) of \(failures) failing\n", status: 503)
+    }
+    return .json(["requests": .number(JSONNumber(validatedText: String(seen)))])
   }
 
   /// Called by a connection once it has closed.

@@ -67,6 +67,12 @@ static inline CURLMcode ferry_curl_multi_setopt_timerfunction(CURLM *m, CURLMopt
   return curl_multi_setopt(m, o, f);
 }
 
+// MARK: curl_share_setopt
+
+static inline CURLSHcode ferry_curl_share_setopt_long(CURLSH *s, CURLSHoption o, long v) {
+  return curl_share_setopt(s, o, v);
+}
+
 // MARK: curl_easy_getinfo
 
 static inline CURLcode ferry_curl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) {

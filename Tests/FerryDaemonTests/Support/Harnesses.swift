@@ -6,13 +6,23 @@ final class DaemonHarness {
   let socket: String
   let process: ManagedProcess
 
-  init(config: String = #"{"sessions": {"default": {}}}"#, tag: String = "d") throws {
+  /// `prlimit`: resource limits for the daemon (`["--nofile=64"]`), set by prlimit(1), which
+  /// then execs ferryd, so `process.pid` is the daemon's. `logLevel`: nothing reads the daemon's
+  /// stderr pipe until the end, so a test with thousands of clients logs less than `debug`, or
+  /// the full pipe would block the daemon.
+  init(
+    config: String = #"{"sessions": {"default": {}}}"#, tag: String = "d", prlimit: [String] = [],
+    logLevel: String = "debug"
+  ) throws {
     dir = Paths.tempDirectory(tag)
     socket = dir + "/ferryd.sock"
     let configPath = dir + "/ferry.json"
     try config.write(toFile: configPath, atomically: true, encoding: .utf8)
-    process = try ManagedProcess(
-      Paths.product("ferryd"), ["--config", configPath, "--socket", socket, "--log-level", "debug"])
+    let arguments = ["--config", configPath, "--socket", socket, "--log-level", logLevel]
+    process =
+      prlimit.isEmpty
+      ? try ManagedProcess(Paths.product("ferryd"), arguments)
+      : try ManagedProcess("/usr/bin/prlimit", prlimit + ["--", Paths.product("ferryd")] + arguments)
     let deadline = Clock.ms() + 10_000
     while Clock.ms() < deadline {
       if (try? LineClient(path: socket)) != nil { return }

@@ -1,0 +1,100 @@
+import FerryWire
+
+/// `detach` and `attach`: a detached job outlives its client; `attach` from a connection of the
+/// same user replays what the job has sent so far (bounded) and hands it its remaining events.
+extension Daemon {
+  /// Whether `id` names a detached job that runs or whose result waits for `attach`.
+  func isDetachedIDTaken(_ id: String) -> Bool {
+    expireDetachedResults()
+    return detached[id] != nil
+  }
+
+  /// Starts recording a detached job's events.
+  func registerDetached(_ run: JobRun, uid: UInt32?) {
+    let l = config.limits
+    let record = DetachedJob(
+      id: run.id, uid: uid, replay: ReplayBuffer(maxEvents: l.maxReplayEvents, maxBytes: l.maxReplayBytes))
+    record.run = run
+    run.detachedRecord = record
+    detached[run.id] = record
+  }
+
+  /// The job's client went away: it runs on with nobody to tell, its events recorded.
+  func orphan(_ run: JobRun) {
+    run.client = nil
+    run.countedBodyBytes = 0
+    // It may have been holding a chunk back for the old client's budget.
+    run.resumeForClient()
+    logger.debug("detached job runs on without its client", ["job": run.id])
+  }
+
+  /// A detached job ended: with a client, the result reached it; without, it waits for
+  /// `attach` until it expires or newer results push it out.
+  func detachedJobEnded(_ run: JobRun) {
+    guard let record = run.detachedRecord, detached[record.id] === record else { return }
+    record.run = nil
+    guard run.client == nil else {
+      detached[record.id] = nil
+      return
+    }
+    record.orphanedResultSinceMs = loop.now()
+    detachedResultBytes += record.replay.byteCount
+    expireDetachedResults()
+  }
+
+  /// The running detached job `id`, when `client`'s user may reach it.
+  func runningDetachedJob(_ id: String, for client: Client) -> JobRun? {
+    guard let record = detached[id], record.admits(uid: client.credentials?.uid) else { return nil }
+    guard let run = record.run, !run.isFinished else { return nil }
+    return run
+  }
+
+  /// `{"op": "attach", "id": …}`.
+  func attach(_ id: String, from client: Client) {
+    expireDetachedResults()
+    // Another user's job is reported as unknown: its existence is not theirs to learn.
+    guard let record = detached[id], record.admits(uid: client.credentials?.uid) else {
+      client.send(.error(WireError(.unknownID, "no detached job \(id) to attach to"), id: id))
+      return
+    }
+    guard client.jobs[id] == nil else {
+      client.send(.error(WireError(.duplicateID, "a job with id \(id) is live on this connection"), id: id))
+      return
+    }
+    client.sendLines(record.replay.joined)
+    if let run = record.run, !run.isFinished {
+      if let previous = run.client { previous.jobEnded(run) }
+      client.adopt(run)
+      logger.debug("detached job attached", ["job": id, "client": "\(client.serial)"])
+    } else {
+      // The result is handed over: it is the job's one result, delivered once.
+      forgetDetachedResult(record)
+    }
+  }
+
+  private func forgetDetachedResult(_ record: DetachedJob) {
+    guard detached[record.id] === record else { return }
+    detached[record.id] = nil
+    detachedResultBytes -= record.replay.byteCount
+  }
+
+  /// Drops results older than `detached_ttl_s`, then the oldest while over `max_detached_bytes`.
+  func expireDetachedResults() {
+    guard detachedResultBytes > 0 || detached.values.contains(where: { $0.orphanedResultSinceMs != nil })
+    else {
+      return
+    }
+    let now = loop.now()
+    let ttlMs = UInt64(config.limits.detachedTTLSeconds) * 1000
+    var waiting = detached.values.filter { $0.orphanedResultSinceMs != nil }
+    for record in waiting where now - (record.orphanedResultSinceMs ?? now) >= ttlMs {
+      forgetDetachedResult(record)
+    }
+    guard detachedResultBytes > config.limits.maxDetachedBytes else { return }
+    waiting = detached.values.filter { $0.orphanedResultSinceMs != nil }
+    waiting.sort { ($0.orphanedResultSinceMs ?? 0) < ($1.orphanedResultSinceMs ?? 0) }
+    for record in waiting where detachedResultBytes > config.limits.maxDetachedBytes {
+      forgetDetachedResult(record)
+    }
+  }
+}

@@ -1,0 +1,31 @@
+/// A job submitted with `detach: true`: it outlives its client, and `attach` from another
+/// connection of the same user takes its events over.
+///
+/// Registered daemon-wide by id (a detached job's id is unique among detached jobs, not just on
+/// its connection, so `attach` can name it). While the job runs, `run` is set and its events are
+/// recorded into `replay`; once it has ended with no client to tell, the record keeps the
+/// replay (with the terminal event) until an `attach` takes it or it expires.
+@MainActor final class DetachedJob {
+  let id: String
+  /// The submitting user; only they (or root) may attach. nil when the peer's credentials
+  /// could not be read.
+  let uid: UInt32?
+  var replay: ReplayBuffer
+  /// The job while it runs.
+  weak var run: JobRun?
+  /// When the job ended with no client attached (loop clock, ms); nil while it runs or while a
+  /// client receives it.
+  var orphanedResultSinceMs: UInt64?
+
+  init(id: String, uid: UInt32?, replay: ReplayBuffer) {
+    self.id = id
+    self.uid = uid
+    self.replay = replay
+  }
+
+  /// Whether a client running as `uid` may attach: the same user, or root.
+  func admits(uid other: UInt32?) -> Bool {
+    guard let other else { return false }
+    return other == 0 || other == uid
+  }
+}

@@ -1,0 +1,60 @@
+import FerryWire
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `read_roots` and `write_roots`: a path is allowed when its real path (symlinks and `..`
+/// resolved) lies inside one of the roots' real paths.
+public enum FileRoots {
+  /// Throws `file_not_allowed` unless `path` resolves under a root. For a file that does not
+  /// exist yet (an output), its directory is resolved instead.
+  public static func check(_ path: String, within roots: [String], what: String) throws(WireError) {
+    let resolved =
+      realPath(path) ?? directoryOf(path).flatMap(realPath).map { $0 + "/" + lastComponent(path) }
+    guard let resolved else {
+      throw WireError(.fileNotAllowed, "\(path) cannot be resolved")
+    }
+    for root in roots {
+      guard let r = realPath(root) else { continue }
+      let prefix = r.hasSuffix("/") ? r : r + "/"
+      if resolved == r || resolved.hasPrefix(prefix) { return }
+    }
+    throw WireError(.fileNotAllowed, "\(path) is outside \(what)")
+  }
+
+  /// Throws `file_not_allowed` unless the file open on `fd` lies under a root.
+  ///
+  /// The check by name when a job is accepted leaves a gap: while the job waits, someone who
+  /// can write inside a root can swap the file, or a directory on its path, for a symlink to a
+  /// file outside. Checking what was actually opened (its path from `/proc/self/fd`) closes it.
+  public static func checkOpened(_ fd: Int32, path: String, within roots: [String], what: String)
+    throws(WireError)
+  {
+    guard let resolved = realPath("/proc/self/fd/\(fd)") else {
+      throw WireError(.fileNotAllowed, "\(path) cannot be resolved")
+    }
+    for root in roots {
+      guard let r = realPath(root) else { continue }
+      let prefix = r.hasSuffix("/") ? r : r + "/"
+      if resolved == r || resolved.hasPrefix(prefix) { return }
+    }
+    throw WireError(.fileNotAllowed, "\(path) is outside \(what)")
+  }
+
+  public static func realPath(_ path: String) -> String? {
+    guard let p = realpath(path, nil) else { return nil }
+    defer { free(p) }
+    return String(cString: p)
+  }
+
+  /// The directory part of `path` (`/` for `/x`), or nil when it has no `/`.
+  public static func directoryOf(_ path: String) -> String? {
+    guard let slash = path.lastIndex(of: "/") else { return nil }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+  }
+
+  public static func lastComponent(_ path: String) -> String {
+    path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+  }
+}

@@ -1,0 +1,32 @@
+import FerryWire
+import Testing
+
+/// Black-box: `limits.max_request_bytes` bounds the request bodies live jobs hold in memory.
+@Suite(.serialized) struct RequestBudgetTests {
+  @Test func jobsPastTheRequestByteBudgetAreOverloadedUntilItFrees() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(
+      config: #"{"sessions": {"default": {"max_concurrent": 1}}, "limits": {"max_request_bytes": 200000}}"#)
+    let client = try daemon.connect()
+    let body = String(repeating: "x", count: 150_000)
+    let job = { (id: String) in
+      #"{"id":"\#(id)","method":"PUT","url":"\#(fixture.url("/echo"))","body":{"text":"\#(body)"},"events":[]}"#
+    }
+    // The one slot is taken, so a waits in the queue with its body.
+    try client.send(#"{"id":"first","url":"\#(fixture.url("/delay/400"))","events":[]}"#)
+    #expect(try client.readEvent().event == "queued")
+    try client.send(job("a"))
+    #expect(try client.readEvent().int("position") == 1)
+    // A second body would take the live bodies past 200 000 bytes.
+    let refused = try client.run(job("b"), id: "b")
+    #expect(refused.map(\.event) == ["failed"])
+    #expect(refused.last?.errorCode == "overloaded")
+    // A small job still fits; once a's body is freed a big one fits again.
+    try client.send(#"{"id":"s","url":"\#(fixture.url("/echo"))","events":[]}"#)
+    let (ends, _) = try client.collectTerminals(3)
+    #expect(ends["first"]?.event == "done")
+    #expect(ends["a"]?.event == "done")
+    #expect(ends["s"]?.event == "done")
+    #expect(try client.run(job("c"), id: "c").last?.event == "done")
+  }
+}

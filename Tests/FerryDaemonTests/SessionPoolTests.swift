@@ -1,0 +1,72 @@
+import Foundation
+import FerryWire
+import Testing
+
+/// Black-box: each session has its own connection pool, with its own limits, and `stats`
+/// counts connections per session.
+@Suite(.serialized) struct SessionPoolTests {
+  /// `stats.sessions.NAME.connections`.
+  func connections(_ client: LineClient, session: String) throws -> (opened: Int, reused: Int) {
+    try client.send(#"{"op":"stats"}"#)
+    let stats = try client.readEvent()
+    let c = try #require(stats["sessions"]?.objectValue?[session]?.objectValue?["connections"]?.objectValue)
+    return (c.int("opened"), c.int("reused"))
+  }
+
+  @Test func sessionsDoNotShareConnections() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(config: #"{"sessions": {"a": {}, "b": {}}}"#)
+    let client = try daemon.connect()
+    for (i, session) in ["a", "a", "b", "b"].enumerated() {
+      let events = try client.run(
+        #"{"id":"j\#(i)","session":"\#(session)","url":"\#(fixture.url("/echo"))","events":[]}"#, id: "j\(i)")
+      #expect(events.last?.event == "done")
+    }
+    // Each session opened its own connection and reused it once; b never used a's.
+    #expect(try connections(client, session: "a") == (1, 1))
+    #expect(try connections(client, session: "b") == (1, 1))
+  }
+
+  @Test func maxHostConnectionsOfOneQueuesTransfersOnOneConnection() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(
+      config: #"{"sessions": {"one": {"max_host_connections": 1}, "many": {}}}"#)
+    let client = try daemon.connect()
+    for session in ["one", "many"] {
+      for i in 0..<4 {
+        try client.send(
+          #"{"id":"\#(session)\#(i)","session":"\#(session)","url":"\#(fixture.url("/delay/150"))","events":[]}"#
+        )
+      }
+      for i in 0..<4 {
+        #expect(try client.readUntilTerminal(id: "\(session)\(i)").last?.event == "done")
+      }
+    }
+    // With one connection allowed, the four transfers took turns on it.
+    #expect(try connections(client, session: "one") == (1, 3))
+    // Without a limit they ran side by side, one connection each.
+    #expect(try connections(client, session: "many") == (4, 0))
+  }
+
+  @Test func aSessionKeptByAReloadKeepsItsWarmConnections() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(config: #"{"sessions": {"a": {}}}"#)
+    let client = try daemon.connect()
+    let job = #"{"id":"k","session":"a","url":"\#(fixture.url("/echo"))","events":[]}"#
+    #expect(try client.run(job, id: "k").last?.event == "done")
+    // Same session name, new settings: the reload shows in `sessions`, the pool survives it.
+    let config = #"{"sessions": {"a": {"max_concurrent": 7}}}"#
+    try config.write(toFile: daemon.dir + "/ferry.json", atomically: true, encoding: .utf8)
+    daemon.process.signal(SIGHUP)
+    var reloaded = false
+    for _ in 0..<100 where !reloaded {
+      try client.send(#"{"op":"sessions"}"#)
+      let a = try client.readEvent()["sessions"]?.objectValue?["a"]?.objectValue
+      reloaded = a?.int("max_concurrent") == 7
+      if !reloaded { usleep(20_000) }
+    }
+    #expect(reloaded)
+    #expect(try client.run(job, id: "k").last?.event == "done")
+    #expect(try connections(client, session: "a") == (1, 1))
+  }
+}

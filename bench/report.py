@@ -1,0 +1,227 @@
+"""BENCHMARKS.md from a results dictionary: the machine and peer versions, the targets of
+issue 6 with pass/fail, then one table per benchmark (median, min–max)."""
+
+import os
+import platform
+import subprocess
+
+from harness import version_of
+
+
+def machine(ctx):
+    """CPU, cores, kernel, memory and every peer's version."""
+    model = "unknown"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    with open("/proc/meminfo") as f:
+        mem_kib = int(f.readline().split()[1])
+    try:
+        with open("/etc/debian_version") as f:
+            debian = f.read().strip()
+    except OSError:
+        debian = "not Debian"
+    socat = version_of(["socat", "-V"])
+    socat_lines = subprocess.run(["socat", "-V"], capture_output=True, text=True).stdout.splitlines()
+    socat = next((line.strip() for line in socat_lines if "version" in line), socat)
+    aiohttp = "skipped (no venv)"
+    if ctx.venv_python:
+        aiohttp = version_of([ctx.venv_python, "-c", "import aiohttp; print('aiohttp', aiohttp.__version__)"])
+    commit = subprocess.run(["git", "-C", ctx.bench_dir, "describe", "--always", "--dirty"],
+                            capture_output=True, text=True).stdout.strip() or "unknown"
+    return {
+        "commit": commit,
+        "cpu": model,
+        "cores": os.cpu_count(),
+        "kernel": platform.release(),
+        "memory_gib": round(mem_kib / (1 << 20), 1),
+        "debian": debian,
+        "versions": {
+            "ferry": version_of([os.path.join(ctx.products, "ferry"), "--version"]),
+            "swift": version_of(["swift", "--version"]),
+            "curl": version_of(["curl", "--version"]),
+            "nginx": version_of(["nginx", "-v"]),
+            "python": version_of(["/usr/bin/python3", "--version"]),
+            "aiohttp": aiohttp,
+            "wrk": version_of(["wrk", "--version"]),
+            "hyperfine": version_of(["hyperfine", "--version"]),
+            "socat": socat,
+            "openssl": version_of(["openssl", "version"]),
+        },
+    }
+
+
+def targets(r):
+    """Issue 6's targets, judged on medians. `pass` is None when a figure is missing."""
+    out = []
+
+    def add(what, target, value, ok, fmt="{:.2f}×"):
+        out.append({"what": what, "target": target,
+                    "measured": fmt.format(value) if value is not None else "not measured",
+                    "pass": None if value is None else ok(value)})
+
+    for scheme in ("http", "https"):
+        ratios = r["b1"]["protocols"][scheme]["ratios"]
+        for peer, need in (("curl", 1.2), ("aiohttp", 2.5)):
+            value = ratios.get(f"ferryd/{peer}", {}).get("median")
+            add(f"B1 {scheme}: ferryd / {peer} throughput", f"≥ {need}×", value, lambda v, n=need: v >= n)
+    for name in ("ferry get", "socat"):
+        value = r["b2"]["ratios"][f"{name}/curl"]["median"]
+        add(f"B2 https one-shot: {name} / curl wall time", "≤ 0.5×", value, lambda v: v <= 0.5)
+    for key, transfer in r["b3"]["transfers"].items():
+        add(f"B3 {key}: ferryd / curl throughput", "≥ 0.9×", transfer["ratio"]["median"], lambda v: v >= 0.9)
+    growth = r["b3"]["hwm_growth_kib"] / 1024
+    add("B3 daemon peak RSS growth over all transfers", "≤ 32 MiB", growth, lambda v: v <= 32, "{:.1f} MiB")
+    peak = r["b4"]["peak_rss_mib"]["max"]
+    add(f"B4 {r['b4']['jobs']} jobs at once: daemon peak RSS (max of runs)", "≤ 128 MiB", peak,
+        lambda v: v <= 128, "{:.1f} MiB")
+    # A connection without its pong stops the run (BenchError), so reaching here means all.
+    n = r["b4"]["connections"]
+    add(f"B4 {n} idle client connections at once, each answers a ping", f"all {n}", n, lambda v: True,
+        "all {}")
+    return out
+
+
+def fmt(s, unit="", digits=0, scale=1.0):
+    """`median (min–max)` of a summary."""
+    if not s or s.get("median") is None:
+        return "—"
+    f = f"{{:,.{digits}f}}"
+    return (f"{f.format(s['median'] * scale)}{unit} ({f.format(s['min'] * scale)}–"
+            f"{f.format(s['max'] * scale)})")
+
+
+def header(r):
+    m = r["machine"]
+    busy = max(float(r["load_start"].split()[0]), float(r["load_end"].split()[0])) > 0.5
+    during = ", ".join(f"{k} {v.split()[0]}" for k, v in r.get("loads", {}).items())
+    lines = [
+        "# ferry benchmarks",
+        "",
+        f"Written by bench/run.py (`make bench`) on {r['started']}; how to run it and what each row "
+        "means: [bench/README.md](bench/README.md). Each figure is the median of "
+        f"{r['settings']['reps']} runs with the min–max in brackets; ratios are taken pair by pair "
+        "within each run (the tools alternate their order), then the median of those ratios.",
+        "",
+        f"- ferry commit: {m['commit']}",
+        f"- Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, kernel {m['kernel']}, "
+        f"Debian {m['debian']}",
+        f"- Load average (1, 5, 15 min) at start: {r['load_start']}; at end: {r['load_end']}; "
+        f"1 min at the start of each benchmark: {during}. "
+        + ("Other work shared the cores during this run, so absolute figures are noisy; the "
+           "pairwise ratios less so." if busy else "The machine was otherwise idle."),
+        f"- Run time: {r['seconds']:.0f} s; descriptor limit {r['nofile']}",
+        "",
+        "| peer | version |",
+        "|---|---|",
+    ]
+    lines += [f"| {k} | {v} |" for k, v in m["versions"].items()]
+    lines += ["", "## Targets (issue 6)", "", "| target | need | measured (median) | result |",
+              "|---|---|---|---|"]
+    for t in r["targets"]:
+        verdict = {True: "pass", False: "**FAIL**", None: "—"}[t["pass"]]
+        lines.append(f"| {t['what']} | {t['target']} | {t['measured']} | {verdict} |")
+    return lines
+
+
+def b1_tables(r):
+    b1 = r["b1"]
+    lines = ["", f"## B1 throughput: {b1['n']:,} small GETs, ≤ {b1['in_flight']} in flight", ""]
+    if b1["skipped"]:
+        lines += [f"Skipped (not installed): {', '.join(b1['skipped'])}.", ""]
+    lines += ["| protocol | client | HTTP version | requests/s | ferryd ÷ client | client CPU µs per request |",
+              "|---|---|---|---|---|---|"]
+    for scheme, p in b1["protocols"].items():
+        for tool, t in p["tools"].items():
+            ratio = "—" if tool == "ferryd" else fmt(p["ratios"].get(f"ferryd/{tool}"), "×", 2)
+            lines.append(f"| {scheme} | {tool} | {p['http_versions'].get(tool)} | {fmt(t['rps'])} | {ratio} | "
+                         f"{fmt(t['cpu_us_per_request'], '', 1)} |")
+    for scheme, p in b1["protocols"].items():
+        for tool, t in p["tools"].items():
+            if t.get("errors"):
+                lines += ["", f"{tool} over {scheme} reported: {'; '.join(t['errors'])}."]
+    lines += ["", "*Client CPU per request*: user + sys of the client processes over the run, divided by the "
+              "requests (for ferryd: the daemon and ferry-bench-client together; for wrk, over its "
+              "duration)."]
+    lines += ["", "ferryd's CPU per job and the bench client's CPU share (client CPU ÷ wall time; "
+              "well under 1 means the client is not the limit):", "",
+              "| protocol | ferryd CPU µs per job | bench client CPU share |", "|---|---|---|"]
+    for scheme, p in b1["protocols"].items():
+        f = p["tools"]["ferryd"]
+        lines.append(f"| {scheme} | {fmt(f['cpu_us_per_job'], '', 1)} | {fmt(f['client_cpu_share'], '', 2)} |")
+    return lines
+
+
+def b2_b3_tables(r):
+    b2, b3 = r["b2"], r["b3"]
+    lines = ["", "## B2 one-shot from a shell (HTTPS, warm daemon)", "",
+             f"Timed by {b2['timer']}: {b2['rounds']} rounds of {b2['runs_per_round']} runs per command "
+             "(after warm-up runs), median of each round.", "",
+             "| command | wall ms | ÷ curl |", "|---|---|---|"]
+    labels = {"ferry get": "`ferry get URL`", "socat": "`echo JOB \\| socat - UNIX-CONNECT:SOCK`",
+              "curl": "`curl -s --cacert CA URL`"}
+    for name, s in b2["ms"].items():
+        ratio = fmt(b2["ratios"].get(f"{name}/curl"), "×", 2) if name != "curl" else "—"
+        lines.append(f"| {labels[name]} | {fmt(s, '', 2)} | {ratio} |")
+    mib = b3["bytes"] / (1 << 20)
+    lines += ["", f"## B3 large transfers: {mib:.0f} MiB", "",
+              "| transfer | HTTP version (ferryd / curl) | ferryd MiB/s | curl MiB/s | ferryd ÷ curl |",
+              "|---|---|---|---|---|"]
+    for key, t in b3["transfers"].items():
+        v = t["http_versions"]
+        lines.append(f"| {key} | {v.get('ferryd')} / {v.get('curl')} | {fmt(t['mib_s']['ferryd'])} | "
+                     f"{fmt(t['mib_s']['curl'])} | {fmt(t['ratio'], '×', 2)} |")
+    lines += ["", f"Daemon peak RSS (VmHWM): {b3['hwm_before_kib'] / 1024:.1f} MiB before the transfers, "
+              f"{b3['hwm_after_kib'] / 1024:.1f} MiB after: growth {b3['hwm_growth_kib'] / 1024:.1f} MiB."]
+    return lines
+
+
+def b4_b5_tables(r):
+    b4, b5 = r["b4"], r["b5"]
+    b1 = r["b1"]["protocols"]
+    cpu = {k: fmt(b1[k]["tools"]["ferryd"]["cpu_us_per_job"], " µs", 1) for k in b1}
+    return [
+        "", f"## B4 scale ({b4['reps']} runs, a fresh daemon each)", "",
+        "| measure | value |", "|---|---|",
+        f"| {b4['jobs']:,} jobs at once, `max_concurrent` {b4['max_concurrent']}: all done, seconds | "
+        f"{fmt(b4['burst_seconds'], '', 2)} |",
+        f"| … jobs/s | {fmt(b4['burst_jobs_per_s'])} |",
+        f"| … daemon peak RSS (VmHWM), MiB | {fmt(b4['peak_rss_mib'], '', 1)} |",
+        f"| {b4['connections']:,} idle connections open: daemon RSS, MiB | "
+        f"{fmt(b4['rss_with_connections_mib'], '', 1)} |",
+        f"| … a ping on each: all {b4['connections']:,} pongs, ms | {fmt(b4['all_pongs_ms'], '', 1)} |",
+        "", "## B5 footprint", "",
+        "| measure | value |", "|---|---|",
+        f"| idle RSS of a fresh ferryd | {b5['idle_rss_start_kib'] / 1024:.1f} MiB |",
+        f"| idle RSS after B1 (its peak: {b5['hwm_after_b1_kib'] / 1024:.1f} MiB) | "
+        f"{b5['idle_rss_after_b1_kib'] / 1024:.1f} MiB |",
+        f"| CPU per job in B1 over HTTP/1.1 (user + sys) | {cpu['http']} |",
+        f"| CPU per job in B1 over HTTPS (user + sys) | {cpu['https']} |",
+    ] + [
+        # ferryd runs every job on one thread: one core's worth of CPU per job is its ceiling.
+        f"| one-core ceiling this implies over {name} (10⁶ ÷ median µs per job) | {ceiling(b1[key])} |"
+        for key, name in (("http", "HTTP/1.1"), ("https", "HTTPS"))
+    ]
+
+
+def ceiling(protocol):
+    cpu = protocol["tools"]["ferryd"]["cpu_us_per_job"]["median"]
+    return f"{1e6 / cpu:,.0f} jobs/s" if cpu else "—"
+
+
+def notes():
+    """bench/NOTES.md, when present: what limits a missed target (kept across regenerations)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "NOTES.md")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return ["", "## Notes", "", f.read().strip()]
+
+
+def markdown(r):
+    lines = header(r) + b1_tables(r) + b2_b3_tables(r) + b4_b5_tables(r) + notes()
+    if r["smoke"]:
+        lines.insert(1, "\n**Smoke run: tiny sizes, one run each; not a measurement.**")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,178 @@
+#!/usr/bin/python3
+"""The benchmark driver behind `make bench` and `make bench-smoke`.
+
+    bench/run.py --products .build/release [--venv bench/.venv] [--smoke] [--reps N] [--out FILE]
+    bench/run.py --products .build/release --from-json bench/results/last.json   (report only)
+
+Starts a loopback nginx (bench/nginx.conf) and ferryd daemons with a bench config, runs
+B1–B5 side by side with curl, aiohttp, wrk, socat and hyperfine, and writes the raw results
+(bench/results/*.json) and the report (BENCHMARKS.md, or bench/results/smoke.md with
+--smoke). Exit status: 0, 1 when a benchmark could not run, 3 when a full run missed a target
+(the report is written either way). The smoke run is tiny and never fails on a target."""
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import b1_throughput  # noqa: E402
+import b2_oneshot  # noqa: E402
+import b3_large  # noqa: E402
+import b4_scale  # noqa: E402
+import report  # noqa: E402
+from harness import BENCH_DIR, BenchError, Daemon, Nginx, raise_nofile  # noqa: E402
+
+FULL = {"reps": 5, "b1_jobs": 20_000, "window": 50, "wrk_seconds": 3, "b2_runs": 60, "b2_warmup": 5,
+        "b3_bytes": 256 << 20, "b4_jobs": 10_000, "b4_connections": 1000}
+SMOKE = {"reps": 1, "b1_jobs": 200, "window": 50, "wrk_seconds": 1, "b2_runs": 5, "b2_warmup": 1,
+         "b3_bytes": 8 << 20, "b4_jobs": 500, "b4_connections": 100}
+
+
+class Context:
+    """What every benchmark needs: settings, paths, the nginx, and a log line printer."""
+
+    def __init__(self, args, settings, workdir):
+        self.__dict__.update(settings)
+        self.settings = settings
+        self.smoke = args.smoke
+        self.products = os.path.abspath(args.products)
+        self.bench_dir = BENCH_DIR
+        self.workdir = workdir
+        self.venv_python = None
+        if args.venv and os.path.exists(os.path.join(args.venv, "bin", "python")):
+            self.venv_python = os.path.join(os.path.abspath(args.venv), "bin", "python")
+        self.nginx = None
+        self.started = time.monotonic()
+        self.daemons = 0
+
+    def log(self, message):
+        print(f"[{time.monotonic() - self.started:6.1f}s] {message}", flush=True)
+
+    def daemon_config(self):
+        ca = self.nginx.ca
+        return {
+            "log_level": "warning",
+            "limits": {"max_jobs": 20_000, "max_jobs_per_connection": 20_000, "max_clients": 4096},
+            "sessions": {
+                "default": {"ca_file": ca},
+                "burst": {"max_concurrent": 100, "ca_file": ca},
+            },
+        }
+
+    def start_daemon(self):
+        self.daemons += 1
+        return Daemon(self.products, self.workdir, self.daemon_config(), f"ferryd-{self.daemons}")
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def files_dir(workdir, need_bytes):
+    """tmpfs for B3's files when it has room (the disk is not under test), else the work dir."""
+    shm = "/dev/shm"
+    if os.path.isdir(shm) and shutil.disk_usage(shm).free > 3 * need_bytes:
+        return tempfile.mkdtemp(prefix="ferry-bench-", dir=shm)
+    return tempfile.mkdtemp(prefix="files-", dir=workdir)
+
+
+def run_all(ctx):
+    results = {"settings": ctx.settings, "smoke": ctx.smoke, "load_start": loadavg(), "loads": {},
+               "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+               "nofile": raise_nofile()}
+    if not ctx.venv_python:
+        ctx.log("aiohttp: no bench venv (make bench creates it from bench/requirements.txt); skipped")
+    ctx.nginx = Nginx(os.path.join(ctx.workdir, "nginx"), ctx.b3_bytes, ctx.b3_bytes)
+    results["machine"] = report.machine(ctx)
+    try:
+        daemon = ctx.start_daemon()
+        try:
+            results["b5"] = {"idle_rss_start_kib": daemon.rss_kib()}
+            # A warm daemon: its first jobs (TLS contexts, pools) are not what B1 measures.
+            b1_throughput.probe_ferry_version(daemon, ctx.nginx.url("https", "/small"))
+            results["loads"]["B1"] = loadavg()
+            results["b1"] = b1_throughput.run(ctx, daemon)
+            results["b5"]["idle_rss_after_b1_kib"] = daemon.rss_kib()
+            results["b5"]["hwm_after_b1_kib"] = daemon.hwm_kib()
+            results["loads"]["B2"] = loadavg()
+            results["b2"] = b2_oneshot.run(ctx, daemon)
+        finally:
+            daemon.stop()
+        files = files_dir(ctx.workdir, ctx.b3_bytes)
+        daemon = ctx.start_daemon()
+        try:
+            results["loads"]["B3"] = loadavg()
+            results["b3"] = b3_large.run(ctx, daemon, files)
+        finally:
+            daemon.stop()
+            shutil.rmtree(files, ignore_errors=True)
+        results["loads"]["B4"] = loadavg()
+        results["b4"] = b4_scale.run(ctx, ctx.start_daemon)
+    finally:
+        ctx.nginx.stop()
+    results["load_end"] = loadavg()
+    results["seconds"] = time.monotonic() - ctx.started
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--products", required=True, help="directory holding ferryd, ferry, ferry-bench-client")
+    parser.add_argument("--venv", help="virtualenv with aiohttp (bench/requirements.txt)")
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, one run each, no target fails")
+    parser.add_argument("--out", help="report path (default BENCHMARKS.md, or bench/results/smoke.md)")
+    parser.add_argument("--reps", type=int, help="repetitions instead of the default (5, or 1 in the smoke)")
+    parser.add_argument("--from-json", help="only write the report again from a results file (no run)")
+    args = parser.parse_args()
+    if args.from_json:
+        with open(args.from_json) as f:
+            results = json.load(f)
+        with open(args.out or os.path.join(os.path.dirname(BENCH_DIR), "BENCHMARKS.md"), "w") as f:
+            f.write(report.markdown(results))
+        return 0
+    settings = dict(SMOKE if args.smoke else FULL)
+    if args.reps:
+        settings["reps"] = args.reps
+    results_dir = os.path.join(BENCH_DIR, "results")
+    os.makedirs(results_dir, exist_ok=True)
+    workdir = tempfile.mkdtemp(prefix="ferry-bench-")
+    # nginx's workers run as another user when we are root: they must reach the document root.
+    os.chmod(workdir, 0o755)
+    ctx = Context(args, settings, workdir)
+    ctx.log(f"{'smoke' if args.smoke else 'full'} run in {workdir}, load {loadavg()}")
+    try:
+        results = run_all(ctx)
+    except BenchError as e:
+        print(f"bench: FAILED: {e} (logs kept in {workdir})", file=sys.stderr)
+        return 1
+    results["targets"] = report.targets(results)
+    name = "smoke" if args.smoke else time.strftime("%Y%m%d-%H%M%S")
+    with open(os.path.join(results_dir, f"{name}.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    if not args.smoke:
+        shutil.copyfile(os.path.join(results_dir, f"{name}.json"), os.path.join(results_dir, "last.json"))
+    out = args.out or (os.path.join(results_dir, "smoke.md") if args.smoke
+                       else os.path.join(os.path.dirname(BENCH_DIR), "BENCHMARKS.md"))
+    with open(out, "w") as f:
+        f.write(report.markdown(results))
+    shutil.rmtree(workdir, ignore_errors=True)
+    if args.smoke:
+        ctx.log(f"wrote {out}")
+        print("bench-smoke: ok (sizes are tiny; targets are not judged)")
+        return 0
+    missed = [t for t in results["targets"] if t["pass"] is False]
+    met = sum(1 for t in results["targets"] if t["pass"] is True)
+    ctx.log(f"wrote {out}; {met} of {len(results['targets'])} targets met, {len(missed)} missed")
+    for t in missed:
+        print(f"  missed: {t['what']}: {t['measured']} (target {t['target']})")
+    return 3 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
