@@ -33,7 +33,7 @@ export FERRY_PRODUCTS="$PWD/$scratch/debug"
 # freed memory, which would break the tests that bound ferryd's RSS.
 # Options already in the environment come last, so they win (e.g. ASAN_OPTIONS=detect_leaks=0
 # where ptrace is not allowed and LeakSanitizer cannot run).
-export ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:quarantine_size_mb=8:malloc_context_size=20${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export ASAN_OPTIONS="log_path=$logs/asan:suppressions=$supp/asan.supp:detect_leaks=1:quarantine_size_mb=8:malloc_context_size=20${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export TSAN_OPTIONS="log_path=$logs/tsan:suppressions=$supp/tsan.supp:second_deadlock_stack=1${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
 status=0
