@@ -8,7 +8,7 @@ DEPS := libevent-dev libcurl4-openssl-dev media-types socat nginx-light openssl 
 	curl wrk hyperfine python3 python3-venv
 SWIFTFLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps build build-debug run test lint format clean bench bench-smoke install
+.PHONY: deps build build-debug run test lint format clean bench bench-smoke install fuzz test-sanitize
 
 deps:
 	@missing=""; for p in $(DEPS); do \
@@ -35,13 +35,26 @@ format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
 
 # Black-box tests run the release binaries (FERRY_PRODUCTS): what ships, at its speed. The
-# benchmark smoke runs on the same release products, before the tests, so their summary ends
-# the output.
+# benchmark smoke runs on the same release products, and the fuzz targets a few seconds each
+# from their seeds, before the tests, so their summary ends the output.
 test: deps lint
 	$(SWIFT) build -c release $(SWIFTFLAGS)
 	$(BENCH) --smoke
+	Fuzz/run.sh smoke
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	FERRY_PRODUCTS=$(CURDIR)/.build/release $(SWIFT) test --skip-build
+
+# libFuzzer targets (Fuzz/, docs/FUZZING.md), one at a time, FUZZ_SECONDS each; fails on a
+# crash, whose input lands in Fuzz/artifacts/. The long run: make fuzz FUZZ_SECONDS=600.
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh fuzz
+
+# The test suite under AddressSanitizer (with LeakSanitizer), then ThreadSanitizer: debug builds
+# in .build/asan and .build/tsan, black-box tests on the sanitized binaries (Fuzz/sanitize.sh).
+test-sanitize: deps
+	SWIFT=$(SWIFT) Fuzz/sanitize.sh address
+	SWIFT=$(SWIFT) Fuzz/sanitize.sh thread
 
 clean:
 	rm -rf .build
