@@ -171,7 +171,11 @@ import FerryWire
   func timerFired() {
     guard isRunning else { return }
     if let failure = startFailure {
-      finish(.failure(failure), metrics: nil)
+      // The timer's handler holds this transfer; dropping the timer once it has fired breaks
+      // that cycle (the trampoline keeps the timer alive until its handler returns).
+      let timer = startFailureTimer
+      startFailureTimer = nil
+      withExtendedLifetime(timer) { finish(.failure(failure), metrics: nil) }
       return
     }
     checkIdle()
