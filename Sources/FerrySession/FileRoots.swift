@@ -15,12 +15,7 @@ public enum FileRoots {
     guard let resolved else {
       throw WireError(.fileNotAllowed, "\(path) cannot be resolved")
     }
-    for root in roots {
-      guard let r = realPath(root) else { continue }
-      let prefix = r.hasSuffix("/") ? r : r + "/"
-      if resolved == r || resolved.hasPrefix(prefix) { return }
-    }
-    throw WireError(.fileNotAllowed, "\(path) is outside \(what)")
+    try require(resolved, path: path, within: roots, what: what)
   }
 
   /// Throws `file_not_allowed` unless the file open on `fd` lies under a root.
@@ -34,6 +29,14 @@ public enum FileRoots {
     guard let resolved = realPath("/proc/self/fd/\(fd)") else {
       throw WireError(.fileNotAllowed, "\(path) cannot be resolved")
     }
+    try require(resolved, path: path, within: roots, what: what)
+  }
+
+  /// Throws `file_not_allowed` unless the real path `resolved` (of `path`) is a root or lies
+  /// inside one.
+  private static func require(_ resolved: String, path: String, within roots: [String], what: String)
+    throws(WireError)
+  {
     for root in roots {
       guard let r = realPath(root) else { continue }
       let prefix = r.hasSuffix("/") ? r : r + "/"

@@ -101,23 +101,36 @@ import Testing
     #expect(try other.ping() == "pong")
   }
 
-  @Test func bodyFileSwappedForAFIFOWhileQueuedFailsWithoutBlockingTheDaemon() throws {
-    let fixture = try FixtureHarness()
-    let daemon = try DaemonHarness(config: #"{"sessions": {"default": {"max_concurrent": 1}}}"#)
+  /// Queues a PUT of `file` behind a slow job (one slot), runs `swap` on the file while the PUT
+  /// waits, and returns the PUT's terminal event once both jobs have ended.
+  func swapBodyFileWhileQueued(
+    _ daemon: DaemonHarness, _ fixture: FixtureHarness, file: String, swap: () -> Void
+  )
+    throws -> JSONObject?
+  {
     let client = try daemon.connect()
-    let file = daemon.dir + "/body.bin"
     try "checked at acceptance".write(toFile: file, atomically: true, encoding: .utf8)
     try client.send(#"{"id":"first","url":"\#(fixture.url("/delay/500"))","events":[]}"#)
     try client.send(
       #"{"id":"b","method":"PUT","url":"\#(fixture.url("/echo"))","body":{"file":"\#(file)"},"events":[]}"#)
     #expect(try client.readEvent().event == "queued")
     #expect(try client.readEvent().int("position") == 1)
-    // While the job waits for its slot, its file becomes a FIFO that no one ever writes.
-    unlink(file)
-    #expect(mkfifo(file, 0o644) == 0)
+    swap()
     let (ends, _) = try client.collectTerminals(2)
     #expect(ends["first"]?.event == "done")
-    #expect(ends["b"]?.errorCode == "file_unreadable")
+    return ends["b"]
+  }
+
+  @Test func bodyFileSwappedForAFIFOWhileQueuedFailsWithoutBlockingTheDaemon() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(config: #"{"sessions": {"default": {"max_concurrent": 1}}}"#)
+    let file = daemon.dir + "/body.bin"
+    // While the job waits for its slot, its file becomes a FIFO that no one ever writes.
+    let end = try swapBodyFileWhileQueued(daemon, fixture, file: file) {
+      unlink(file)
+      #expect(mkfifo(file, 0o644) == 0)
+    }
+    #expect(end?.errorCode == "file_unreadable")
     let other = try daemon.connect()
     #expect(try other.ping() == "pong")
   }
@@ -131,20 +144,13 @@ import Testing
     try "secret outside the root".write(toFile: outside + "/secret", atomically: true, encoding: .utf8)
     let daemon = try DaemonHarness(
       config: #"{"sessions": {"default": {"max_concurrent": 1}}, "files": {"read_roots": ["\#(root)"]}}"#)
-    let client = try daemon.connect()
     let file = root + "/body.bin"
-    try "checked at acceptance".write(toFile: file, atomically: true, encoding: .utf8)
-    try client.send(#"{"id":"first","url":"\#(fixture.url("/delay/500"))","events":[]}"#)
-    try client.send(
-      #"{"id":"b","method":"PUT","url":"\#(fixture.url("/echo"))","body":{"file":"\#(file)"},"events":[]}"#)
-    #expect(try client.readEvent().event == "queued")
-    #expect(try client.readEvent().int("position") == 1)
     // While the job waits, its file becomes a link to a file outside the root.
-    unlink(file)
-    #expect(symlink(outside + "/secret", file) == 0)
-    let (ends, _) = try client.collectTerminals(2)
-    #expect(ends["first"]?.event == "done")
-    #expect(ends["b"]?.errorCode == "file_not_allowed")
+    let end = try swapBodyFileWhileQueued(daemon, fixture, file: file) {
+      unlink(file)
+      #expect(symlink(outside + "/secret", file) == 0)
+    }
+    #expect(end?.errorCode == "file_not_allowed")
   }
 
   @Test func schemesOtherThanHTTPAreRefusedAndSoAreRedirectsToThem() throws {
