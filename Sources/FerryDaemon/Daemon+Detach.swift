@@ -61,7 +61,7 @@ extension Daemon {
       client.send(.error(WireError(.duplicateID, "a job with id \(id) is live on this connection"), id: id))
       return
     }
-    client.sendLines(record.replay.joined)
+    for line in record.replay.lines { client.sendLines(line) }
     if let run = record.run, !run.isFinished {
       if let previous = run.client { previous.jobEnded(run) }
       client.adopt(run)
@@ -80,20 +80,14 @@ extension Daemon {
 
   /// Drops results older than `detached_ttl_s`, then the oldest while over `max_detached_bytes`.
   func expireDetachedResults() {
-    guard detachedResultBytes > 0 || detached.values.contains(where: { $0.orphanedResultSinceMs != nil })
-    else {
-      return
-    }
+    // Every waiting result holds at least its terminal line, so no bytes means none waits.
+    guard detachedResultBytes > 0 else { return }
     let now = loop.now()
     let ttlMs = UInt64(config.limits.detachedTTLSeconds) * 1000
-    var waiting = detached.values.filter { $0.orphanedResultSinceMs != nil }
-    for record in waiting where now - (record.orphanedResultSinceMs ?? now) >= ttlMs {
-      forgetDetachedResult(record)
-    }
-    guard detachedResultBytes > config.limits.maxDetachedBytes else { return }
-    waiting = detached.values.filter { $0.orphanedResultSinceMs != nil }
-    waiting.sort { ($0.orphanedResultSinceMs ?? 0) < ($1.orphanedResultSinceMs ?? 0) }
-    for record in waiting where detachedResultBytes > config.limits.maxDetachedBytes {
+    let waiting = detached.values.compactMap { r in r.orphanedResultSinceMs.map { (since: $0, record: r) } }
+      .sorted { $0.since < $1.since }
+    for (since, record) in waiting
+    where now - since >= ttlMs || detachedResultBytes > config.limits.maxDetachedBytes {
       forgetDetachedResult(record)
     }
   }

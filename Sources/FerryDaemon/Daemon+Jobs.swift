@@ -85,8 +85,8 @@ extension Daemon {
     requestBytesInFlight += held
     nextSerial += 1
     let run = JobRun(
-      serial: nextSerial, id: id, job: merged, request: request, session: session, client: client,
-      daemon: self)
+      serial: nextSerial, id: id, job: merged, request: request, heldRequestBytes: held, session: session,
+      client: client, daemon: self)
     jobs[run.serial] = run
     client.jobs[id] = run
     if merged.detach == true { registerDetached(run, uid: client.credentials?.uid) }
@@ -115,7 +115,7 @@ extension Daemon {
   /// Called once per job, right after its terminal event was queued.
   func jobFinished(_ run: JobRun, event: JobEvent) {
     guard jobs.removeValue(forKey: run.serial) != nil else { return }
-    requestBytesInFlight -= run.request.body?.inMemoryBytes ?? 0
+    requestBytesInFlight -= run.heldRequestBytes
     let session = run.session
     let wasWaiting = session.waiting.removeValue(forKey: run.serial) != nil
     stats.update(session.name) { c in

@@ -27,17 +27,21 @@ import FerryWire
   var retryTimer: Timer?
   /// Body bytes of this job counted in the client's budget.
   var countedBodyBytes = 0
+  /// Request body bytes this job holds in memory, counted in the daemon's
+  /// `max_request_bytes` while it lives.
+  let heldRequestBytes: Int
   /// Set when the job was submitted with `detach`: its events are also recorded for `attach`.
   var detachedRecord: DetachedJob?
 
   init(
-    serial: UInt64, id: String, job: Job, request: Request, session: Session, client: Client,
-    daemon: Daemon
+    serial: UInt64, id: String, job: Job, request: Request, heldRequestBytes: Int, session: Session,
+    client: Client, daemon: Daemon
   ) {
     self.serial = serial
     self.id = id
     self.job = job
     self.request = request
+    self.heldRequestBytes = heldRequestBytes
     self.session = session
     self.client = client
     self.daemon = daemon

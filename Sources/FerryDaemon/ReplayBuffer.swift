@@ -40,12 +40,4 @@ public struct ReplayBuffer: Sendable {
       droppedCount += drop
     }
   }
-
-  /// All kept lines, concatenated.
-  public var joined: [UInt8] {
-    var out: [UInt8] = []
-    out.reserveCapacity(byteCount)
-    for line in lines { out.append(contentsOf: line) }
-    return out
-  }
 }

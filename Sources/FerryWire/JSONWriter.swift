@@ -74,16 +74,7 @@ public enum JSONWriter {
   public static func writeEscaped(_ s: String, into out: inout ByteWriter) {
     // The view's contiguous storage needs no copy of the string (`withUTF8` needs a `var`,
     // which costs a retain, a release and a uniqueness check per string).
-    let written: Void? = s.utf8.withContiguousStorageIfAvailable { utf8 in
-      // The usual case inline: nothing to escape, one copy.
-      var clean = 0
-      while clean < utf8.count, !needsEscape(utf8[clean]) { clean += 1 }
-      if clean == utf8.count {
-        out.append(utf8)
-      } else {
-        writeEscaped(utf8, into: &out)
-      }
-    }
+    let written: Void? = s.utf8.withContiguousStorageIfAvailable { writeEscaped($0, into: &out) }
     guard written == nil else { return }
     var s = s
     s.withUTF8 { writeEscaped($0, into: &out) }

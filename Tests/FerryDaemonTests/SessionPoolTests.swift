@@ -6,9 +6,8 @@ import Testing
 /// counts connections per session.
 @Suite(.serialized) struct SessionPoolTests {
   /// `stats.sessions.NAME.connections`.
-  func connections(_ client: LineClient, session: String) throws -> (opened: Int, reused: Int) {
-    try client.send(#"{"op":"stats"}"#)
-    let stats = try client.readEvent()
+  func connections(_ daemon: DaemonHarness, session: String) throws -> (opened: Int, reused: Int) {
+    let stats = try daemon.stats()
     let c = try #require(stats["sessions"]?.objectValue?[session]?.objectValue?["connections"]?.objectValue)
     return (c.int("opened"), c.int("reused"))
   }
@@ -23,8 +22,8 @@ import Testing
       #expect(events.last?.event == "done")
     }
     // Each session opened its own connection and reused it once; b never used a's.
-    #expect(try connections(client, session: "a") == (1, 1))
-    #expect(try connections(client, session: "b") == (1, 1))
+    #expect(try connections(daemon, session: "a") == (1, 1))
+    #expect(try connections(daemon, session: "b") == (1, 1))
   }
 
   @Test func maxHostConnectionsOfOneQueuesTransfersOnOneConnection() throws {
@@ -43,9 +42,9 @@ import Testing
       }
     }
     // With one connection allowed, the four transfers took turns on it.
-    #expect(try connections(client, session: "one") == (1, 3))
+    #expect(try connections(daemon, session: "one") == (1, 3))
     // Without a limit they ran side by side, one connection each.
-    #expect(try connections(client, session: "many") == (4, 0))
+    #expect(try connections(daemon, session: "many") == (4, 0))
   }
 
   /// curl's own default keeps 4 idle connections per handle in the multi *now*, so when most
@@ -63,7 +62,7 @@ import Testing
         #expect(try client.readUntilTerminal(id: "b\(burst)-\(i)").last?.event == "done")
       }
     }
-    #expect(try connections(client, session: "p") == (12, 12))
+    #expect(try connections(daemon, session: "p") == (12, 12))
   }
 
   @Test func aSessionKeptByAReloadKeepsItsWarmConnections() throws {
@@ -85,6 +84,6 @@ import Testing
     }
     #expect(reloaded)
     #expect(try client.run(job, id: "k").last?.event == "done")
-    #expect(try connections(client, session: "a") == (1, 1))
+    #expect(try connections(daemon, session: "a") == (1, 1))
   }
 }

@@ -1,6 +1,7 @@
 import FerryWire
 import Foundation
 import Glibc
+import Testing
 
 /// What the reliability tests read from a running ferryd: its `stats`, its descriptors split
 /// by kind, its CPU time; and waits for it to settle.
@@ -69,7 +70,10 @@ extension DaemonHarness {
   /// Where each open descriptor of the daemon points (`readlink /proc/PID/fd/N`).
   func openFileTargets() -> [Substring] {
     let dir = "/proc/\(process.pid)/fd"
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else {
+      Issue.record("cannot list \(dir)")
+      return []
+    }
     return names.compactMap { name in
       (try? FileManager.default.destinationOfSymbolicLink(atPath: dir + "/" + name)).map { Substring($0) }
     }
@@ -79,9 +83,11 @@ extension DaemonHarness {
   func cpuTicks() -> Int {
     let text = readProcFile("/proc/\(process.pid)/stat")
     // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
-    guard let close = text.lastIndex(of: ")") else { return -1 }
-    let fields = text[text.index(after: close)...].split(separator: " ")
-    guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return -1 }
+    let fields = text.lastIndex(of: ")").map { text[text.index(after: $0)...].split(separator: " ") } ?? []
+    guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else {
+      Issue.record("cannot read CPU times from /proc/\(process.pid)/stat")
+      return 0
+    }
     return user + system
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A real ferryd on a private socket with its own config, stopped when the harness goes.
 final class DaemonHarness {
@@ -37,19 +38,16 @@ final class DaemonHarness {
 
   /// The daemon's resident set size in KiB, and its peak, from /proc.
   func memory() -> (rss: Int, peak: Int) {
-    let status = (try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8)) ?? ""
+    let status = readProcFile("/proc/\(process.pid)/status")
+    // A read that failed must fail the test: 0 KiB would pass every "memory stayed bounded".
     func field(_ name: String) -> Int {
       guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else {
+        Issue.record("no \(name) in /proc/\(process.pid)/status")
         return 0
       }
       return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
     }
     return (field("VmRSS"), field("VmHWM"))
-  }
-
-  /// Open descriptors of the daemon.
-  func openFDs() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/fd").count) ?? -1
   }
 
   deinit {
