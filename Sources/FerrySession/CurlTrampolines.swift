@@ -86,7 +86,8 @@ enum CurlTrampolines {
   }
 
   /// `CURLOPT_OPENSOCKETFUNCTION`: a socket for an address curl is about to connect to (set
-  /// only for a transfer with an egress policy).
+  /// for every transfer: the engine owns every connection socket; the egress policy, when
+  /// there is one, is checked here too).
   static let openSocket: curl_opensocket_callback = { userp, _, address in
     guard let userp else { return FERRY_CURL_SOCKET_BAD }
     let transfer = Unmanaged<Transfer>.fromOpaque(userp)

@@ -27,7 +27,10 @@ import FerryLoop
     self.share = share
     errorBuffer = .allocate(capacity: Int(FERRY_CURL_ERROR_SIZE))
     errorBuffer.initialize(repeating: 0, count: Int(FERRY_CURL_ERROR_SIZE))
-    attachShare()
+    // Once for the handle's life: curl_easy_reset keeps the share (curl_easy_reset(3): "the
+    // shares" are among what a reset leaves alone), so resets between jobs and redirect hops
+    // need not attach it again.
+    if let share { _ = ferry_curl_easy_setopt_ptr(handle, CURLOPT_SHARE, share.handle) }
   }
 
   isolated deinit {
@@ -57,12 +60,5 @@ import FerryLoop
     headerLines.reset()
     curl_easy_reset(handle)
     errorBuffer[0] = 0
-    attachShare()
-  }
-
-  /// `CURLOPT_SHARE` is set again after every reset rather than trusting it to survive one.
-  private func attachShare() {
-    guard let share else { return }
-    _ = ferry_curl_easy_setopt_ptr(handle, CURLOPT_SHARE, share.handle)
   }
 }

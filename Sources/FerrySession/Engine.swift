@@ -148,16 +148,17 @@ import FerryWire
     }
     deferred.removeAll()
     curlTimer?.cancel()
+    // Removing handles and cleanup may still announce timers and sockets and close sockets;
+    // from here (and from `deinit`) nothing must call back into us or re-arm the timer.
+    closer.engine = nil
+    _ = ferry_curl_multi_setopt_socketfunction(multi, CURLMOPT_SOCKETFUNCTION, nil)
+    _ = ferry_curl_multi_setopt_timerfunction(multi, CURLMOPT_TIMERFUNCTION, nil)
     curlDepth += 1
     for transfer in running {
       if let easy = transfer.easy { curl_multi_remove_handle(multi, easy) }
       transfer.abandon()
       stats.transfersCancelled += 1
     }
-    // Cleanup may still announce and close sockets; from `deinit` nothing must call back into us.
-    closer.engine = nil
-    _ = ferry_curl_multi_setopt_socketfunction(multi, CURLMOPT_SOCKETFUNCTION, nil)
-    _ = ferry_curl_multi_setopt_timerfunction(multi, CURLMOPT_TIMERFUNCTION, nil)
     curl_multi_cleanup(multi)
     curlDepth -= 1
     for watch in watches.values { watch.cancel() }
@@ -172,9 +173,6 @@ import FerryWire
 // MARK: - Handles in and out of the multi
 
 extension Engine {
-  /// Whether a curl call that may call back is on the stack (so curl must not be called).
-  var isInsideCurl: Bool { curlDepth > 0 }
-
   /// Adds the transfer's handle to the multi, now or once curl has returned.
   func attach(_ transfer: Transfer) {
     guard curlDepth == 0 else {
