@@ -47,8 +47,8 @@ enum Parameters {
       return QueryString.append(object, arrayEncoding: arrayEncoding, into: &out)
     case .text(let text):
       guard text.first == UInt8(ascii: "{") else {
-        throw WireError.invalidJob(
-          "parameters", "parameters must be an object for \(use), not \(Self.typeName(of: text))")
+        // Not an object: the tree path says so, in the same words (an error path only).
+        return try Parameters.tree(value).appendQuery(arrayEncoding: arrayEncoding, for: use, into: &out)
       }
       return text.withUnsafeBufferPointer { text in
         var flattener = TextFlattener(sink: QueryWriter(), arrayEncoding: arrayEncoding, text: text)
@@ -56,18 +56,6 @@ enum Parameters {
         flattener.sink.out.append(to: &out)
         return flattener.sink.count
       }
-    }
-  }
-
-  /// `JSONValue.typeName` of the value that `text` (checked JSON) holds.
-  private static func typeName(of text: [UInt8]) -> String {
-    switch text.first {
-    case UInt8(ascii: "{"): "object"
-    case UInt8(ascii: "["): "array"
-    case UInt8(ascii: "\""): "string"
-    case UInt8(ascii: "t"), UInt8(ascii: "f"): "boolean"
-    case UInt8(ascii: "n"): "null"
-    default: "number"
     }
   }
 }

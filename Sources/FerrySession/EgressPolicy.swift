@@ -13,17 +13,18 @@ import FerryWire
 /// to a private address is refused whatever it is called. Through a proxy, the address
 /// checked is the proxy's: it is the one this process connects to.
 public struct EgressPolicy: Sendable, Equatable {
-  /// When not empty, only hosts matching one of these patterns may be reached.
-  public var allowHosts: [String]
+  /// When not empty, only hosts matching one of these patterns may be reached. Patterns are
+  /// kept normalized (see `normalized`), so checks, run on every hop, do not redo it.
+  public var allowHosts: [String] { didSet { allowHosts = allowHosts.map(Self.normalized) } }
   /// Hosts matching one of these patterns are never reached, even when also allowed.
-  public var denyHosts: [String]
+  public var denyHosts: [String] { didSet { denyHosts = denyHosts.map(Self.normalized) } }
   /// Refuse loopback, private, shared (CGNAT), link-local, unique-local and unspecified
   /// addresses, including IPv4 ones embedded in IPv6 addresses.
   public var denyPrivate: Bool
 
   public init(allowHosts: [String] = [], denyHosts: [String] = [], denyPrivate: Bool = false) {
-    self.allowHosts = allowHosts
-    self.denyHosts = denyHosts
+    self.allowHosts = allowHosts.map(Self.normalized)
+    self.denyHosts = denyHosts.map(Self.normalized)
     self.denyPrivate = denyPrivate
   }
 
@@ -50,9 +51,8 @@ public struct EgressPolicy: Sendable, Equatable {
     return WireError(.egressDenied, "egress to \(address) is denied (deny_private: \(range) address)")
   }
 
-  /// Whether `name` (already normalized) matches `pattern`.
+  /// Whether `name` matches `pattern` (both already normalized).
   static func matches(_ name: String, pattern: String) -> Bool {
-    let pattern = normalized(pattern)
     guard pattern.hasPrefix("*.") else { return name == pattern }
     let suffix = pattern.dropFirst()  // ".example.com"
     return name.count > suffix.count && name.hasSuffix(suffix)

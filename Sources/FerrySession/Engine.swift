@@ -53,6 +53,9 @@ import FerryWire
   /// Work that would re-enter curl, postponed until `curlDepth` drops to 0.
   private var deferred: [DeferredAction] = []
   var isShutDown = false
+  /// `shutdown()` was called inside curl and waits for it to return: no new transfer may
+  /// start meanwhile (it would be dropped with the others, its delegate never told).
+  private var isShutdownPending = false
 
   /// What waits in `deferred`.
   private enum DeferredAction {
@@ -112,10 +115,11 @@ import FerryWire
   /// Never calls the delegate from inside this call: a spec libcurl rejects fails on the next
   /// loop iteration.
   public func start(_ spec: TransferSpec, delegate: TransferDelegate) -> Transfer {
-    let slot = isShutDown ? nil : takeHandle()
+    let closed = isShutDown || isShutdownPending
+    let slot = closed ? nil : takeHandle()
     let transfer = Transfer(engine: self, slot: slot, spec: spec, delegate: delegate)
     guard let slot else {
-      let reason = isShutDown ? "the engine has shut down" : "libcurl could not create a handle"
+      let reason = closed ? "the engine has shut down" : "libcurl could not create a handle"
       transfer.failToStart(WireError(.transferFailed, "cannot start a transfer: \(reason)"))
       return transfer
     }
@@ -136,7 +140,8 @@ import FerryWire
   public func shutdown() {
     guard !isShutDown else { return }
     guard curlDepth == 0 else {
-      deferred.append(.shutdown)
+      if !isShutdownPending { deferred.append(.shutdown) }
+      isShutdownPending = true
       return
     }
     isShutDown = true

@@ -27,8 +27,12 @@ struct EgressPolicyTests {
     ("127.0.0.10", "127.0.0.1", false),
   ])
   func hostPatternsMatchByNameAndSuffix(host: String, pattern: String, matches: Bool) {
+    // Patterns set after creation (as the config reader does) are normalized too.
+    var later = EgressPolicy()
+    later.denyHosts = [pattern]
+    #expect((later.check(host: host) == nil) == !matches)
     let name = EgressPolicy.normalized(host)
-    #expect(EgressPolicy.matches(name, pattern: pattern) == matches)
+    #expect(EgressPolicy.matches(name, pattern: EgressPolicy.normalized(pattern)) == matches)
     let allowed = EgressPolicy(allowHosts: [pattern])
     #expect((allowed.check(host: host) == nil) == matches)
     let denied = EgressPolicy(denyHosts: [pattern])

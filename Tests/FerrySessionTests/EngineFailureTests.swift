@@ -114,6 +114,22 @@ import Testing
     #expect(harness.loop.run(until: { delegate.isFinished }, timeoutMs: 1_000))
     #expect(delegate.error?.code == .transferFailed)
   }
+
+  @Test func startWhileAShutdownWaitsForCurlStillReportsTheFailure() throws {
+    let harness = try EngineHarness()
+    defer { harness.close() }
+    let first = RecordingDelegate()
+    let second = RecordingDelegate()
+    // From inside curl (a head callback) the shutdown is deferred; a start right after it must
+    // still hear back rather than be dropped with the engine's transfers.
+    first.onHead = { _ in
+      harness.engine.shutdown()
+      _ = harness.engine.start(TransferSpec(request: harness.request("/echo")), delegate: second)
+    }
+    _ = harness.engine.start(TransferSpec(request: harness.request("/echo")), delegate: first)
+    #expect(harness.loop.run(until: { second.isFinished }, timeoutMs: 5_000))
+    #expect(second.error?.code == .transferFailed)
+  }
 }
 
 /// What the engine learns about libcurl at start-up.
