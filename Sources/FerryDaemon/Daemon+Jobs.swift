@@ -46,7 +46,7 @@ extension Daemon {
     guard case .running = shutdown else {
       return fail(WireError(.shuttingDown, "the daemon is shutting down"), id: id, client: client)
     }
-    guard let session = sessions[job.session ?? "default"] else {
+    guard let session = sessions[job.session ?? "default"], let profile = session.profile else {
       return fail(
         WireError(.unknownSession, "no session named \(job.session ?? "default")", field: "session"), id: id,
         client: client)
@@ -54,7 +54,7 @@ extension Daemon {
     guard jobs.count < config.limits.maxJobs, client.jobs.count < config.limits.maxJobsPerConnection else {
       return fail(WireError(.overloaded, "too many jobs in flight; try again later"), id: id, client: client)
     }
-    let merged = session.merged(job)
+    let merged = profile.merged(job)
     if merged.detach == true, isDetachedIDTaken(id) {
       client.send(.error(WireError(.duplicateID, "a detached job with id \(id) exists"), id: id))
       return
@@ -70,7 +70,7 @@ extension Daemon {
           throw e
         }
       }
-      request = try session.serializer.serialize(merged)
+      request = try profile.serializer.serialize(merged)
     } catch {
       return fail(error, id: id, client: client)
     }
@@ -86,7 +86,7 @@ extension Daemon {
     nextSerial += 1
     let run = JobRun(
       serial: nextSerial, id: id, job: merged, request: request, heldRequestBytes: held, session: session,
-      client: client, daemon: self)
+      profile: profile, client: client, daemon: self)
     jobs[run.serial] = run
     client.jobs[id] = run
     if merged.detach == true { registerDetached(run, uid: client.credentials?.uid) }

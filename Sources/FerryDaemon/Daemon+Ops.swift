@@ -35,7 +35,7 @@ extension Daemon {
   func sessionsPayload() -> JSONObject {
     var all = JSONObject()
     for name in sessions.keys.sorted() {
-      guard let c = sessions[name]?.config else { continue }
+      guard let c = sessions[name]?.profile?.config else { continue }
       var o = JSONObject()
       o.append(key: "base_url", value: c.baseURL.map(JSONValue.string) ?? .null)
       o.append(key: "uri_methods", value: .array(c.uriMethods.sorted().map(JSONValue.string)))
@@ -56,7 +56,7 @@ extension Daemon {
 
   /// The request exactly as it would be sent, and the equivalent curl command; nothing is sent.
   func explain(_ job: Job, client: Client) {
-    guard let session = sessions[job.session ?? "default"] else {
+    guard let profile = sessions[job.session ?? "default"]?.profile else {
       client.send(
         .error(
           WireError(.unknownSession, "no session named \(job.session ?? "default")", field: "job.session"),
@@ -65,7 +65,7 @@ extension Daemon {
     }
     let serialized: SerializedRequest
     do throws(WireError) {
-      serialized = try session.serializer.serializeWithForm(session.merged(job))
+      serialized = try profile.serializer.serializeWithForm(profile.merged(job))
     } catch {
       var e = error
       e.field = e.field.map { "job." + $0 }

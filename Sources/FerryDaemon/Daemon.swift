@@ -22,6 +22,8 @@ import FerryWire
   let decoder = JobDecoder()
   var listener: UnixListener?
   var clients: [UInt64: Client] = [:]
+  /// One runtime per session name, kept across reloads; a removed session stays (without a
+  /// profile) while its jobs run, and a later reload drops it once idle.
   var sessions: [String: Session] = [:]
   /// Every live job, by serial.
   var jobs: [UInt64: JobRun] = [:]
@@ -61,7 +63,8 @@ import FerryWire
     self.processEnvironment = environment
     do {
       for (name, sessionConfig) in config.sessions {
-        sessions[name] = Session(config: sessionConfig, environment: env, engine: try Engine(loop: loop))
+        let profile = SessionProfile(config: sessionConfig, environment: env, egress: config.egress)
+        sessions[name] = Session(profile: profile, engine: try Engine(loop: loop))
       }
     } catch {
       throw StartupError("cannot start libcurl: \(error)")
@@ -111,7 +114,9 @@ import FerryWire
     return exitCode
   }
 
-  private func accept(_ fd: Int32) {
+  /// Takes a connected, non-blocking client descriptor (from the listener, or a test's
+  /// socketpair).
+  func accept(_ fd: Int32) {
     guard case .running = shutdown else {
       close(fd)
       return

@@ -10,7 +10,10 @@ import FerryWire
   let id: String
   let job: Job
   let request: Request
+  /// The session's runtime: its engine and scheduler.
   let session: Session
+  /// The configuration the job was submitted under, kept through reloads and retries.
+  let profile: SessionProfile
   weak var client: Client?
   unowned let daemon: Daemon
   var lifecycle: JobLifecycle
@@ -35,7 +38,7 @@ import FerryWire
 
   init(
     serial: UInt64, id: String, job: Job, request: Request, heldRequestBytes: Int, session: Session,
-    client: Client, daemon: Daemon
+    profile: SessionProfile, client: Client, daemon: Daemon
   ) {
     self.serial = serial
     self.id = id
@@ -43,6 +46,7 @@ import FerryWire
     self.request = request
     self.heldRequestBytes = heldRequestBytes
     self.session = session
+    self.profile = profile
     self.client = client
     self.daemon = daemon
     self.lifecycle = JobLifecycle(wanted: job.events ?? .all)
@@ -81,8 +85,8 @@ import FerryWire
       followRedirects: job.followRedirects ?? true, maxRedirects: job.maxRedirects ?? 10,
       progressIntervalMs: job.progressIntervalMs ?? 100,
       wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom,
-      acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: session.tls,
-      egress: daemon.config.egress, readRoots: daemon.config.readRoots)
+      acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: profile.tls,
+      egress: profile.egress, readRoots: profile.readRoots)
   }
 
   /// Starts the next attempt after `afterMs`.

@@ -62,6 +62,18 @@ public struct SessionScheduler: Sendable {
     waiting.removeAll { $0.key == key }
   }
 
+  /// A reload changed the session's limits; what runs and waits, in order, and busy lanes
+  /// carry over. A smaller `maxConcurrent` starts nothing until the running jobs are under it;
+  /// a larger one starts the waiting jobs that now fit, returned in order. Without a rate no
+  /// start is held back by the old one.
+  public mutating func reconfigure(maxConcurrent: Int, startIntervalMs: UInt64?, nowMs: UInt64) -> [UInt64] {
+    self.maxConcurrent = max(1, maxConcurrent)
+    self.startIntervalMs = startIntervalMs
+    if startIntervalMs == nil { nextStartMs = 0 }
+    self.nowMs = nowMs
+    return startWaiting()
+  }
+
   /// The 1-based position of a waiting job, or nil when it is not waiting.
   public func position(of key: UInt64) -> Int? {
     waiting.firstIndex { $0.key == key }.map { $0 + 1 }
