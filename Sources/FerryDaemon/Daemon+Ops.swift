@@ -28,7 +28,7 @@ extension Daemon {
   }
 
   func statsPayload() -> JSONObject {
-    stats.payload(clients: clients.count, uptimeSeconds: Int((loop.now() - startedAtMs) / 1000))
+    table.stats.payload(clients: clients.count, uptimeSeconds: Int((loop.now() - startedAtMs) / 1000))
   }
 
   /// Each session's settings; credentials are never shown.

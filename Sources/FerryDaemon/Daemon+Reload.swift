@@ -41,35 +41,20 @@ extension Daemon {
     logger.level = next.logLevel
     var env = environment
     env.readRoots = next.readRoots
-    for (name, sessionConfig) in next.sessions.sorted(by: { $0.key < $1.key }) {
+    for (name, sessionConfig) in next.sessions {
       let profile = SessionProfile(config: sessionConfig, environment: env, egress: next.egress)
       if let session = sessions[name] {
-        startWaiting(session.reconfigure(profile, nowMs: loop.now()), in: session)
+        session.reconfigure(profile)
       } else if let engine = engines[name] {
         sessions[name] = Session(profile: profile, engine: engine)
       }
     }
-    for (name, session) in sessions.sorted(by: { $0.key < $1.key }) where next.sessions[name] == nil {
-      retire(session)
-    }
+    for (name, session) in sessions where next.sessions[name] == nil { session.retire() }
+    var actions: [JobTable.Action] = []
+    table.reloaded(
+      sessions: next.sessions.mapValues(\.schedulingLimits), limits: JobTable.Limits(next.limits),
+      nowMs: loop.now(), into: &actions)
+    perform(actions)
     logger.notice("configuration reloaded", ["config": path, "sessions": "\(next.sessions.count)"])
-  }
-
-  /// A session the configuration no longer names: its waiting jobs fail, its running ones
-  /// finish; once nothing of it is left, a later reload lets it go.
-  private func retire(_ session: Session) {
-    if session.profile != nil {
-      session.retire()
-      session.rateTimer?.cancel()
-      let error = WireError(
-        .unknownSession, "session \(session.name) was removed by a reload", field: "session")
-      for run in session.waiting.values.sorted(by: { $0.serial < $1.serial }) {
-        run.finish(.failed(JobFailure(error: error)))
-      }
-    }
-    if session.isIdle {
-      session.engine.shutdown()
-      sessions[session.name] = nil
-    }
   }
 }

@@ -25,15 +25,15 @@ import FerryWire
   /// One runtime per session name, kept across reloads; a removed session stays (without a
   /// profile) while its jobs run, and a later reload drops it once idle.
   var sessions: [String: Session] = [:]
-  /// Every live job, by serial.
+  /// Every live job's state: phases, sessions' schedulers, budgets, counters. The one place
+  /// where a job changes phase; the daemon performs what it decides (`perform`).
+  var table: JobTable
+  /// The loop objects of live jobs, by serial (what the table's actions act on).
   var jobs: [UInt64: JobRun] = [:]
-  /// Request body bytes live jobs hold in memory (bounded by `max_request_bytes`).
-  var requestBytesInFlight = 0
   /// Detached jobs by id: running ones, and results waiting for `attach`.
   var detached: [String: DetachedJob] = [:]
   /// Bytes held by results waiting for `attach` (bounded by `max_detached_bytes`).
   var detachedResultBytes = 0
-  var stats = Stats()
   var nextSerial: UInt64 = 0
   var signals: [SignalWatch] = []
   let startedAtMs: UInt64
@@ -51,6 +51,8 @@ import FerryWire
       throw StartupError("cannot create the event loop: \(error)")
     }
     self.config = config
+    self.table = JobTable(
+      sessions: config.sessions.mapValues(\.schedulingLimits), limits: JobTable.Limits(config.limits))
     self.logger = logger
     self.curl = CurlFeatures.current()
     self.startedAtMs = loop.now()
@@ -161,9 +163,7 @@ import FerryWire
 
   /// The `STATUS=` text systemctl shows.
   func statusLine() -> String {
-    let running = sessions.values.reduce(0) { $0 + $1.scheduler.runningCount }
-    let waiting = sessions.values.reduce(0) { $0 + $1.scheduler.waitingCount }
-    return "\(running) jobs running, \(waiting) queued, \(clients.count) clients"
+    "\(table.runningCount) jobs running, \(table.waitingCount) queued, \(clients.count) clients"
   }
 
   /// Keep-alives for systemd's watchdog, sent from the loop itself, with the status.

@@ -5,10 +5,8 @@ import FerryWire
 
 /// A session at run time, one per session *name* for the daemon's life: the engine that runs
 /// its jobs (its own curl multi handle, so connections are pooled and limited per session), the
-/// scheduler that decides which of them run, and the profile new jobs are submitted under.
-///
-/// A reload replaces the profile, never the runtime: running jobs, the waiting order, busy
-/// lanes and the rate clock carry over (docs/CONFIG.md, "Reload").
+/// profile new jobs are submitted under, and the timer of its `rate`. Which of its jobs run is
+/// the job table's (`JobTable`), whose scheduler for the name survives reloads too.
 @MainActor final class Session {
   let name: String
   /// This session's transfers, connection pool and DNS/TLS caches.
@@ -16,37 +14,27 @@ import FerryWire
   /// The configuration a job submitted now gets; nil once a reload removed the session (its
   /// running jobs finish under the profile each holds).
   private(set) var profile: SessionProfile?
-  var scheduler: SessionScheduler
-  /// Wakes the scheduler when a `rate` lets the next waiting job start.
+  /// Wakes the job table when a `rate` lets the next waiting job start.
   var rateTimer: Timer?
-  /// Jobs waiting for a slot, by serial.
-  var waiting: [UInt64: JobRun] = [:]
 
   init(profile: SessionProfile, engine: Engine) {
     self.name = profile.config.name
     self.profile = profile
     self.engine = engine
     engine.setPoolLimits(profile.config.poolLimits)
-    scheduler = SessionScheduler(
-      maxConcurrent: profile.config.maxConcurrent, startIntervalMs: profile.config.startIntervalMs)
   }
 
-  /// Whether nothing of the session runs or waits.
-  var isIdle: Bool { scheduler.runningCount == 0 && scheduler.waitingCount == 0 }
-
-  /// A reload kept (or brought back) the session: new jobs get `profile`, its limits apply
-  /// from now on. Returns the waiting jobs that now fit, to start in order.
-  func reconfigure(_ profile: SessionProfile, nowMs: UInt64) -> [UInt64] {
+  /// A reload kept (or brought back) the session: new jobs get `profile`, its pool limits
+  /// apply from now on.
+  func reconfigure(_ profile: SessionProfile) {
     self.profile = profile
     engine.setPoolLimits(profile.config.poolLimits)
-    return scheduler.reconfigure(
-      maxConcurrent: profile.config.maxConcurrent, startIntervalMs: profile.config.startIntervalMs,
-      nowMs: nowMs)
   }
 
-  /// A reload removed the session: it takes no new jobs; the caller fails the waiting ones.
+  /// A reload removed the session: it takes no new jobs.
   func retire() {
     profile = nil
+    rateTimer?.cancel()
   }
 }
 
@@ -105,6 +93,11 @@ final class SessionProfile: Sendable {
 }
 
 extension SessionConfig {
+  /// What the job table's scheduler needs of the session.
+  var schedulingLimits: JobTable.SessionLimits {
+    JobTable.SessionLimits(maxConcurrent: maxConcurrent, startIntervalMs: startIntervalMs)
+  }
+
   /// The session's connection limits as the engine applies them.
   ///
   /// Idle connections: curl's default keeps 4 per handle in the multi at the moment a
