@@ -22,9 +22,15 @@ extension Daemon {
         JSONObject([
           "max_line_bytes": .number(JSONNumber(l.maxLineBytes)), "max_jobs": .number(JSONNumber(l.maxJobs)),
           "max_jobs_per_connection": .number(JSONNumber(l.maxJobsPerConnection)),
-          "max_inline_bytes": .number(JSONNumber(8 << 20)),
+          "max_inline_bytes": .number(JSONNumber(defaultMaxInlineBytes)),
         ])),
     ])
+  }
+
+  /// What a job that names neither a session nor `max_inline_bytes` gets: the `default`
+  /// session's setting, else the protocol's default.
+  var defaultMaxInlineBytes: Int {
+    config.sessions["default"]?.defaults.maxInlineBytes ?? JobRun.defaultMaxInlineBytes
   }
 
   func statsPayload() -> JSONObject {

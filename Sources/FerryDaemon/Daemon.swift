@@ -39,7 +39,6 @@ import FerryWire
   let startedAtMs: UInt64
   var shutdown: ShutdownState = .running
   var shutdownTimer: Timer?
-  var exitCode: Int32 = 0
   let notifier: SystemdNotifier?
   var watchdogTimer: Timer?
 
@@ -97,7 +96,8 @@ import FerryWire
       ])
   }
 
-  /// Runs until shutdown completes; returns the process exit code.
+  /// Runs until shutdown completes; returns the process exit code, 0: every shutdown is clean
+  /// (a start-up failure never gets here).
   public func run() -> Int32 {
     for sig in [SIGTERM, SIGINT] {
       signals.append(
@@ -113,7 +113,7 @@ import FerryWire
     loop.run()
     for session in sessions.values { session.engine.shutdown() }
     logger.notice("stopped")
-    return exitCode
+    return 0
   }
 
   /// Takes a connected, non-blocking client descriptor (from the listener, or a test's

@@ -51,10 +51,13 @@ import FerryWire
     self.daemon = daemon
     self.lifecycle = JobLifecycle(wanted: job.events ?? .all)
     self.collector = ResponseCollector(
-      mode: job.response ?? .auto, maxInlineBytes: job.maxInlineBytes ?? 8 << 20)
+      mode: job.response ?? .auto, maxInlineBytes: job.maxInlineBytes ?? Self.defaultMaxInlineBytes)
     self.accept = AcceptPolicy(job.accept)
     self.enqueuedAtMs = daemon.loop.now()
   }
+
+  /// `max_inline_bytes` when neither the job nor its session sets it (PROTOCOL.md).
+  static let defaultMaxInlineBytes = 8 << 20
 
   var isFinished: Bool { lifecycle.isFinished }
 
