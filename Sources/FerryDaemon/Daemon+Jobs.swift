@@ -53,7 +53,7 @@ extension Daemon {
     }
     // Cheap refusals first: a daemon at its job limit does not serialize what it will refuse.
     guard table.liveCount < config.limits.maxJobs,
-      table.jobCount(client: client.serial) < config.limits.maxJobsPerConnection
+      client.jobs.count < config.limits.maxJobsPerConnection
     else {
       return fail(WireError(.overloaded, "too many jobs in flight; try again later"), id: id, client: client)
     }
@@ -80,10 +80,11 @@ extension Daemon {
     let held = request.body?.inMemoryBytes ?? 0
     nextSerial += 1
     let serial = nextSerial
-    var actions: [JobTable.Action] = []
+    var actions = takeActions()
+    defer { recycle(&actions) }
     table.submitted(
-      serial, session: session.name, lane: merged.lane, client: client.serial, heldRequestBytes: held,
-      nowMs: clock(session.name), into: &actions)
+      serial, session: session.name, lane: merged.lane, client: client.serial, clientJobs: client.jobs.count,
+      heldRequestBytes: held, nowMs: clock(session), into: &actions)
     if case .refuse(_, let error) = actions.first { return fail(error, id: id, client: client) }
     let run = JobRun(
       serial: serial, id: id, job: merged, request: request, heldRequestBytes: held, session: session,
@@ -91,7 +92,7 @@ extension Daemon {
     jobs[serial] = run
     client.jobs[id] = run
     if merged.detach == true { registerDetached(run, uid: client.credentials?.uid) }
-    perform(actions)
+    perform(actions, known: run)
   }
 
   /// A job of this connection, or a detached job of the same user from anywhere.
@@ -112,25 +113,43 @@ extension Daemon {
     case .cancelled: outcome = .cancelled
     default: outcome = .failed
     }
-    var actions: [JobTable.Action] = []
-    table.ended(run.serial, outcome: outcome, nowMs: clock(run.session.name), into: &actions)
+    var actions = takeActions()
+    table.ended(run.serial, outcome: outcome, nowMs: clock(run.session), into: &actions)
     perform(actions)
+    recycle(&actions)
     if run.detachedRecord != nil { detachedJobEnded(run) }
     run.client?.jobEnded(run)
     shutdownProgress()
   }
 
-  /// Does what the job table decided, in order.
-  func perform(_ actions: [JobTable.Action]) {
+  /// An empty action list for one event of the job table: the one kept from the last event,
+  /// so the per-job path allocates none. An event fed while another's actions are performed
+  /// (an action ended a job) finds none kept and gets a new one.
+  func takeActions() -> [JobTable.Action] {
+    var actions: [JobTable.Action] = []
+    swap(&actions, &spareActions)
+    return actions
+  }
+
+  /// Keeps an action list, emptied, for the next event.
+  func recycle(_ actions: inout [JobTable.Action]) {
+    actions.removeAll(keepingCapacity: true)
+    swap(&actions, &spareActions)
+  }
+
+  /// Does what the job table decided, in order. `known`: a job the caller holds, spared a
+  /// lookup.
+  func perform(_ actions: [JobTable.Action], known: JobRun? = nil) {
+    func job(_ serial: UInt64) -> JobRun? { known?.serial == serial ? known : jobs[serial] }
     for action in actions {
       switch action {
-      case .announceQueued(let serial, let position): jobs[serial]?.announceQueued(position: position)
-      case .start(let serial): jobs[serial]?.start()
+      case .announceQueued(let serial, let position): job(serial)?.announceQueued(position: position)
+      case .start(let serial): job(serial)?.start()
       case .refuse:
         // Only `submitted` refuses, and `submit` answers it before the job is live.
         break
-      case .fail(let serial, let error): jobs[serial]?.finish(.failed(JobFailure(error: error)))
-      case .cancel(let serial, let reason): jobs[serial]?.cancel(reason)
+      case .fail(let serial, let error): job(serial)?.finish(.failed(JobFailure(error: error)))
+      case .cancel(let serial, let reason): job(serial)?.cancel(reason)
       case .armRateTimer(let name, let delay): armRateTimer(name, afterMs: delay)
       case .dropSession(let name):
         if let session = sessions.removeValue(forKey: name) {
@@ -144,8 +163,8 @@ extension Daemon {
 
   /// The time the scheduler goes by: only a `rate` reads it, so a session without one is
   /// spared a clock read per job start and end.
-  private func clock(_ session: String) -> UInt64 {
-    table.readsClock(session) ? loop.now() : 0
+  private func clock(_ session: Session) -> UInt64 {
+    session.hasRate ? loop.now() : 0
   }
 
   /// Wakes the job table when a session's `rate` lets the next waiting job start.

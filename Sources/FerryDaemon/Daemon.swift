@@ -30,6 +30,8 @@ import FerryWire
   var table: JobTable
   /// The loop objects of live jobs, by serial (what the table's actions act on).
   var jobs: [UInt64: JobRun] = [:]
+  /// The action list of the last job table event, kept for the next (`takeActions`).
+  var spareActions: [JobTable.Action] = []
   /// Detached jobs by id: running ones, and results waiting for `attach`.
   var detached: [String: DetachedJob] = [:]
   /// Bytes held by results waiting for `attach` (bounded by `max_detached_bytes`).

@@ -81,7 +81,6 @@ public struct JobTable: Sendable {
   private var schedulers: [String: SessionScheduler] = [:]
   /// Sessions a reload removed that still have jobs.
   private var retired: Set<String> = []
-  private var jobsPerClient: [UInt64: Int] = [:]
   /// Request body bytes live jobs hold in memory (bounded by `maxRequestBytes`).
   public private(set) var requestBytesInFlight = 0
   public private(set) var stats = Stats()
@@ -107,10 +106,13 @@ public struct JobTable: Sendable {
   public func readsClock(_ session: String) -> Bool { schedulers[session]?.startIntervalMs != nil }
 
   /// A job line was accepted by the driver: admit it (`waiting` or `running`) or refuse it.
+  ///
+  /// `clientJobs`: the live jobs of `client` now, from the driver's client, which holds them
+  /// anyway (a count per client here would cost two more hash updates per job).
   public mutating func submitted(
-    _ serial: UInt64, session: String, lane: String?, client: UInt64, heldRequestBytes held: Int,
-    nowMs: UInt64,
-    into actions: inout [Action]
+    _ serial: UInt64, session: String, lane: String?, client: UInt64, clientJobs: Int,
+    heldRequestBytes held: Int,
+    nowMs: UInt64, into actions: inout [Action]
   ) {
     guard !isShuttingDown else {
       return actions.append(.refuse(serial, WireError(.shuttingDown, "the daemon is shutting down")))
@@ -119,7 +121,7 @@ public struct JobTable: Sendable {
       return actions.append(
         .refuse(serial, WireError(.unknownSession, "no session named \(session)", field: "session")))
     }
-    guard entries.count < limits.maxJobs, jobsPerClient[client, default: 0] < limits.maxJobsPerConnection
+    guard entries.count < limits.maxJobs, clientJobs < limits.maxJobsPerConnection
     else {
       return actions.append(
         .refuse(serial, WireError(.overloaded, "too many jobs in flight; try again later")))
@@ -133,7 +135,6 @@ public struct JobTable: Sendable {
             .overloaded, "request bodies of live jobs exceed limits.max_request_bytes; try again later")))
     }
     requestBytesInFlight += held
-    jobsPerClient[client, default: 0] += 1
     switch schedulers[session]!.submit(serial, lane: lane, nowMs: nowMs) {
     case .start:
       entries[serial] = Entry(
@@ -156,7 +157,6 @@ public struct JobTable: Sendable {
   {
     guard let entry = entries.removeValue(forKey: serial) else { return }
     requestBytesInFlight -= entry.heldRequestBytes
-    if let client = entry.client { releaseClient(client) }
     stats.update(entry.session) { c in
       if entry.phase == .waiting { c.queued -= 1 } else { c.running -= 1 }
       switch outcome {
@@ -183,14 +183,8 @@ public struct JobTable: Sendable {
   /// Another client (or none) receives the job's events from now on (`attach`, or its detached
   /// job's client went away).
   public mutating func clientChanged(_ serial: UInt64, to client: UInt64?) {
-    guard let entry = entries[serial], entry.client != client else { return }
-    if let old = entry.client { releaseClient(old) }
-    if let client { jobsPerClient[client, default: 0] += 1 }
     entries[serial]?.client = client
   }
-
-  /// Live jobs of `client` (for its per-connection limit).
-  public func jobCount(client: UInt64) -> Int { jobsPerClient[client] ?? 0 }
 
   /// A transfer's counters, for `stats`.
   public mutating func measured(
@@ -270,11 +264,6 @@ public struct JobTable: Sendable {
       }
       actions.append(.start(serial))
     }
-  }
-
-  private mutating func releaseClient(_ client: UInt64) {
-    let left = (jobsPerClient[client] ?? 1) - 1
-    jobsPerClient[client] = left > 0 ? left : nil
   }
 
   /// When a session's `rate` is what holds its waiting jobs, asks to be woken when the next

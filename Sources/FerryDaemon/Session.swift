@@ -16,11 +16,14 @@ import FerryWire
   private(set) var profile: SessionProfile?
   /// Wakes the job table when a `rate` lets the next waiting job start.
   var rateTimer: Timer?
+  /// Whether the session has a `rate`, the one setting that makes its scheduler read the clock.
+  private(set) var hasRate: Bool
 
   init(profile: SessionProfile, engine: Engine) {
     self.name = profile.config.name
     self.profile = profile
     self.engine = engine
+    hasRate = profile.config.startIntervalMs != nil
     engine.setPoolLimits(profile.config.poolLimits)
   }
 
@@ -28,6 +31,7 @@ import FerryWire
   /// apply from now on.
   func reconfigure(_ profile: SessionProfile) {
     self.profile = profile
+    hasRate = profile.config.startIntervalMs != nil
     engine.setPoolLimits(profile.config.poolLimits)
   }
 
