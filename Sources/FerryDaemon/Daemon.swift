@@ -12,7 +12,7 @@ import FerryWire
 @MainActor public final class Daemon {
   public let loop: EventLoop
   public internal(set) var config: DaemonConfig
-  var logger: Logger
+  let logger: Logger
   /// Where the configuration was read from, for SIGHUP.
   public var configPath: String?
   let environment: DaemonEnvironment
@@ -55,6 +55,7 @@ import FerryWire
     self.table = JobTable(
       sessions: config.sessions.mapValues(\.schedulingLimits), limits: JobTable.Limits(config.limits))
     self.logger = logger
+    logger.attach(to: loop)
     self.curl = CurlFeatures.current()
     self.startedAtMs = loop.now()
     self.notifier = SystemdNotifier(environment: environment)
