@@ -17,8 +17,9 @@ public enum TestTime {
     return runtimes.contains { dlsym(image, $0) != nil }
   }()
 
-  /// How many times slower than a plain debug build this process is assumed to run: the
-  /// sanitized runs on this project's 2-core machines took up to 7 times as long (TSan).
+  /// How many times slower than a plain debug build this process is assumed to run under a
+  /// sanitizer: a generous margin over what ASan and TSan cost, since a deadline is only ever
+  /// reached when something is truly stuck.
   public static let factor = isSanitized ? 10 : 1
 
   /// `budget` milliseconds of a plain build, scaled by `factor`.
