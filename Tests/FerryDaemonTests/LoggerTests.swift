@@ -1,5 +1,6 @@
 import FerryDaemon
 import FerryLoop
+import FerryTestSupport
 import Glibc
 import Testing
 
@@ -84,7 +85,7 @@ import Testing
       until: {
         drain()
         return log.bufferedBytes == 0 && log.droppedLines == 0
-      }, timeoutMs: 5_000)
+      }, timeoutMs: TestTime.ms(5_000))
     drain()
     let lines = String(decoding: text, as: UTF8.self).split(separator: "\n")
     #expect(lines.last?.hasSuffix("warning log lines dropped count=\(dropped)") == true)

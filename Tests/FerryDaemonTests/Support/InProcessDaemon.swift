@@ -45,14 +45,15 @@ import Testing
     daemon.apply(try Self.parse(json), from: "test.json")
   }
 
-  /// Runs the loop until `condition` holds or `timeoutMs` passes; returns `condition()`.
+  /// Runs the loop until `condition` holds or `timeoutMs` of a plain build (`TestTime`)
+  /// passes; returns `condition()`.
   @discardableResult
   func run(until condition: () -> Bool, timeoutMs: Int = 10_000) -> Bool {
     daemon.loop.run(
       until: {
         clients.forEach { $0.pump() }
         return condition()
-      }, timeoutMs: timeoutMs)
+      }, timeoutMs: TestTime.ms(timeoutMs))
   }
 
   /// Closes clients, engines and the fixture.
