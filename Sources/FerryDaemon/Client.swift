@@ -108,9 +108,7 @@ import FerryWire
   /// body it holds counts in this client's budget.
   func adopt(_ job: JobRun) {
     jobs[job.id] = job
-    job.client = self
-    job.countedBodyBytes = job.collector.keptBytes
-    bufferedBodyBytes += job.countedBodyBytes
+    bufferedBodyBytes += job.moveToClient(self)
     job.resumeForClient()
   }
 
@@ -119,8 +117,7 @@ import FerryWire
   func jobEnded(_ job: JobRun) {
     // One hash of the id: the index found is the one removed.
     if let index = jobs.index(forKey: job.id), jobs[index].value === job { jobs.remove(at: index) }
-    bufferedBodyBytes -= job.countedBodyBytes
-    job.countedBodyBytes = 0
+    bufferedBodyBytes -= job.releaseCountedBody()
     if !waitingForBudget.isEmpty { waitingForBudget[job.serial] = nil }
     if favouredJob == job.serial { favouredJob = nil }
     budgetMayHaveRoom()

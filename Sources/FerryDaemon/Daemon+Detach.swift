@@ -21,9 +21,8 @@ extension Daemon {
 
   /// The job's client went away: it runs on with nobody to tell, its events recorded.
   func orphan(_ run: JobRun) {
-    run.client = nil
+    _ = run.moveToClient(nil)
     table.clientChanged(run.serial, to: nil)
-    run.countedBodyBytes = 0
     // It may have been holding a chunk back for the old client's budget.
     run.resumeForClient()
     logger.debug("detached job runs on without its client", ["job": run.id])

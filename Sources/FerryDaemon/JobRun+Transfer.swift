@@ -41,8 +41,7 @@ extension JobRun: TransferDelegate {
     if let client, !client.mayTakeBody(self, bytes: bytes.count) { return .pause }
     let before = collector.keptBytes
     collector.append(bytes)
-    countedBodyBytes += collector.keptBytes - before
-    client?.bodyBytesChanged(by: collector.keptBytes - before)
+    countBody(collector.keptBytes - before)
     if collector.isOverLimit, job.output == nil {
       let error = WireError(
         .responseTooLarge,
@@ -87,8 +86,7 @@ extension JobRun: TransferDelegate {
     // What this attempt collected is not the job's answer.
     output?.abandon(keepPartial: job.resume == true)
     output = nil
-    client?.bodyBytesChanged(by: -countedBodyBytes)
-    countedBodyBytes = 0
+    countBody(-countedBodyBytes)
     collector = ResponseCollector(mode: collector.mode, maxInlineBytes: collector.maxInlineBytes)
     head = nil
     lifecycle.attemptWillRetry()

@@ -14,7 +14,9 @@ import FerryWire
   let session: Session
   /// The configuration the job was submitted under, kept through reloads and retries.
   let profile: SessionProfile
-  weak var client: Client?
+  /// The connection its events go to; nil while a detached job has none. Changed only by
+  /// `moveToClient`.
+  private(set) weak var client: Client?
   unowned let daemon: Daemon
   var lifecycle: JobLifecycle
   var transfer: Transfer?
@@ -28,8 +30,8 @@ import FerryWire
   let enqueuedAtMs: UInt64
   /// Waits out a retry's backoff.
   var retryTimer: Timer?
-  /// Body bytes of this job counted in the client's budget.
-  var countedBodyBytes = 0
+  /// Body bytes of this job counted in its client's budget; changed only here, in JobRun.swift.
+  private(set) var countedBodyBytes = 0
   /// Request body bytes this job holds in memory, counted in the daemon's
   /// `max_request_bytes` while it lives.
   let heldRequestBytes: Int
@@ -98,6 +100,29 @@ import FerryWire
       retryTimer = Timer(loop: daemon.loop) { [unowned self] in self.start() }
     }
     retryTimer?.schedule(afterMs: delay)
+  }
+
+  /// The job's events go to `newClient` from now on (`attach`), or to nobody (a detached job
+  /// whose client went away). Returns the body bytes now counted in `newClient`'s budget: what
+  /// the job holds. The caller resumes it (`resumeForClient`) once the budget knows.
+  func moveToClient(_ newClient: Client?) -> Int {
+    client = newClient
+    countedBodyBytes = newClient == nil ? 0 : collector.keptBytes
+    return countedBodyBytes
+  }
+
+  /// The client let go of the job (it ended, or moved to another client): returns the bytes
+  /// that were counted in that client's budget, counted nowhere from now on.
+  func releaseCountedBody() -> Int {
+    defer { countedBodyBytes = 0 }
+    return countedBodyBytes
+  }
+
+  /// The collector kept `delta` more (or, negative, fewer) body bytes: the client's budget
+  /// counts them.
+  func countBody(_ delta: Int) {
+    countedBodyBytes += delta
+    client?.bodyBytesChanged(by: delta)
   }
 
   /// The client's budget has room again: take the chunk held back, and go on.
