@@ -39,7 +39,7 @@ let package = Package(
     ),
     .target(
       name: "FerryTestSupport",
-      dependencies: ["FerryWire", "FerryLoop", "FerrySession", "FerryDaemon"]
+      dependencies: ["FerryWire", "FerryLoop"]
     ),
 
     .executableTarget(name: "ferryd", dependencies: ["FerryDaemon"], swiftSettings: daemonSpeed),

@@ -151,4 +151,27 @@ import Testing
     c.send(#"{"id":"n","url":"\#(d.url("/echo"))","events":[]}"#)
     #expect(c.waitFor("n", "failed")?.errorCode == "egress_denied")
   }
+
+  /// The rate clock survives too: after a reload the next start still waits for the rate, and
+  /// in order.
+  @Test func aReloadKeepsTheRateClock() throws {
+    let config = #"{"sessions": {"default": {}, "paced": {"rate": "2/s"}}}"#
+    let d = try InProcessDaemon(config: config)
+    defer { d.close() }
+    let c = try d.connect()
+    c.send(job("a", d, session: "paced"))
+    c.waitFor("a", "started")
+    let aStarted = d.daemon.loop.now()
+    c.send(job("b", d, session: "paced"))
+    #expect(c.waitFor("b", "queued")?.int("position") == 1)
+    try d.reload(config)
+    c.send(job("c", d, session: "paced"))
+    #expect(c.waitFor("c", "queued")?.int("position") == 2)
+    c.waitFor("b", "started")
+    #expect(d.daemon.loop.now() - aStarted >= 490)
+    #expect(c.names("c") == ["queued"])
+    c.waitFor("c", "started")
+    for id in ["a", "b", "c"] { c.send(cancel(id)) }
+    c.waitFor("c", "cancelled")
+  }
 }
