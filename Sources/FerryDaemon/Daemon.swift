@@ -194,15 +194,15 @@ public struct StartupError: Error, CustomStringConvertible {
 
 /// Reads a small text file whole (config, mime.types); nil when unreadable or too big.
 func readSmallFile(_ path: String, limit: Int) -> String? {
-  let fd = open(path, O_RDONLY | O_CLOEXEC)
-  guard fd >= 0 else { return nil }
+  guard case .success(let fd) = SystemCall.retrying({ open(path, O_RDONLY | O_CLOEXEC) }) else { return nil }
   defer { close(fd) }
   var bytes: [UInt8] = []
   var chunk = [UInt8](repeating: 0, count: 65536)
-  while true {
-    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-    if n < 0, errno == EINTR { continue }
-    if n <= 0 { break }
+  while case .success(let n) = SystemCall.retrying({
+    chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+  }),
+    n > 0
+  {
     bytes.append(contentsOf: chunk[..<n])
     if bytes.count > limit { return nil }
   }

@@ -100,15 +100,19 @@ import FerryLoop
   func flush() {
     while true {
       while pendingStart < pending.count {
-        let n = pending[pendingStart...].withUnsafeBytes { write(to: output, $0) }
-        if n > 0 {
-          pendingStart += n
-        } else if n < 0, errno == EINTR {
-          continue
-        } else {
-          // EAGAIN: wait for the reader. Any other error (EPIPE, EBADF): nobody can read the
-          // log; keep the bounded buffer and count what does not fit.
-          if errno == EAGAIN || errno == EWOULDBLOCK { watch?.setInterest(.write) }
+        // stderr is not ours: it may be closed (EBADF) without that being a bug here.
+        let result = SystemCall.retrying(trapsOnBadDescriptor: false) {
+          pending[pendingStart...].withUnsafeBytes { write(to: output, $0) }
+        }
+        switch result {
+        case .success(let n) where n > 0: pendingStart += n
+        case .failure(let error) where error.isWouldBlock:
+          // Wait for the reader.
+          watch?.setInterest(.write)
+          return
+        default:
+          // Any other error (EPIPE, EBADF): nobody can read the log; keep the bounded buffer
+          // and count what does not fit.
           return
         }
       }

@@ -1,21 +1,21 @@
 import CFerryEvent
 import Glibc
 
-/// The one funnel every system call in FerryLoop goes through.
+/// FerryLoop's typed wrappers over `SystemCall`, the one funnel: EINTR retried, EFAULT
+/// trapping, and a failure as a `LoopError` carrying errno and the operation's name.
 ///
-/// It retries `EINTR` (a signal landing mid-call is never an error) and turns `-1` into a
-/// typed `LoopError` carrying errno and the operation's name, as swift-system does.
+/// EBADF is an error here, not a trap: these calls also take descriptors handed in from
+/// outside (systemd's listening socket, a test's socketpair), and a bad one is a start-up
+/// failure to report, not a bug of this process.
 enum Syscall {
-  /// Runs `body` until it returns something other than -1/EINTR; -1 becomes a `LoopError`.
+  /// Runs `body` through `SystemCall.retrying`; -1 becomes a `LoopError`.
   @inline(__always)
-  static func retrying<Result: BinaryInteger>(
-    _ operation: String, _ body: () -> Result
-  ) throws(LoopError) -> Result {
-    while true {
-      let result = body()
-      if result != -1 { return result }
-      let code = ferry_errno()
-      if code != EINTR { throw LoopError(code: code, operation: operation) }
+  static func retrying<Value: BinaryInteger>(
+    _ operation: String, _ body: () -> Value
+  ) throws(LoopError) -> Value {
+    switch SystemCall.retrying(trapsOnBadDescriptor: false, body) {
+    case .success(let value): return value
+    case .failure(let error): throw LoopError(code: error.code, operation: operation)
     }
   }
 

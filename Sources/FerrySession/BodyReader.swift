@@ -1,3 +1,4 @@
+import FerryLoop
 import FerrySerializer
 import FerryWire
 
@@ -81,11 +82,13 @@ public final class BodyReader {
       return want
     case .file(let path, let offset, _):
       guard let fd = fileDescriptor(path) else { return nil }
-      let count = Syscall.retrying { pread(fd, room.baseAddress, want, off_t(offset + segmentOffset)) }
-      if count < 0 { return fail(path, String(cString: strerror(errno))) }
-      if count == 0 { return fail(path, "file is shorter than when the job was accepted") }
-      segmentOffset += Int64(count)
-      return count
+      switch SystemCall.retrying({ pread(fd, room.baseAddress, want, off_t(offset + segmentOffset)) }) {
+      case .failure(let error): return fail(path, error.description)
+      case .success(0): return fail(path, "file is shorter than when the job was accepted")
+      case .success(let count):
+        segmentOffset += Int64(count)
+        return count
+      }
     }
   }
 
@@ -94,9 +97,11 @@ public final class BodyReader {
     closeFile()
     // O_NONBLOCK: a file swapped for a FIFO since the job was accepted would block open(2),
     // and the loop with it, until a writer came; now pread fails (ESPIPE), file_unreadable.
-    let fd = Syscall.retrying { Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
-    guard fd >= 0 else {
-      _ = fail(path, String(cString: strerror(errno)))
+    let fd: Int32
+    switch SystemCall.retrying({ Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }) {
+    case .success(let opened): fd = opened
+    case .failure(let error):
+      _ = fail(path, error.description)
       return nil
     }
     if let readRoots {

@@ -1,0 +1,52 @@
+import CFerryEvent
+import Glibc
+
+/// An `errno` value with names for the codes callers test, as swift-system's `Errno`.
+public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
+  public var code: Int32
+
+  public init(_ code: Int32) { self.code = code }
+
+  /// The calling thread's current errno.
+  public static var current: Errno { Errno(ferry_errno()) }
+
+  public static let interrupted = Errno(EINTR)
+  public static let wouldBlock = Errno(EAGAIN)
+  public static let badFileDescriptor = Errno(EBADF)
+  public static let badAddress = Errno(EFAULT)
+
+  /// EAGAIN or EWOULDBLOCK (the same on Linux).
+  public var isWouldBlock: Bool { code == EAGAIN || code == EWOULDBLOCK }
+
+  public var description: String {
+    guard let text = strerror(code) else { return "errno \(code)" }
+    return String(cString: text)
+  }
+}
+
+/// The one funnel for system calls outside FerryLoop's own wrappers (FerrySession, FerryDaemon):
+/// a call is retried while it fails with EINTR (a signal landing mid-call is never an error),
+/// and a failure comes back as an `Errno`.
+///
+/// EBADF and EFAULT trap, as in swift-nio: a closed or foreign descriptor or a bad buffer is a
+/// bug in this process, and going on could read or write someone else's file. Calls on a
+/// descriptor the process does not own (stderr, which may be closed at start) pass
+/// `trapsOnBadDescriptor: false`.
+public enum SystemCall {
+  /// Runs `body` until it returns something other than -1 with EINTR.
+  @inline(__always)
+  public static func retrying<Value: BinaryInteger>(
+    trapsOnBadDescriptor: Bool = true, _ body: () -> Value
+  ) -> Result<Value, Errno> {
+    while true {
+      let result = body()
+      if result != -1 { return .success(result) }
+      let error = Errno.current
+      if error == .interrupted { continue }
+      if error == .badAddress || (trapsOnBadDescriptor && error == .badFileDescriptor) {
+        preconditionFailure("system call failed with \(error): a bug in ferry")
+      }
+      return .failure(error)
+    }
+  }
+}
