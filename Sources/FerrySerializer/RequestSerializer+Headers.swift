@@ -10,12 +10,13 @@ struct SessionHeaders: Sendable {
   /// Marks the default Content-Type's place while the session's layers are applied.
   private static let placeholder = "\u{0}ferry-content-type"
 
-  /// Ferry's defaults (User-Agent, Accept-Language, Accept-Encoding, the body's Content-Type),
+  /// Ferry's defaults (User-Agent, Accept, Accept-Language, Accept-Encoding, the body's Content-Type),
   /// then the session's credentials, then the session's headers, each layer winning over the
   /// ones before by case-insensitive name; a `nil` value removes what is below.
   init(_ settings: SerializerSettings) throws(WireError) {
     var list = HeaderList()
     var defaults = [("User-Agent", settings.userAgent)]
+    if let value = settings.accept { defaults.append(("Accept", value)) }
     if let value = settings.acceptLanguage { defaults.append(("Accept-Language", value)) }
     if let value = settings.acceptEncoding { defaults.append(("Accept-Encoding", value)) }
     for (name, value) in defaults {

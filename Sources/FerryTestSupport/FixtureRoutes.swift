@@ -69,6 +69,8 @@ public enum FixtureRoutes {
       return .drop(count: number)
     case "reset":
       return .reset(count: number)
+    case "versioned":
+      return versioned(argument, head)
     case "retry-after":
       return .full(
         status: 503, headers: [FixtureHeader("Retry-After", String(number))],

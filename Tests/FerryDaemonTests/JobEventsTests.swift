@@ -46,6 +46,21 @@ import Testing
     #expect(failed["headers"]?.objectValue != nil)
   }
 
+  @Test func responseTooLargeFailsWithTheResponseHeadAttached() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let client = try daemon.connect()
+    let events = try client.run(
+      #"{"id":"t","url":"\#(fixture.url("/bytes/5000?type=text/csv"))","max_inline_bytes":1000,"events":[]}"#,
+      id: "t")
+    let failed = try #require(events.last)
+    #expect(failed.errorCode == "response_too_large")
+    #expect(failed.int("status") == 200)
+    #expect(failed["headers"]?.objectValue?["content-type"]?.stringValue == "text/csv")
+    #expect(failed["http_version"]?.stringValue == "1.1")
+    #expect(failed["body"] == nil && failed["body_base64"] == nil)
+  }
+
   @Test func refusedJobLinesGetFailedOrErrorButNeverTouchALiveJob() throws {
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness()
