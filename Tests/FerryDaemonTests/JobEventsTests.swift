@@ -111,10 +111,22 @@ import Testing
     #expect(cancelled.event == "cancelled")
     #expect(cancelled["reason"]?.stringValue == "client")
     #expect(cancelled.seq == events.count + 1)
-    let second = try client.readEvent()
-    #expect(second.event == "error")
-    #expect(second.errorCode == "unknown_id")
+    // Decision 1: a cancel of a job of this connection that already ended is ignored.
     #expect(try client.readEvent().event == "pong")
+  }
+
+  @Test func cancelOfAnEndedJobIsIgnoredAndOfAnUnknownOneRefused() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let client = try daemon.connect()
+    let events = try client.run(#"{"id":"e","url":"\#(fixture.url("/json"))","events":[]}"#, id: "e")
+    #expect(events.last?.event == "done")
+    try client.send(#"{"op":"cancel","id":"e"}"#)
+    try client.send(#"{"op":"cancel","id":"never"}"#)
+    let refused = try client.readEvent()
+    #expect(refused.event == "error")
+    #expect(refused.errorCode == "unknown_id")
+    #expect(refused["error"]?.objectValue?["id"]?.stringValue == "never")
   }
 
   @Test func outputIsRenamedIntoPlaceOnlyWhenAccepted() throws {
@@ -141,10 +153,12 @@ import Testing
     let daemon = try DaemonHarness()
     let client = try daemon.connect()
     try client.send(
-      #"{"op":"explain","job":{"method":"POST","url":"http://127.0.0.1:9/x","encoding":"json","parameters":{"b":1,"a":[true]},"headers":{"Authorization":"Bearer s3cret"}}}"#
+      #"{"op":"explain","job":{"id":"x","method":"POST","url":"http://127.0.0.1:9/x","encoding":"json","parameters":{"b":1,"a":[true]},"headers":{"Authorization":"Bearer s3cret"}}}"#
     )
     let e = try client.readEvent()
     #expect(e.event == "explained")
+    // An op's answer: no job id, so a client routing id-tagged lines to jobs never sees it.
+    #expect(e["id"] == nil)
     #expect(e["method"]?.stringValue == "POST")
     #expect(e["headers"]?.objectValue?["Authorization"]?.stringValue == "<redacted>")
     #expect(e["body"]?.objectValue?["length"] == .number(JSONNumber(18)))
