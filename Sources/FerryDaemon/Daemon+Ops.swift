@@ -84,7 +84,8 @@ extension Daemon {
       key: "curl",
       value: .string(
         CurlCommand.render(
-          request, form: serialized.form, behaviour: curlBehaviour(session.merged(job), method: request.method),
+          request, form: serialized.form,
+          behaviour: curlBehaviour(session.merged(job), method: request.method),
           redactingSecrets: true)))
     client.send(.payload(name: "explained", o))
   }

@@ -78,7 +78,9 @@ public final class OutputFile {
   /// The validator stored with `<path>.part`, or nil when there is none (or it is not a small
   /// regular file: a planted symlink is not followed).
   public static func storedValidator(for path: String) -> String? {
-    let fd = Syscalls.retrying { open(validatorPath(for: path), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) }
+    let fd = Syscalls.retrying {
+      open(validatorPath(for: path), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+    }
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     var st = stat()
@@ -106,7 +108,9 @@ public final class OutputFile {
     }
     guard fd >= 0 else { return }
     let bytes = Array(validator.utf8)
-    let n = bytes.withUnsafeBytes { buffer in Syscalls.retrying { Glibc.write(fd, buffer.baseAddress!, buffer.count) } }
+    let n = bytes.withUnsafeBytes { buffer in
+      Syscalls.retrying { Glibc.write(fd, buffer.baseAddress!, buffer.count) }
+    }
     close(fd)
     if n != bytes.count { unlink(vpath) }
   }

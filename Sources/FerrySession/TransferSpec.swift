@@ -45,7 +45,8 @@ public struct TransferSpec: Sendable, Equatable {
     request: Request, connectTimeoutMs: Int = 30_000, idleTimeoutMs: Int = 60_000,
     totalTimeoutMs: Int? = nil, followRedirects: Bool = true, maxRedirects: Int = 10,
     progressIntervalMs: Int = 100, wantsProgress: Bool = true, resumeFromByte: Int64? = nil,
-    ifRange: String? = nil, acceptEncoding: Bool = true, enqueuedAtMs: UInt64? = nil, tls: TLSOptions = TLSOptions(),
+    ifRange: String? = nil, acceptEncoding: Bool = true, enqueuedAtMs: UInt64? = nil,
+    tls: TLSOptions = TLSOptions(),
     egress: EgressPolicy? = nil, readRoots: [String]? = nil
   ) {
     self.request = request

@@ -23,7 +23,8 @@ extension FixtureRoutes {
     let byte = UInt8(ascii: "A") + UInt8(version - 1)
     if let drop = head.queryValue("drop").flatMap({ Int($0) }) {
       return .raw(
-        FixtureResponseHead.bytes(status: 200, headers: headers, framing: .length(UInt64(length)), keepAlive: false)
+        FixtureResponseHead.bytes(
+          status: 200, headers: headers, framing: .length(UInt64(length)), keepAlive: false)
           + [UInt8](repeating: byte, count: min(drop, length)))
     }
     let validatorMatches = head.header("if-range").map { $0 == etag || $0 == lastModified } ?? true

@@ -26,7 +26,8 @@ import Testing
     for path in hasBody ? ["/echo"] : ["/echo", "/redirect/2"] {
       let job = #"{"url":"\#(fixture.url(path))",\#(fields)}"#
       let events = try client.run(#"{"id":"f",\#(job.dropFirst().dropLast()),"events":[]}"#, id: "f")
-      let viaFerry = try #require(events.last?["body"]?.objectValue, "ferry: \(String(describing: events.last))")
+      let viaFerry = try #require(
+        events.last?["body"]?.objectValue, "ferry: \(String(describing: events.last))")
       try client.send(#"{"op":"explain","job":\#(job)}"#)
       let line = try #require(try client.readEvent()["curl"]?.stringValue)
       let viaCurl = try Self.runCurl(line)
@@ -44,12 +45,14 @@ import Testing
     let daemon = try DaemonHarness()
     let client = try daemon.connect()
     try client.send(
-      #"{"op":"explain","job":{"url":"http://127.0.0.1:9/x","max_redirects":3,"timeout":1.5,"retry":{"max":4}}}"#)
+      #"{"op":"explain","job":{"url":"http://127.0.0.1:9/x","max_redirects":3,"timeout":1.5,"retry":{"max":4}}}"#
+    )
     let line = try #require(try client.readEvent()["curl"]?.stringValue)
     #expect(line.hasPrefix("curl -L --max-redirs 3 --connect-timeout 30 -m 1.5 --retry 4 "))
     #expect(line.contains("-H 'Accept: */*'"))
     try client.send(
-      #"{"op":"explain","job":{"method":"POST","url":"http://127.0.0.1:9/x","follow_redirects":false,"retry":{"max":4}}}"#)
+      #"{"op":"explain","job":{"method":"POST","url":"http://127.0.0.1:9/x","follow_redirects":false,"retry":{"max":4}}}"#
+    )
     let post = try #require(try client.readEvent()["curl"]?.stringValue)
     #expect(post.hasPrefix("curl --connect-timeout 30 -H "))
     #expect(!post.contains("--retry"))

@@ -74,7 +74,8 @@ import Testing
     #expect(second.first { $0.event == "response" }?.int("status") == 200)
     #expect(second.last?.event == "done")
     #expect(second.last?.int("bytes") == 100)
-    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(repeating: UInt8(ascii: "B"), count: 100))
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: path)) == Data(repeating: UInt8(ascii: "B"), count: 100))
     #expect(fileSize(path + ".part.validator") == nil)
   }
 
@@ -92,7 +93,8 @@ import Testing
     #expect(events.first { $0.event == "response" }?.int("status") == 206)
     #expect(events.last?.event == "done")
     #expect(events.last?.int("bytes") == 100)
-    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(repeating: UInt8(ascii: "A"), count: 100))
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: path)) == Data(repeating: UInt8(ascii: "A"), count: 100))
   }
 
   @Test func resumeAnswered206AtAnotherOffsetFailsResumeMismatchAndDropsThePart() throws {
@@ -121,7 +123,8 @@ import Testing
       id: "w")
     #expect(events.last?.event == "done")
     #expect(events.last?.int("bytes") == 100)
-    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(repeating: UInt8(ascii: "A"), count: 100))
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: path)) == Data(repeating: UInt8(ascii: "A"), count: 100))
   }
 
   @Test func completePartialFileAnswered416CompletesTheJob() throws {

@@ -28,7 +28,8 @@ import Testing
     let explained = try client.readEvent()
     #expect(explained["headers"]?.objectValue?["Accept"]?.stringValue == "*/*")
     try client.send(
-      #"{"op":"explain","job":{"url":"\#(fixture.url("/echo"))","headers":{"Accept":null,"Accept-Encoding":null}}}"#)
+      #"{"op":"explain","job":{"url":"\#(fixture.url("/echo"))","headers":{"Accept":null,"Accept-Encoding":null}}}"#
+    )
     let removed = try client.readEvent()
     #expect(removed["headers"]?.objectValue?["Accept"] == nil)
     #expect(removed["headers"]?.objectValue?["Accept-Encoding"] == nil)
