@@ -57,6 +57,10 @@ public enum CurlCommand {
       words += ["-X", shellWord(request.method)]
     }
     if let behaviour { words += options(behaviour) }
+    if let digest = request.digest {
+      let credentials = redactingSecrets ? Request.redacted : "\(digest.username):\(digest.password)"
+      words += ["--digest", "-u", shellWord(credentials)]
+    }
     // Removals first (where an `-H 'Name:'` stands does not change the order on the wire):
     // the curl tool's own User-Agent and Accept go only when the request has them.
     for name in ["User-Agent", "Accept"]

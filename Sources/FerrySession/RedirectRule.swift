@@ -37,6 +37,7 @@ public enum RedirectRule {
     }
     if URLOrigin(request.url) != URLOrigin(location) {
       next.headers.removeAll { credentialHeaders.contains($0.name.lowercased()) }
+      next.digest = nil
     }
     return next
   }

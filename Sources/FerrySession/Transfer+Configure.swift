@@ -25,6 +25,7 @@ extension Transfer {
     options.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
     options.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
     configureRedirects(&options)
+    configureAuth(&options)
     configureTLS(&options)
     configureTimeouts(&options)
     configureHeaders(&options)
@@ -93,6 +94,15 @@ extension Transfer {
     options.check(
       ferry_curl_easy_setopt_func_prereq(options.handle, CURLOPT_PREREQFUNCTION, CurlTrampolines.prerequest))
     options.set(CURLOPT_PREREQDATA, pointer: me)
+  }
+
+  /// Digest credentials: libcurl answers the 401 challenge itself (CURLOPT_HTTPAUTH(3)), and
+  /// keeps them from other hosts on redirects it follows (CURLOPT_UNRESTRICTED_AUTH 0).
+  private func configureAuth(_ options: inout EasyOptions) {
+    guard let digest = request.digest else { return }
+    options.set(CURLOPT_HTTPAUTH, Int(FERRY_CURLAUTH_DIGEST))
+    options.set(CURLOPT_USERNAME, digest.username)
+    options.set(CURLOPT_PASSWORD, digest.password)
   }
 
   private func configureRedirects(_ options: inout EasyOptions) {
