@@ -18,7 +18,8 @@ extension FixtureRoutes {
     return .full(
       status: 401,
       headers: [
-        FixtureHeader("WWW-Authenticate", challenge), FixtureHeader("Content-Type", "text/plain; charset=utf-8"),
+        FixtureHeader("WWW-Authenticate", challenge),
+        FixtureHeader("Content-Type", "text/plain; charset=utf-8"),
       ], body: Array("digest needed\n".utf8))
   }
 

@@ -61,7 +61,8 @@ import Testing
     #expect(wrong.last?.errorCode == "unacceptable_status")
     #expect(wrong.last?.int("status") == 401)
     for e in job + session + wrong {
-      #expect(!JSONWriter.string(.object(e)).replacingOccurrences(of: "/\(secret)", with: "").contains(secret))
+      #expect(
+        !JSONWriter.string(.object(e)).replacingOccurrences(of: "/\(secret)", with: "").contains(secret))
     }
     try client.send(#"{"op":"explain","job":{"session":"api","url":"echo"}}"#)
     let explained = try client.readEvent()
