@@ -87,7 +87,7 @@ extension Daemon {
       value: .string(
         CurlCommand.render(
           request, form: serialized.form,
-          behaviour: curlBehaviour(session.merged(job), method: request.method),
+          behaviour: curlBehaviour(profile.merged(job), method: request.method),
           redactingSecrets: true)))
     client.send(.payload(name: "explained", o))
   }
