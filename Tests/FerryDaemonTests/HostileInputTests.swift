@@ -173,7 +173,8 @@ import Testing
     let headers = try #require(try client.readEvent()["headers"]?.objectValue)
     let names = headers.members.map(\.key).filter { $0 != "Accept-Language" }
     let expected =
-      ["User-Agent", "Accept", "Content-Type"] + (0..<5).map { "X-S\($0)" } + ["x-s5"] + (7..<20).map { "X-S\($0)" } + [
+      ["User-Agent", "Accept", "Content-Type"] + (0..<5).map { "X-S\($0)" } + ["x-s5"]
+      + (7..<20).map { "X-S\($0)" } + [
         "X-J"
       ]
     #expect(names == expected)
