@@ -21,6 +21,8 @@ import FerryWire
   let maxLineBytes: Int
   /// Live jobs by the client's id.
   var jobs: [String: JobRun] = [:]
+  /// Ids of this client's jobs that ended, so a late `cancel` of one is ignored, not refused.
+  private(set) var endedJobIDs = RecentIDs(capacity: 4096)
   private var nextAutoID = 0
   private(set) var isReadEOF = false
   private(set) var isGone = false
@@ -116,7 +118,10 @@ import FerryWire
   /// client by `attach`.
   func jobEnded(_ job: JobRun) {
     // One hash of the id: the index found is the one removed.
-    if let index = jobs.index(forKey: job.id), jobs[index].value === job { jobs.remove(at: index) }
+    if let index = jobs.index(forKey: job.id), jobs[index].value === job {
+      jobs.remove(at: index)
+      if job.isFinished { endedJobIDs.insert(job.id) }
+    }
     bufferedBodyBytes -= job.releaseCountedBody()
     if !waitingForBudget.isEmpty { waitingForBudget[job.serial] = nil }
     if favouredJob == job.serial { favouredJob = nil }

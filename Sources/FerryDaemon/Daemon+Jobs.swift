@@ -99,6 +99,8 @@ extension Daemon {
   private func cancel(_ id: String, from client: Client) {
     if let run = client.jobs[id] ?? runningDetachedJob(id, for: client) {
       run.cancel(.client)
+    } else if client.endedJobIDs.contains(id) {
+      return  // decision 1: the job already ended; nothing to do, nothing to say
     } else {
       client.send(.error(WireError(.unknownID, "no live job with id \(id)"), id: id))
     }

@@ -78,14 +78,29 @@ extension Daemon {
     var headers = JSONObject()
     for h in request.redactedHeaders { headers.append(key: h.name, value: .string(h.value)) }
     var o = JSONObject()
-    if let id = job.id { o.append(key: "id", value: .string(id)) }
     o.append(key: "method", value: .string(request.method))
     o.append(key: "url", value: .string(request.url))
     o.append(key: "headers", value: .object(headers))
     o.append(key: "body", value: request.body.map { bodySummary($0, form: serialized.form) } ?? .null)
     o.append(
-      key: "curl", value: .string(CurlCommand.render(request, form: serialized.form, redactingSecrets: true)))
+      key: "curl",
+      value: .string(
+        CurlCommand.render(
+          request, form: serialized.form,
+          behaviour: curlBehaviour(profile.merged(job), method: request.method),
+          redactingSecrets: true)))
     client.send(.payload(name: "explained", o))
+  }
+
+  /// The job's redirect, timeout and retry settings, with PROTOCOL.md's defaults.
+  /// Retries only where ferry would make them (curl's `--retry` does not look at the method).
+  private func curlBehaviour(_ job: Job, method: String) -> CurlCommand.Behaviour {
+    let retries = job.retry.flatMap { policy in
+      policy.anyMethod || RetryPlan.idempotentMethods.contains(method) ? policy.max : nil
+    }
+    return CurlCommand.Behaviour(
+      followRedirects: job.followRedirects ?? true, maxRedirects: job.maxRedirects ?? 10,
+      connectTimeout: job.connectTimeout ?? 30, timeout: job.timeout, retries: retries)
   }
 
   private func bodySummary(_ plan: BodyPlan, form: MultipartForm?) -> JSONValue {

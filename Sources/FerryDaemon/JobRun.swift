@@ -35,6 +35,11 @@ import FerryWire
   /// Request body bytes this job holds in memory, counted in the daemon's
   /// `max_request_bytes` while it lives.
   let heldRequestBytes: Int
+  /// The size of the partial file this attempt asked the rest of (`Range: bytes=N-`).
+  var resumeBase: Int64?
+  /// Set when the server answered a resume with 416 for exactly the partial file's size: the
+  /// file is whole already, and the 416's own body is dropped.
+  var partIsComplete = false
   /// Set when the job was submitted with `detach`: its events are also recorded for `attach`.
   var detachedRecord: DetachedJob?
 
@@ -80,16 +85,20 @@ import FerryWire
   private func transferSpec() -> TransferSpec {
     func ms(_ seconds: Double?) -> Int? { seconds.map { max(1, Int(($0 * 1000).rounded(.up))) } }
     var resumeFrom: Int64?
+    var validator: String?
     if let path = job.output, job.resume == true {
       let size = (try? SystemFileProbe().size(ofFileAt: path + ".part")) ?? 0
       resumeFrom = size > 0 ? size : nil
+      if resumeFrom != nil { validator = OutputFile.storedValidator(for: path) }
     }
+    resumeBase = resumeFrom
+    partIsComplete = false
     return TransferSpec(
       request: request, connectTimeoutMs: ms(job.connectTimeout) ?? 30_000,
       idleTimeoutMs: ms(job.idleTimeout) ?? 60_000, totalTimeoutMs: ms(job.timeout),
       followRedirects: job.followRedirects ?? true, maxRedirects: job.maxRedirects ?? 10,
       progressIntervalMs: job.progressIntervalMs ?? 100,
-      wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom,
+      wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom, ifRange: validator,
       acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: profile.tls,
       egress: profile.egress, readRoots: profile.readRoots)
   }

@@ -62,7 +62,7 @@ final class SessionProfile: Sendable {
       proxy: config.proxy)
     let settings = SerializerSettings(
       version: FerryVersion.string, baseURL: config.baseURL, uriMethods: config.uriMethods,
-      headers: config.defaults.headers ?? [], auth: config.defaults.auth,
+      headers: config.defaults.headers ?? [], auth: config.defaults.auth, accept: "*/*",
       acceptLanguage: environment.acceptLanguage, acceptEncoding: environment.acceptEncoding)
     serializer = RequestSerializer(
       settings: settings, mimeTypes: environment.mimeTypes,

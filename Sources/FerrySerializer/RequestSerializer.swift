@@ -54,7 +54,8 @@ public struct RequestSerializer: Sendable {
 
     let headers = try headerFields(job, body: body)
     let request = Request(
-      method: method, url: String(decoding: url.bytes, as: UTF8.self), headers: headers, body: body.plan)
+      method: method, url: String(decoding: url.bytes, as: UTF8.self), headers: headers, body: body.plan,
+      digest: digestCredentials(job, headers: headers))
     return SerializedRequest(request: request, form: body.form)
   }
 

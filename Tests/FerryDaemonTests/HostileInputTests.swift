@@ -150,8 +150,10 @@ import Testing
     let after = try explain(6_000)
     let baseline = max(before.ms, after.ms)
     #expect(ms < 30 * baseline + TestTime.ms(250), "60 000 headers: \(ms) ms; 6 000: \(baseline) ms")
-    // Accept-Language is there only when the daemon's LANG or LANGUAGE names one.
-    #expect(sent.count == 60_001 + (sent["Accept-Language"] == nil ? 0 : 1))
+    // The 60 000, the replaced Accept-Encoding and ferry's Accept: */*; Accept-Language is
+    // there only when the daemon's LANG or LANGUAGE names one.
+    #expect(sent.count == 60_002 + (sent["Accept-Language"] == nil ? 0 : 1))
+    #expect(sent["Accept"]?.stringValue == "*/*")
     #expect(sent["User-Agent"] == nil)
     #expect(sent["Accept-encoding"]?.stringValue == "x")
     #expect(sent["X-H59999"]?.stringValue == "v")
@@ -171,7 +173,8 @@ import Testing
     let headers = try #require(try client.readEvent()["headers"]?.objectValue)
     let names = headers.members.map(\.key).filter { $0 != "Accept-Language" }
     let expected =
-      ["User-Agent", "Content-Type"] + (0..<5).map { "X-S\($0)" } + ["x-s5"] + (7..<20).map { "X-S\($0)" } + [
+      ["User-Agent", "Accept", "Content-Type"] + (0..<5).map { "X-S\($0)" } + ["x-s5"]
+      + (7..<20).map { "X-S\($0)" } + [
         "X-J"
       ]
     #expect(names == expected)
