@@ -39,6 +39,7 @@ extension Daemon {
     }
     record.orphanedResultSinceMs = loop.now()
     detachedResultBytes += record.replay.byteCount
+    logger.debug("detached result waits for attach", ["job": record.id])
     expireDetachedResults()
   }
 

@@ -14,7 +14,7 @@ import Testing
       try first.send(#"{"id":"d1","url":"\#(fixture.url("/delay/400"))","detach":true}"#)
       #expect(try first.readEvent().event == "queued")
     }  // the first client is gone, entirely
-    usleep(100_000)
+    #expect(daemon.process.waitForStderr("detached job runs on without its client"))
     let second = try daemon.connect()
     try second.send(#"{"op":"attach","id":"d1"}"#)
     let seen = try second.readUntilTerminal(id: "d1").filter { $0.event != "progress" }
@@ -89,7 +89,8 @@ import Testing
       try first.send(#"{"id":"c","url":"\#(fixture.url("/delay/400"))"}"#)
       #expect(try first.readEvent().event == "queued")
     }
-    usleep(100_000)
+    // The harness's probe connection, then this one.
+    #expect(daemon.process.waitForStderr("client closed", count: 2))
     let second = try daemon.connect()
     try second.send(#"{"op":"attach","id":"c"}"#)
     #expect(try second.readEvent().errorCode == "unknown_id")
@@ -104,7 +105,7 @@ import Testing
       try first.send(
         #"{"id":"b","url":"\#(fixture.url("/text"))","detach":true,"events":["started","response"]}"#)
     }
-    usleep(300_000)  // long enough for the job to end with nobody attached
+    #expect(daemon.process.waitForStderr("detached result waits for attach"))
     let c = try daemon.connect()
     try c.send(#"{"op":"attach","id":"b"}"#)
     let seen = try c.readUntilTerminal(id: "b")

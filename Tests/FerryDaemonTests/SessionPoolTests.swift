@@ -75,14 +75,10 @@ import Testing
     let config = #"{"sessions": {"a": {"max_concurrent": 7}}}"#
     try config.write(toFile: daemon.dir + "/ferry.json", atomically: true, encoding: .utf8)
     daemon.process.signal(SIGHUP)
-    var reloaded = false
-    for _ in 0..<100 where !reloaded {
-      try client.send(#"{"op":"sessions"}"#)
-      let a = try client.readEvent()["sessions"]?.objectValue?["a"]?.objectValue
-      reloaded = a?.int("max_concurrent") == 7
-      if !reloaded { usleep(20_000) }
-    }
-    #expect(reloaded)
+    #expect(daemon.process.waitForStderr("configuration reloaded"))
+    try client.send(#"{"op":"sessions"}"#)
+    let a = try client.readEvent()["sessions"]?.objectValue?["a"]?.objectValue
+    #expect(a?.int("max_concurrent") == 7)
     #expect(try client.run(job, id: "k").last?.event == "done")
     #expect(try connections(daemon, session: "a") == (1, 1))
   }

@@ -32,7 +32,7 @@ import Testing
     try client.send(#"{"id":"run","url":"\#(fixture.url("/delay/800"))","events":[]}"#)
     #expect(try client.readEvent().event == "queued")
     daemon.process.signal(SIGTERM)
-    usleep(100_000)
+    #expect(daemon.process.waitForStderr("shutting down"))
     let events = try client.run(#"{"id":"late","url":"\#(fixture.url("/echo"))"}"#, id: "late")
     #expect(events.map(\.event) == ["failed"])
     #expect(events.first?.errorCode == "shutting_down")
@@ -50,16 +50,11 @@ import Testing
     let config = #"{"sessions": {"api": {"base_url": "\#(fixture.url("/"))"}}}"#
     try config.write(toFile: daemon.dir + "/ferry.json", atomically: true, encoding: .utf8)
     daemon.process.signal(SIGHUP)
-    var reloaded: [JSONObject] = []
-    for _ in 0..<100 {
-      reloaded = try client.run(job, id: "r")
-      if reloaded.last?.event == "done" { break }
-      usleep(20_000)
-    }
-    #expect(reloaded.last?.event == "done")
+    #expect(daemon.process.waitForStderr("configuration reloaded"))
+    #expect(try client.run(job, id: "r").last?.event == "done")
     try "{ not json".write(toFile: daemon.dir + "/ferry.json", atomically: true, encoding: .utf8)
     daemon.process.signal(SIGHUP)
-    usleep(200_000)
+    #expect(daemon.process.waitForStderr("reload failed"))
     #expect(try client.run(job, id: "r").last?.event == "done")
   }
 }
@@ -75,13 +70,9 @@ import Testing
       #"{"sessions": {"extra": {"base_url": "\#(fixture.url("/"))"}}, "limits": {"max_line_bytes": 4096}}"#
     try dropIn.write(toFile: daemon.dir + "/ferry.d/10-extra.json", atomically: true, encoding: .utf8)
     daemon.process.signal(SIGHUP)
+    #expect(daemon.process.waitForStderr("configuration reloaded"))
     let client = try daemon.connect()
-    var last: JSONObject?
-    for _ in 0..<100 {
-      last = try client.run(#"{"id":"d","session":"extra","url":"json","events":[]}"#, id: "d").last
-      if last?.event == "done" { break }
-      usleep(20_000)
-    }
+    let last = try client.run(#"{"id":"d","session":"extra","url":"json","events":[]}"#, id: "d").last
     #expect(last?.event == "done")
     try client.send(#"{"op":"hello"}"#)
     #expect(try client.readEvent()["limits"]?.objectValue?.int("max_line_bytes") == 4096)

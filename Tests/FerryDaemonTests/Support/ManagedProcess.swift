@@ -43,9 +43,36 @@ final class ManagedProcess {
     }
   }
 
+  /// What `waitForStderr` has read so far.
+  private var stderrSeen: [UInt8] = []
+
+  /// Reads stderr as it comes until `phrase` has appeared `count` times in all of it (a log
+  /// line the daemon writes when something happened), or `timeoutMs` passes; no sleeping.
+  func waitForStderr(_ phrase: String, count: Int = 1, timeoutMs: Int = 10_000) -> Bool {
+    let fd = stderr.fileHandleForReading.fileDescriptor
+    let deadline = Clock.ms() + TestTime.ms(timeoutMs)
+    func seen() -> Int {
+      String(decoding: stderrSeen, as: UTF8.self).components(separatedBy: phrase).count - 1
+    }
+    while seen() < count {
+      let left = deadline - Clock.ms()
+      guard left > 0 else { return false }
+      var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      let r = poll(&p, 1, Int32(left))
+      if r < 0, errno == EINTR { continue }
+      guard r > 0 else { return false }
+      var chunk = [UInt8](repeating: 0, count: 1 << 16)
+      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n < 0, errno == EINTR { continue }
+      guard n > 0 else { return seen() >= count }
+      stderrSeen += chunk[..<n]
+    }
+    return true
+  }
+
   /// Everything the process wrote to stderr (call after it exited).
   func stderrText() -> String {
-    String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    String(decoding: stderrSeen + Array(stderr.fileHandleForReading.readDataToEndOfFile()), as: UTF8.self)
   }
 
   deinit {
