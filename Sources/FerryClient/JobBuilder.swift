@@ -13,6 +13,11 @@ public enum JobBuilder {
   /// The job object, members in a fixed order.
   public static func build(_ r: RequestOptions, context: JobContext) throws(UsageError) -> JSONObject {
     var r = r
+    if hasUserInfo(r.url) {
+      throw UsageError(
+        "credentials in the URL are not sent (they would show in logs and events); use -a USER:PASSWORD",
+        topic: .request)
+    }
     let data = r.items.filter(\.isData)
     let files = r.items.compactMap { item -> (String, String, String?)? in
       if case .file(let name, let path, let type) = item { return (name, path, type) }
@@ -67,6 +72,17 @@ public enum JobBuilder {
     }
     try appendTransferFields(r, context: context, to: &job)
     return job
+  }
+
+  /// Whether `url`'s authority has a `user[:password]@` part.
+  static func hasUserInfo(_ url: String) -> Bool {
+    // No Foundation in the client: find `://` by hand.
+    let scalars = Array(url.utf8)
+    guard let colon = scalars.firstIndex(of: UInt8(ascii: ":")),
+      scalars[colon...].starts(with: Array("://".utf8))
+    else { return false }
+    let authority = scalars[(colon + 3)...].prefix { !"/?#".utf8.contains($0) }
+    return authority.contains(UInt8(ascii: "@"))
   }
 
   /// Methods whose body a piped stdin becomes; GET and HEAD never read it.

@@ -16,7 +16,8 @@ extension Transfer {
       return true
     }
     guard RedirectRule.isAllowedScheme(location) else {
-      let error = WireError(.unsupportedScheme, "redirect to a scheme other than http or https")
+      let error = WireError(
+        .unsupportedScheme, RedirectRule.refusedSchemeMessage(RedirectRule.scheme(of: location)))
       finish(.failure(error), metrics: metrics)
       return true
     }
