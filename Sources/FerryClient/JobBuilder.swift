@@ -131,6 +131,12 @@ public enum JobBuilder {
       job.append(key: "events", value: progress ? ["progress"] : [])
     }
     if let lane = r.lane { job.append(key: "lane", value: .string(lane)) }
+    if r.caFile != nil || r.insecure != nil {
+      var tls = JSONObject()
+      if let ca = r.caFile { tls.append(key: "ca_file", value: .string(context.absolute(ca))) }
+      if let insecure = r.insecure { tls.append(key: "insecure", value: .bool(insecure)) }
+      job.append(key: "tls", value: .object(tls))
+    }
     if let retry = r.retry { job.append(key: "retry", value: ["max": .number(JSONNumber(retry))]) }
     if r.detach { job.append(key: "detach", value: true) }
   }

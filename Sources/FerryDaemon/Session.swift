@@ -63,6 +63,7 @@ import FerryWire
     j.lane = j.lane ?? d.lane
     j.retry = j.retry ?? d.retry
     j.detach = j.detach ?? d.detach
+    j.tls = j.tls ?? d.tls
     return j
   }
 }

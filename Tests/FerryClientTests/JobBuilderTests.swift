@@ -100,6 +100,18 @@ struct JobBuilderTests {
       #"{"id":"t","method":"GET","url":"http://h/x","headers":{"If-None-Match":"\"e1\""},"accept":{"status":[[200,299],304]},"events":[]}"#
     ),
     (
+      ["get", "https://h/x", "--cacert", "ca.pem", "-k"],
+      #"{"id":"t","method":"GET","url":"https://h/x","events":[],"tls":{"ca_file":"/home/u/ca.pem","insecure":true}}"#
+    ),
+    (
+      ["get", "https://h/x", "--verify=no"],
+      #"{"id":"t","method":"GET","url":"https://h/x","events":[],"tls":{"insecure":true}}"#
+    ),
+    (
+      ["get", "https://h/x", "--verify", "/etc/ca.pem"],
+      #"{"id":"t","method":"GET","url":"https://h/x","events":[],"tls":{"ca_file":"/etc/ca.pem"}}"#
+    ),
+    (
       ["get", "http://h/x", "--", "-odd=1"],
       #"{"id":"t","method":"GET","url":"http://h/x","parameters":{"-odd":"1"},"events":[]}"#
     ),
