@@ -67,6 +67,26 @@ import Testing
     #expect(events.last?["error"]?.objectValue?["field"]?.stringValue == "tls.ca_file")
   }
 
+  /// nginx's `return 200` on an HTTP/2 upload ends the stream then resets it (NO_ERROR) with
+  /// most of the body unsent; the job ends with that response, not an idle timeout.
+  @Test func http2UploadAnsweredEarlyEndsWithTheResponse() throws {
+    let nginx = try NginxHarness()
+    let daemon = try DaemonHarness(config: config(nginx))
+    let client = try daemon.connect()
+    let path = daemon.dir + "/upload.bin"
+    try Data(count: 16 << 20).write(to: URL(fileURLWithPath: path))
+    let start = Clock.ms()
+    let events = try client.run(
+      #"{"id":"u","session":"tls","method":"POST","url":"\#(nginx.https("/upload"))","body":{"file":"\#(path)"},"idle_timeout":15,"response":"text","events":[]}"#,
+      id: "u")
+    let done = try #require(events.last)
+    #expect(done.event == "done", "\(JSONWriter.string(.object(done)))")
+    #expect(done.int("status") == 200)
+    #expect(done["http_version"]?.stringValue == "2")
+    #expect(done["body"]?.stringValue == "ok\n")
+    #expect(Clock.ms() - start < 10_000)
+  }
+
   @Test func plainHTTPToNginxIsHTTP11() throws {
     let nginx = try NginxHarness()
     let daemon = try DaemonHarness()
