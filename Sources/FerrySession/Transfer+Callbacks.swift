@@ -165,8 +165,13 @@ extension Transfer {
     }
     pendingRedirectStatus = nil
     isDiscardingBody = false
-    isHeadDelivered = true
     bodyBytesDelivered = 0
+    if isReplayingUndecoded {
+      // The same response again, asked for undecoded: its head was reported the first time.
+      isReplayingUndecoded = false
+      return
+    }
+    isHeadDelivered = true
     delegate?.transferDidReceiveHead(head)
     noteIfResponseEndedEarly()
   }

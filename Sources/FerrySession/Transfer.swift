@@ -40,6 +40,11 @@ import FerryWire
   var headParser = ResponseHeadParser()
   var lastHead: ResponseHead?
   var isHeadDelivered = false
+  /// False once a response's Content-Encoding proved undecodable: the hop is then sent again
+  /// with CURLOPT_HTTP_CONTENT_DECODING 0, and its body delivered as received.
+  var decodesContent = true
+  /// Set while that second try runs: its head is the one already reported.
+  var isReplayingUndecoded = false
   /// Body bytes of the last head's response delivered to the delegate.
   var bodyBytesDelivered: Int64 = 0
   /// The HTTP/2 response is complete while curl still waits to send the request body: ended
