@@ -103,13 +103,21 @@ public enum JobBuilder {
     case .text(let text): job.append(key: "body", value: ["text": .string(text)])
     case .file(let path): job.append(key: "body", value: ["file": .string(context.absolute(path))])
     case .bytes(let bytes):
+      var body = JSONObject()
       if let text = String(validating: bytes, as: UTF8.self), !bytes.contains(0) {
-        job.append(key: "body", value: ["text": .string(text)])
+        body.append(key: "text", value: .string(text))
       } else {
         var encoded: [UInt8] = []
         Base64.encode(bytes, into: &encoded)
-        job.append(key: "body", value: ["base64": .string(String(decoding: encoded, as: UTF8.self))])
+        body.append(key: "base64", value: .string(String(decoding: encoded, as: UTF8.self)))
       }
+      // As HTTPie labels stdin: JSON by default (when it is JSON), a form with --form.
+      if r.encoding == .form {
+        body.append(key: "type", value: "application/x-www-form-urlencoded")
+      } else if (try? JSONReader().read(bytes)) != nil {
+        body.append(key: "type", value: "application/json")
+      }
+      job.append(key: "body", value: .object(body))
     case nil: break
     }
     if let auth = try credentials(r, context: context) { job.append(key: "auth", value: auth) }

@@ -136,7 +136,12 @@ struct JobBuilderTests {
     let json = Array(#"{"a":1}"#.utf8)
     #expect(
       try Fixture.jobLine(["post", "http://h/x"], stdin: json)
-        == #"{"id":"t","method":"POST","url":"http://h/x","body":{"text":"{\"a\":1}"},"events":[]}"#)
+        == #"{"id":"t","method":"POST","url":"http://h/x","body":{"text":"{\"a\":1}","type":"application/json"},"events":[]}"#
+    )
+    #expect(
+      try Fixture.jobLine(["post", "--form", "http://h/x"], stdin: Array("a=1".utf8))
+        == #"{"id":"t","method":"POST","url":"http://h/x","encoding":"form","body":{"text":"a=1","type":"application/x-www-form-urlencoded"},"events":[]}"#
+    )
     #expect(
       try Fixture.jobLine(["put", "http://h/x"], stdin: [0, 0xFF])
         == #"{"id":"t","method":"PUT","url":"http://h/x","body":{"base64":"AP8="},"events":[]}"#)
