@@ -179,7 +179,8 @@ import FerryWire
     }
   }
 
-  /// Closes at once (daemon shutdown after the grace period).
+  /// Writes what is queued, then closes once the connection has sent it (a refused
+  /// connection's one line; shutdown after the grace period, bounded by its 2 s timer).
   func closeWhenFlushed() {
     flush()
     connection.closeWhenFlushed()

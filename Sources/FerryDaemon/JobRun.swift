@@ -10,7 +10,10 @@ import FerryWire
   let id: String
   let job: Job
   let request: Request
+  /// The session's runtime: its engine and scheduler.
   let session: Session
+  /// The configuration the job was submitted under, kept through reloads and retries.
+  let profile: SessionProfile
   weak var client: Client?
   unowned let daemon: Daemon
   var lifecycle: JobLifecycle
@@ -40,7 +43,7 @@ import FerryWire
 
   init(
     serial: UInt64, id: String, job: Job, request: Request, heldRequestBytes: Int, session: Session,
-    client: Client, daemon: Daemon
+    profile: SessionProfile, client: Client, daemon: Daemon
   ) {
     self.serial = serial
     self.id = id
@@ -48,14 +51,18 @@ import FerryWire
     self.request = request
     self.heldRequestBytes = heldRequestBytes
     self.session = session
+    self.profile = profile
     self.client = client
     self.daemon = daemon
     self.lifecycle = JobLifecycle(wanted: job.events ?? .all)
     self.collector = ResponseCollector(
-      mode: job.response ?? .auto, maxInlineBytes: job.maxInlineBytes ?? 8 << 20)
+      mode: job.response ?? .auto, maxInlineBytes: job.maxInlineBytes ?? Self.defaultMaxInlineBytes)
     self.accept = AcceptPolicy(job.accept)
     self.enqueuedAtMs = daemon.loop.now()
   }
+
+  /// `max_inline_bytes` when neither the job nor its session sets it (PROTOCOL.md).
+  static let defaultMaxInlineBytes = 8 << 20
 
   var isFinished: Bool { lifecycle.isFinished }
 
@@ -90,8 +97,8 @@ import FerryWire
       followRedirects: job.followRedirects ?? true, maxRedirects: job.maxRedirects ?? 10,
       progressIntervalMs: job.progressIntervalMs ?? 100,
       wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom, ifRange: validator,
-      acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: Self.tls(session.tls, job.tls),
-      egress: daemon.config.egress, readRoots: daemon.config.readRoots)
+      acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: Self.tls(profile.tls, job.tls),
+      egress: profile.egress, readRoots: profile.readRoots)
   }
 
   /// The session's TLS settings with the job's own over them.

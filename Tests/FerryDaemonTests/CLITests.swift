@@ -48,7 +48,7 @@ import Testing
     // Read both pipes to the end before waiting, so a large body cannot fill a pipe and stall.
     let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
     let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-    let deadline = Clock.ms() + timeoutMs
+    let deadline = Clock.ms() + TestTime.ms(timeoutMs)
     while process.isRunning, Clock.ms() < deadline { usleep(2_000) }
     if process.isRunning {
       process.terminate()
