@@ -163,6 +163,16 @@ import Testing
     #expect(post.error?.code == .transferFailed)
   }
 
+  /// A transfer coding curl was not asked to decode (ferry sends no TE) is left as received.
+  @Test(arguments: ["te-gzip", "te-unknown"])
+  func unrequestedTransferCodingIsDeliveredAsReceived(reply: String) throws {
+    let harness = try EngineHarness()
+    defer { harness.close() }
+    let result = harness.run(harness.request("/raw/\(reply)"))
+    #expect(result.error == nil, "\(String(describing: result.error))")
+    #expect(result.bodyText == "ok")
+  }
+
   @Test func reportsProgressBothWaysWithTheLastCountLast() throws {
     let harness = try EngineHarness()
     defer { harness.close() }
