@@ -2,7 +2,10 @@
 enum HelpText {
   static let exitCodes: String = {
     var s = "Exit status:\n"
-    for code in ExitCode.allCases { s += "  \(code.rawValue)  \(code.meaning)\n" }
+    for code in ExitCode.allCases {
+      let number = String(code.rawValue)
+      s += String(repeating: " ", count: 4 - number.count) + number + "  \(code.meaning)\n"
+    }
     return s
   }()
 
