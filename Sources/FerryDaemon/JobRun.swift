@@ -99,8 +99,17 @@ import FerryWire
       followRedirects: job.followRedirects ?? true, maxRedirects: job.maxRedirects ?? 10,
       progressIntervalMs: job.progressIntervalMs ?? 100,
       wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom, ifRange: validator,
-      acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: profile.tls,
+      acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: Self.tls(profile.tls, job.tls),
       egress: profile.egress, readRoots: profile.readRoots)
+  }
+
+  /// The session's TLS settings with the job's own over them.
+  static func tls(_ session: TLSOptions, _ job: JobTLS?) -> TLSOptions {
+    guard let job else { return session }
+    var tls = session
+    if let ca = job.caFile { tls.caFile = ca }
+    if let insecure = job.insecure { tls.insecure = insecure }
+    return tls
   }
 
   /// Starts the next attempt after `afterMs`.

@@ -33,7 +33,12 @@ public final class OutputFile {
     flags |= resume ? O_APPEND : O_TRUNC
     let fd = Syscalls.retrying { open(part, flags, 0o644) }
     guard fd >= 0 else {
-      throw WireError(.outputFailed, "cannot open \(part): \(Syscalls.describe(errno))", field: "output")
+      let code = errno
+      if code == ENOENT, let slash = path.lastIndex(of: "/") {
+        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        throw WireError(.outputFailed, "the directory \(directory) does not exist", field: "output")
+      }
+      throw WireError(.outputFailed, "cannot open \(part): \(Syscalls.describe(code))", field: "output")
     }
     var st = stat()
     guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {

@@ -16,7 +16,8 @@ extension Transfer {
       return true
     }
     guard RedirectRule.isAllowedScheme(location) else {
-      let error = WireError(.unsupportedScheme, "redirect to a scheme other than http or https")
+      let error = WireError(
+        .unsupportedScheme, RedirectRule.refusedSchemeMessage(RedirectRule.scheme(of: location)))
       finish(.failure(error), metrics: metrics)
       return true
     }
@@ -29,6 +30,23 @@ extension Transfer {
     priorHops = (metrics.connectionsOpened, metrics.timing.total)
     redirectsFollowed += 1
     request = RedirectRule.nextRequest(after: request, status: status, location: location)
+    startNextHop(engine, slot)
+    return true
+  }
+
+  /// curl could not decode the response's Content-Encoding (an unknown coding, or data that
+  /// is not what it says): browsers and caches hand such a body over as received, and so do
+  /// we, by asking again without decoding. Only before any body byte was delivered, and only
+  /// for a method that may be sent twice (RFC 9110 §9.2.2). Returns false when the failure
+  /// stands.
+  func replayUndecoded() -> Bool {
+    guard decodesContent, isHeadDelivered, bodyBytesDelivered == 0, let engine, let slot,
+      RedirectRule.idempotentMethods.contains(request.method)
+    else { return false }
+    let metrics = collectMetrics()
+    priorHops = (metrics.connectionsOpened, metrics.timing.total)
+    decodesContent = false
+    isReplayingUndecoded = true
     startNextHop(engine, slot)
     return true
   }
