@@ -20,7 +20,7 @@ import FerryWire
   /// Kept apart from the framer: `handle` runs while the framer is being mutated.
   let maxLineBytes: Int
   /// Live jobs by the client's id.
-  var jobs: [String: JobRun] = [:]
+  private(set) var jobs: [String: JobRun] = [:]
   /// Ids of this client's jobs that ended, so a late `cancel` of one is ignored, not refused.
   private(set) var endedJobIDs = RecentIDs(capacity: 4096)
   private var nextAutoID = 0
@@ -104,6 +104,11 @@ import FerryWire
       let id = "job-\(nextAutoID)"
       if jobs[id] == nil { return id }
     }
+  }
+
+  /// A job submitted on this connection was accepted: its events come here.
+  func accepted(_ job: JobRun) {
+    jobs[job.id] = job
   }
 
   /// A detached job attached from this connection: its events come here from now on, and the

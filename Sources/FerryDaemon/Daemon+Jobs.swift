@@ -100,7 +100,7 @@ extension Daemon {
       serial: serial, id: id, job: merged, request: request, heldRequestBytes: held, session: session,
       profile: profile, client: client, daemon: self)
     jobs[serial] = run
-    client.jobs[id] = run
+    client.accepted(run)
     if merged.detach == true { registerDetached(run, uid: client.credentials?.uid) }
     perform(actions, known: run)
   }
@@ -181,15 +181,11 @@ extension Daemon {
 
   /// Wakes the job table when a session's `rate` lets the next waiting job start.
   private func armRateTimer(_ name: String, afterMs delay: Int) {
-    guard let session = sessions[name] else { return }
-    if session.rateTimer == nil {
-      session.rateTimer = Timer(loop: loop) { [unowned self] in
-        var actions: [JobTable.Action] = []
-        self.table.rateDue(name, nowMs: self.loop.now(), into: &actions)
-        self.perform(actions)
-      }
+    sessions[name]?.wakeForRate(afterMs: delay) { [unowned self] in
+      var actions: [JobTable.Action] = []
+      self.table.rateDue(name, nowMs: self.loop.now(), into: &actions)
+      self.perform(actions)
     }
-    if session.rateTimer?.isScheduled == false { session.rateTimer?.schedule(afterMs: delay) }
   }
 
   func recordTransfer(_ run: JobRun, metrics: TransferMetrics) {

@@ -15,7 +15,7 @@ import FerryWire
   /// running jobs finish under the profile each holds).
   private(set) var profile: SessionProfile?
   /// Wakes the job table when a `rate` lets the next waiting job start.
-  var rateTimer: Timer?
+  private var rateTimer: Timer?
   /// Whether the session has a `rate`, the one setting that makes its scheduler read the clock.
   private(set) var hasRate: Bool
 
@@ -33,6 +33,13 @@ import FerryWire
     self.profile = profile
     hasRate = profile.config.startIntervalMs != nil
     engine.setPoolLimits(profile.config.poolLimits)
+  }
+
+  /// Calls `due` in `delay` ms, unless the rate timer is already set: the job table asked to
+  /// be woken when the `rate` lets the next waiting job start. The first call's `due` stays.
+  func wakeForRate(afterMs delay: Int, _ due: @escaping @MainActor () -> Void) {
+    if rateTimer == nil { rateTimer = Timer(loop: engine.loop, handler: due) }
+    if rateTimer?.isScheduled == false { rateTimer?.schedule(afterMs: delay) }
   }
 
   /// A reload removed the session: it takes no new jobs.
