@@ -105,6 +105,27 @@ struct JobTableTests {
     #expect(end(&t, 2) == [.start(3)])
   }
 
+  @Test func anUnchangedReloadKeepsALaneBusyAndTheRateClock() {
+    var t = table(["s": .init(maxConcurrent: 5), "r": .init(maxConcurrent: 5, startIntervalMs: 100)])
+    _ = submit(&t, 1, lane: "l")
+    #expect(submit(&t, 2, lane: "l") == [.announceQueued(2, position: 1)])
+    _ = submit(&t, 3, session: "r", nowMs: 1000)
+    _ = submit(&t, 4, session: "r", nowMs: 1010)
+    let same: [String: JobTable.SessionLimits] = [
+      "s": .init(maxConcurrent: 5), "r": .init(maxConcurrent: 5, startIntervalMs: 100),
+    ]
+    #expect(reload(&t, same, nowMs: 1020) == [.armRateTimer(session: "r", afterMs: 80)])
+    #expect(submit(&t, 5, lane: "l") == [.announceQueued(5, position: 2)])
+    var actions: [A] = []
+    t.rateDue("r", nowMs: 1099, into: &actions)
+    #expect(actions == [.armRateTimer(session: "r", afterMs: 1)])
+    actions = []
+    t.rateDue("r", nowMs: 1100, into: &actions)
+    #expect(actions == [.start(4)])
+    #expect(end(&t, 1) == [.start(2)])
+    #expect(end(&t, 2) == [.start(5)])
+  }
+
   @Test func aLargerLimitStartsWaitingJobsInOrderAndASmallerOneWaitsForRunningJobs() {
     var t = table()
     _ = submit(&t, 1)
