@@ -117,7 +117,8 @@ public struct JobTable: Sendable {
     guard !isShuttingDown else {
       return actions.append(.refuse(serial, WireError(.shuttingDown, "the daemon is shutting down")))
     }
-    guard accepts(session: session) else {
+    // One hash of the name for the whole event: the index reaches the scheduler in place.
+    guard let index = schedulers.index(forKey: session), retired.isEmpty || !retired.contains(session) else {
       return actions.append(
         .refuse(serial, WireError(.unknownSession, "no session named \(session)", field: "session")))
     }
@@ -135,7 +136,8 @@ public struct JobTable: Sendable {
             .overloaded, "request bodies of live jobs exceed limits.max_request_bytes; try again later")))
     }
     requestBytesInFlight += held
-    switch schedulers[session]!.submit(serial, lane: lane, nowMs: nowMs) {
+    let (admission, rateDelay) = schedulers.values[index].submitPaced(serial, lane: lane, nowMs: nowMs)
+    switch admission {
     case .start:
       entries[serial] = Entry(
         session: session, lane: lane, phase: .running, client: client, heldRequestBytes: held)
@@ -148,7 +150,7 @@ public struct JobTable: Sendable {
       stats.update(session) { $0.queued += 1 }
       actions.append(.announceQueued(serial, position: position))
     }
-    armRateTimer(session, nowMs: nowMs, into: &actions)
+    if let rateDelay { actions.append(.armRateTimer(session: session, afterMs: rateDelay)) }
   }
 
   /// The job's terminal event was sent: it leaves the table, and what waited for its slot or
@@ -165,19 +167,20 @@ public struct JobTable: Sendable {
       case .cancelled: c.cancelled += 1
       }
     }
-    if entry.phase == .waiting {
-      schedulers[entry.session]?.withdraw(serial)
-    } else if let started = schedulers[entry.session]?.finish(serial, nowMs: nowMs) {
-      begin(started, in: entry.session, into: &actions)
-    }
-    armRateTimer(entry.session, nowMs: nowMs, into: &actions)
+    guard let index = schedulers.index(forKey: entry.session) else { return }
+    let (started, rateDelay) =
+      entry.phase == .waiting
+      ? ([], schedulers.values[index].withdrawPaced(serial, nowMs: nowMs))
+      : schedulers.values[index].finishPaced(serial, nowMs: nowMs)
+    begin(started, in: entry.session, into: &actions)
+    if let rateDelay { actions.append(.armRateTimer(session: entry.session, afterMs: rateDelay)) }
   }
 
   /// A session's `rate` timer fired.
   public mutating func rateDue(_ session: String, nowMs: UInt64, into actions: inout [Action]) {
-    guard let started = schedulers[session]?.startDue(nowMs: nowMs) else { return }
+    guard let (started, rateDelay) = schedulers[session]?.startDuePaced(nowMs: nowMs) else { return }
     begin(started, in: session, into: &actions)
-    armRateTimer(session, nowMs: nowMs, into: &actions)
+    if let rateDelay { actions.append(.armRateTimer(session: session, afterMs: rateDelay)) }
   }
 
   /// Another client (or none) receives the job's events from now on (`attach`, or its detached
@@ -272,6 +275,35 @@ public struct JobTable: Sendable {
     guard let s = schedulers[session], s.startIntervalMs != nil, let delay = s.nextStartDelayMs(nowMs: nowMs)
     else { return }
     actions.append(.armRateTimer(session: session, afterMs: delay))
+  }
+}
+
+/// The scheduler's events with, for each, the delay after which its `rate` lets the next
+/// waiting job start (nil without a rate or when no one waits for it): one access to the
+/// scheduler per event, in place.
+extension SessionScheduler {
+  fileprivate func rateDelay(nowMs: UInt64) -> Int? {
+    startIntervalMs == nil ? nil : nextStartDelayMs(nowMs: nowMs)
+  }
+
+  fileprivate mutating func submitPaced(_ key: UInt64, lane: String?, nowMs: UInt64) -> (Admission, Int?) {
+    let admission = submit(key, lane: lane, nowMs: nowMs)
+    return (admission, rateDelay(nowMs: nowMs))
+  }
+
+  fileprivate mutating func finishPaced(_ key: UInt64, nowMs: UInt64) -> ([UInt64], Int?) {
+    let started = finish(key, nowMs: nowMs)
+    return (started, rateDelay(nowMs: nowMs))
+  }
+
+  fileprivate mutating func withdrawPaced(_ key: UInt64, nowMs: UInt64) -> Int? {
+    withdraw(key)
+    return rateDelay(nowMs: nowMs)
+  }
+
+  fileprivate mutating func startDuePaced(nowMs: UInt64) -> ([UInt64], Int?) {
+    let started = startDue(nowMs: nowMs)
+    return (started, rateDelay(nowMs: nowMs))
   }
 }
 
