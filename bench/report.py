@@ -164,8 +164,8 @@ def deep_queue_table(b1):
     if not deep:
         return []
     shallow = p["tools"]["ferryd"]
-    return ["", f"Deep queue (http): the same jobs with ≤ {b1['deep_window']:,} in flight, so most wait for one "
-            "of the default session's 64 slots (issue 11 aims for deep ÷ shallow ≥ 0.90):", "",
+    return ["", f"Deep queue (http): the same jobs with ≤ {b1['deep_window']:,} in flight, so all past the "
+            "default session's 64 slots wait for one (issue 11 aims for deep ÷ shallow ≥ 0.90):", "",
             "| in flight | requests/s | deep ÷ shallow | ferryd CPU µs per job |", "|---|---|---|---|",
             f"| {b1['in_flight']} | {fmt(shallow['rps'])} | — | {fmt(shallow['cpu_us_per_job'], '', 1)} |",
             f"| {b1['deep_window']:,} | {fmt(deep['rps'])} | {fmt(p['ratios'].get('deep/shallow'), '×', 2)} | "
