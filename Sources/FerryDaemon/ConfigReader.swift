@@ -1,3 +1,4 @@
+import FerrySerializer
 import FerrySession
 import FerryWire
 
@@ -130,7 +131,14 @@ struct ConfigReader {
     for m in extras {
       let field = path + "." + m.key
       switch m.key {
-      case "base_url": session.baseURL = try string(m.value, field)
+      case "base_url":
+        let base = try string(m.value, field)
+        do {
+          _ = try RequestURL.baseOrigin(base)
+        } catch {
+          throw fail(field, error.message)
+        }
+        session.baseURL = base
       case "uri_methods":
         guard case .array(let items) = m.value else { throw fail(field, "expected an array of methods") }
         var methods: Set<String> = []
@@ -150,10 +158,32 @@ struct ConfigReader {
       case "auth": session.defaults.auth = try auth(m.value, field)
       case "rate": session.startIntervalMs = try rate(m.value, field)
       case "proxy": session.proxy = try string(m.value, field)
+      case "auth_origins": session.authOrigins = try origins(m.value, field)
+      case "secret_headers":
+        session.secretHeaders = Set(try strings(m.value, field).map(TextCheck.asciiLowercased))
       default: throw fail(field, "unknown setting")
       }
     }
+    // Credentials with no origin to go to would go wherever a job points them.
+    if session.hasCredentials, session.baseURL == nil, session.authOrigins.isEmpty {
+      throw fail(
+        path + ".auth_origins",
+        "a session with credentials (auth or a secret header) needs base_url or auth_origins")
+    }
     return session
+  }
+
+  /// `auth_origins`: `http(s)://host[:port]` each, nothing after the authority but one `/`.
+  func origins(_ v: JSONValue, _ field: String) throws(ConfigError) -> [URLOrigin] {
+    var out: [URLOrigin] = []
+    for text in try strings(v, field) {
+      let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
+      guard let origin = try? RequestURL.baseOrigin(trimmed),
+        !trimmed.dropFirst(origin.scheme.count + 3).contains(where: { $0 == "/" || $0 == "?" || $0 == "#" })
+      else { throw fail(field, "expected origins such as \"https://api.example.com:8443\", got \(text)") }
+      out.append(origin)
+    }
+    return out
   }
 }
 

@@ -44,11 +44,14 @@ extension Daemon {
       o.append(key: "max_connections", value: .number(JSONNumber(c.maxConnections)))
       var headers = JSONObject()
       for h in c.defaults.headers ?? [] {
-        let secret = Request.isSecretHeader(h.name)
+        let secret = Request.isSecretHeader(h.name, extra: c.secretHeaders)
         headers.append(key: h.name, value: h.value.map { .string(secret ? "<redacted>" : $0) } ?? .null)
       }
       o.append(key: "headers", value: .object(headers))
       o.append(key: "auth", value: c.defaults.auth == nil ? .null : .string("<redacted>"))
+      if let scope = c.credentialScope {
+        o.append(key: "auth_origins", value: .array(scope.origins.map { .string($0.description) }))
+      }
       all.append(key: name, value: .object(o))
     }
     return JSONObject(["sessions": .object(all)])

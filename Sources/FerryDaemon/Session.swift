@@ -28,10 +28,12 @@ import FerryWire
     tls = TLSOptions(
       caFile: config.caFile, pinnedPublicKey: config.pinnedPublicKey, insecure: config.insecure,
       proxy: config.proxy)
-    let settings = SerializerSettings(
+    var settings = SerializerSettings(
       version: FerryVersion.string, baseURL: config.baseURL, uriMethods: config.uriMethods,
       headers: config.defaults.headers ?? [], auth: config.defaults.auth,
       acceptLanguage: environment.acceptLanguage, acceptEncoding: environment.acceptEncoding)
+    settings.credentialScope = config.credentialScope
+    settings.secretHeaders = config.secretHeaders
     serializer = RequestSerializer(
       settings: settings, mimeTypes: environment.mimeTypes,
       files: SystemFileProbe(readRoots: environment.readRoots))

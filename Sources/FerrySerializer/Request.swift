@@ -12,6 +12,11 @@ public struct Request: Sendable, Equatable {
   /// The body, or `nil` for none (which is different from an empty body: a POST with no
   /// parameters has an empty form body).
   public var body: BodyPlan?
+  /// Set when the request carries its session's credentials: the origins they may go to, on
+  /// the first hop and on every redirect. Nil: nothing of the session's is secret here.
+  public var credentialScope: CredentialScope?
+  /// Header names (lower-case) the session marked secret, beyond `Request.isSecretHeader`'s.
+  public var extraSecretHeaders: Set<String> = []
 
   public init(method: String, url: String, headers: [(name: String, value: String)], body: BodyPlan?) {
     self.method = method

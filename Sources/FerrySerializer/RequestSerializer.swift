@@ -53,9 +53,29 @@ public struct RequestSerializer: Sendable {
     }
 
     let headers = try headerFields(job, body: body)
-    let request = Request(
+    var request = Request(
       method: method, url: String(decoding: url.bytes, as: UTF8.self), headers: headers, body: body.plan)
+    request.extraSecretHeaders = settings.secretHeaders
+    if let scope = settings.credentialScope, carriesSessionCredentials(job) {
+      if let denial = scope.denial(for: URLOrigin(request.url)) { throw denial }
+      request.credentialScope = scope
+    }
     return SerializedRequest(request: request, form: body.form)
+  }
+
+  /// Whether the session's credentials survive the job's own headers: its `auth` (unless the
+  /// job brings its own or sets `Authorization`), or any of its secret headers the job does
+  /// not set or remove.
+  func carriesSessionCredentials(_ job: Job) -> Bool {
+    let jobHeaders = job.headers ?? []
+    func jobSets(_ name: String) -> Bool {
+      jobHeaders.contains { TextCheck.equalsIgnoringASCIICase($0.name, name) }
+    }
+    if settings.auth != nil, job.auth == nil, !jobSets("Authorization") { return true }
+    return settings.headers.contains { header in
+      header.value != nil && Request.isSecretHeader(header.name, extra: settings.secretHeaders)
+        && !jobSets(header.name)
+    }
   }
 
   /// The body of `job`, and its parameters in the query of `url` for a uri method.
