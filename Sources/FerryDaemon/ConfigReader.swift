@@ -9,6 +9,8 @@ struct ConfigReader {
   var credentialsDirectory: String?
   /// Relative credential paths resolve here; nil: the directory of `file`.
   var baseDirectory: String?
+  /// The credential files read, so that no job can read them.
+  let credentialFiles = PathList()
 
   func fail(_ field: String, _ reason: String) -> ConfigError {
     ConfigError(file: file, field: field, reason: reason)
@@ -225,11 +227,17 @@ extension ConfigReader {
     }
     for path in candidates {
       guard var text = readSmallFile(path, limit: 64 << 10) else { continue }
+      credentialFiles.paths.append(path)
       while let last = text.last, last.isNewline { text.removeLast() }
       return text
     }
     throw fail(field, "cannot read credential \(name) (looked in: \(candidates.joined(separator: ", ")))")
   }
+}
+
+/// Paths collected while a config is read (a class: the reader is a value passed around).
+final class PathList {
+  var paths: [String] = []
 }
 
 #if canImport(Glibc)

@@ -60,16 +60,9 @@ extension Daemon {
       return
     }
     let request: Request
+    var outputKey: String?
     do throws(WireError) {
-      if let output = merged.output, let roots = config.writeRoots {
-        do {
-          try FileRoots.check(output, within: roots, what: "write_roots")
-        } catch {
-          var e = error
-          e.field = "output"
-          throw e
-        }
-      }
+      if let output = merged.output { outputKey = try outputTarget(output) }
       request = try session.serializer.serialize(merged)
     } catch {
       return fail(error, id: id, client: client)
@@ -89,6 +82,7 @@ extension Daemon {
       client: client, daemon: self)
     jobs[run.serial] = run
     client.jobs[id] = run
+    if let outputKey { outputsInUse[outputKey] = run.serial }
     if merged.detach == true { registerDetached(run, uid: client.credentials?.uid) }
     switch session.scheduler.submit(run.serial, lane: merged.lane, nowMs: schedulerClock(session)) {
     case .start:
@@ -116,6 +110,7 @@ extension Daemon {
   func jobFinished(_ run: JobRun, event: JobEvent) {
     guard jobs.removeValue(forKey: run.serial) != nil else { return }
     requestBytesInFlight -= run.heldRequestBytes
+    releaseOutput(of: run)
     let session = run.session
     let wasWaiting = session.waiting.removeValue(forKey: run.serial) != nil
     stats.update(session.name) { c in

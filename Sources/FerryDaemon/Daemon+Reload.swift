@@ -23,6 +23,7 @@ extension Daemon {
     var replaced: [String: Session] = [:]
     var env = environment
     env.readRoots = next.readRoots
+    env.protectedPaths = next.protectedPaths
     do {
       for (name, sessionConfig) in next.sessions {
         // A session that keeps its name keeps its engine: the pool stays warm and the new

@@ -27,6 +27,8 @@ import FerryWire
   var jobs: [UInt64: JobRun] = [:]
   /// Request body bytes live jobs hold in memory (bounded by `max_request_bytes`).
   var requestBytesInFlight = 0
+  /// Output files live jobs write (`FileRoots.outputTarget`), and which job holds each.
+  var outputsInUse: [String: UInt64] = [:]
   /// Detached jobs by id: running ones, and results waiting for `attach`.
   var detached: [String: DetachedJob] = [:]
   /// Bytes held by results waiting for `attach` (bounded by `max_detached_bytes`).
@@ -56,7 +58,7 @@ import FerryWire
     let env = DaemonEnvironment(
       acceptLanguage: AcceptLanguage(language: environment["LANGUAGE"], lang: environment["LANG"]).value,
       acceptEncoding: curl.encodings.isEmpty ? nil : curl.encodings.joined(separator: ", "),
-      mimeTypes: Self.readMIMETypes(), readRoots: config.readRoots)
+      mimeTypes: Self.readMIMETypes(), readRoots: config.readRoots, protectedPaths: config.protectedPaths)
     self.environment = env
     self.processEnvironment = environment
     do {

@@ -21,7 +21,7 @@ extension JobRun: TransferDelegate {
   /// Opens `<path>.part`; a server that ignored our Range (200, not 206) starts it over.
   private func openOutput(_ path: String, resuming: Bool) {
     do throws(WireError) {
-      output = try OutputFile(path: path, resume: resuming)
+      output = try OutputFile(path: path, resume: resuming, writeRoots: daemon.config.writeRoots)
     } catch {
       abortError = error
     }

@@ -75,7 +75,7 @@ import FerryWire
       let size = (try? SystemFileProbe().size(ofFileAt: path + ".part")) ?? 0
       resumeFrom = size > 0 ? size : nil
     }
-    return TransferSpec(
+    var spec = TransferSpec(
       request: request, connectTimeoutMs: ms(job.connectTimeout) ?? 30_000,
       idleTimeoutMs: ms(job.idleTimeout) ?? 60_000, totalTimeoutMs: ms(job.timeout),
       followRedirects: job.followRedirects ?? true, maxRedirects: job.maxRedirects ?? 10,
@@ -83,6 +83,8 @@ import FerryWire
       wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom,
       acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: session.tls,
       egress: daemon.config.egress, readRoots: daemon.config.readRoots)
+    spec.protectedPaths = daemon.config.protectedPaths
+    return spec
   }
 
   /// Starts the next attempt after `afterMs`.

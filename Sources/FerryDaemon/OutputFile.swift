@@ -1,3 +1,4 @@
+import FerrySession
 import FerryWire
 
 #if canImport(Glibc)
@@ -7,36 +8,67 @@ import FerryWire
 /// Streams a response body to `<path>.part` and renames it to `path` only when the response is
 /// accepted; a rejected or failed transfer removes the partial file (unless resuming).
 ///
+/// The file's directory is opened once and everything after goes through that descriptor
+/// (`openat`, `renameat`, `unlinkat`, with `O_NOFOLLOW`): a directory on the path swapped for a
+/// symlink after the job was accepted cannot redirect the write. With `writeRoots`, the opened
+/// directory itself must lie under one (checked on open and again before the rename).
+///
 /// Writes are plain `write(2)` on the loop thread: page-cache writes of one curl buffer at a time
 /// are short and bounded.
 public final class OutputFile {
   public let path: String
   public var partPath: String { path + ".part" }
+  private let name: String
+  private let directory: Int32
+  private let writeRoots: [String]?
   private var fd: Int32
   private var isOpen = true
+  private var isDirectoryOpen = true
   /// Bytes written by this transfer.
   public private(set) var written: Int64 = 0
   /// Bytes that were already in the partial file when the transfer resumed from it.
   public let resumedFrom: Int64
 
   /// Opens `<path>.part`: truncated, or appended to when `resume` is set and it exists.
-  public init(path: String, resume: Bool) throws(WireError) {
+  public init(path: String, resume: Bool, writeRoots: [String]? = nil) throws(WireError) {
     self.path = path
+    self.writeRoots = writeRoots
+    let name = FileRoots.lastComponent(path)
+    self.name = name
     let part = path + ".part"
+    let dirPath = FileRoots.directoryOf(path) ?? "."
+    let directory = Syscalls.retrying { open(dirPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+    guard directory >= 0 else {
+      throw WireError(.outputFailed, "cannot open \(dirPath): \(Syscalls.describe(errno))", field: "output")
+    }
+    if let writeRoots {
+      do throws(WireError) {
+        try FileRoots.checkOpened(directory, path: path, within: writeRoots, what: "write_roots")
+      } catch {
+        close(directory)
+        var e = error
+        e.field = "output"
+        throw e
+      }
+    }
     // O_NOFOLLOW: write_roots vetted `path`, not `<path>.part`; a symlink planted under that
     // name must not carry the write out of the roots. O_NONBLOCK: a FIFO planted there would
     // block open(2), and the loop with it, until some reader came (regular files ignore it).
     var flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
     flags |= resume ? O_APPEND : O_TRUNC
-    let fd = Syscalls.retrying { open(part, flags, 0o644) }
+    let fd = Syscalls.retrying { openat(directory, name + ".part", flags, 0o644) }
     guard fd >= 0 else {
-      throw WireError(.outputFailed, "cannot open \(part): \(Syscalls.describe(errno))", field: "output")
+      let e = errno
+      close(directory)
+      throw WireError(.outputFailed, "cannot open \(part): \(Syscalls.describe(e))", field: "output")
     }
     var st = stat()
     guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
       close(fd)
+      close(directory)
       throw WireError(.outputFailed, "\(part) is not a regular file", field: "output")
     }
+    self.directory = directory
     self.fd = fd
     resumedFrom = resume ? Int64(st.st_size) : 0
   }
@@ -62,14 +94,25 @@ public final class OutputFile {
     written += Int64(chunk.count)
   }
 
-  /// Closes and renames the partial file into place; returns the file's size.
+  /// Closes and renames the partial file into place, in the directory opened at the start;
+  /// returns the file's size.
   public func commit() throws(WireError) -> Int64 {
     let part = partPath
     let total = resumedFrom + written
     closeFile()
-    guard rename(part, path) == 0 else {
+    defer { closeDirectory() }
+    if let writeRoots {
+      // The directory itself may have been moved out of the roots since it was opened.
+      do throws(WireError) {
+        try FileRoots.checkOpened(directory, path: path, within: writeRoots, what: "write_roots")
+      } catch {
+        unlinkat(directory, name + ".part", 0)
+        throw error
+      }
+    }
+    guard renameat(directory, name + ".part", directory, name) == 0 else {
       let e = errno
-      unlink(part)
+      unlinkat(directory, name + ".part", 0)
       throw WireError(.outputFailed, "cannot rename \(part) to \(path): \(Syscalls.describe(e))")
     }
     return total
@@ -78,7 +121,8 @@ public final class OutputFile {
   /// Closes and removes the partial file, or keeps it for a later resume.
   public func abandon(keepPartial: Bool) {
     closeFile()
-    if !keepPartial { unlink(partPath) }
+    if !keepPartial { unlinkat(directory, name + ".part", 0) }
+    closeDirectory()
   }
 
   private func closeFile() {
@@ -86,7 +130,15 @@ public final class OutputFile {
     isOpen = false
   }
 
-  deinit { closeFile() }
+  private func closeDirectory() {
+    if isDirectoryOpen { close(directory) }
+    isDirectoryOpen = false
+  }
+
+  deinit {
+    closeFile()
+    closeDirectory()
+  }
 }
 
 /// The syscall funnel for the daemon's own few calls: retries EINTR, describes errno.

@@ -36,7 +36,8 @@ import FerryWire
     settings.secretHeaders = config.secretHeaders
     serializer = RequestSerializer(
       settings: settings, mimeTypes: environment.mimeTypes,
-      files: SystemFileProbe(readRoots: environment.readRoots))
+      files: SystemFileProbe(
+        readRoots: environment.readRoots, protected: environment.protectedPaths, requiresRoots: true))
     scheduler = SessionScheduler(maxConcurrent: config.maxConcurrent, startIntervalMs: config.startIntervalMs)
   }
 
@@ -89,6 +90,8 @@ struct DaemonEnvironment: Sendable {
   var acceptEncoding: String?
   var mimeTypes: MIMETypes
   var readRoots: [String]?
+  /// The daemon's config, drop-ins and credentials (`DaemonConfig.protectedPaths`).
+  var protectedPaths: [String] = []
 }
 
 /// The version ferry reports in `User-Agent` and `hello`.

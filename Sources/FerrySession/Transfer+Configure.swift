@@ -230,7 +230,8 @@ extension Transfer {
       body = nil
       return
     }
-    let reader = BodyReader(request.body ?? BodyPlan(segments: []), readRoots: spec.readRoots)
+    let reader = BodyReader(
+      request.body ?? BodyPlan(segments: []), readRoots: spec.readRoots, protected: spec.protectedPaths)
     body = reader
     let length = curl_off_t(reader.length)
     if method == "POST" {
