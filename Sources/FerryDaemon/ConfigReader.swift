@@ -80,6 +80,8 @@ struct ConfigReader {
       case "max_replay_bytes": limits.maxReplayBytes = try int(m.value, field, 0...(1 << 30))
       case "detached_ttl_s": limits.detachedTTLSeconds = try int(m.value, field, 1...(30 * 86_400))
       case "max_detached_bytes": limits.maxDetachedBytes = try int(m.value, field, 0...(1 << 34))
+      case "max_inline_bytes": limits.maxInlineBytes = try int(m.value, field, 0...(1 << 40))
+      case "max_inline_total_bytes": limits.maxInlineTotalBytes = try int(m.value, field, 0...(1 << 42))
       default: throw fail(field, "unknown setting")
       }
     }

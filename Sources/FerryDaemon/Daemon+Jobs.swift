@@ -54,7 +54,15 @@ extension Daemon {
     guard jobs.count < config.limits.maxJobs, client.jobs.count < config.limits.maxJobsPerConnection else {
       return fail(WireError(.overloaded, "too many jobs in flight; try again later"), id: id, client: client)
     }
-    let merged = session.merged(job)
+    var merged = session.merged(job)
+    if let wanted = merged.maxInlineBytes, wanted > config.limits.maxInlineBytes {
+      return fail(
+        WireError.invalidJob(
+          "max_inline_bytes",
+          "max_inline_bytes may be at most \(config.limits.maxInlineBytes) (limits.max_inline_bytes)"),
+        id: id, client: client)
+    }
+    merged.maxInlineBytes = merged.maxInlineBytes ?? min(8 << 20, config.limits.maxInlineBytes)
     if merged.detach == true, isDetachedIDTaken(id) {
       client.send(.error(WireError(.duplicateID, "a detached job with id \(id) exists"), id: id))
       return
@@ -68,7 +76,7 @@ extension Daemon {
       return fail(error, id: id, client: client)
     }
     // Job counts alone do not bound memory: many queued jobs with big inline bodies would.
-    let held = request.body?.inMemoryBytes ?? 0
+    let held = (request.body?.inMemoryBytes ?? 0) + request.url.utf8.count
     guard requestBytesInFlight + held <= config.limits.maxRequestBytes else {
       return fail(
         WireError(
@@ -111,6 +119,7 @@ extension Daemon {
     guard jobs.removeValue(forKey: run.serial) != nil else { return }
     requestBytesInFlight -= run.heldRequestBytes
     releaseOutput(of: run)
+    inlineBytesHeld -= run.collector.keptBytes
     let session = run.session
     let wasWaiting = session.waiting.removeValue(forKey: run.serial) != nil
     stats.update(session.name) { c in

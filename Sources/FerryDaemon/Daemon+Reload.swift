@@ -24,6 +24,7 @@ extension Daemon {
     var env = environment
     env.readRoots = next.readRoots
     env.protectedPaths = next.protectedPaths
+    env.maxRequestBytes = next.limits.maxRequestBytes
     do {
       for (name, sessionConfig) in next.sessions {
         // A session that keeps its name keeps its engine: the pool stays warm and the new

@@ -29,6 +29,8 @@ import FerryWire
   var requestBytesInFlight = 0
   /// Output files live jobs write (`FileRoots.outputTarget`), and which job holds each.
   var outputsInUse: [String: UInt64] = [:]
+  /// Inline response body bytes live jobs hold (bounded by `max_inline_total_bytes`).
+  var inlineBytesHeld = 0
   /// Detached jobs by id: running ones, and results waiting for `attach`.
   var detached: [String: DetachedJob] = [:]
   /// Bytes held by results waiting for `attach` (bounded by `max_detached_bytes`).
@@ -55,10 +57,11 @@ import FerryWire
     self.curl = CurlFeatures.current()
     self.startedAtMs = loop.now()
     self.notifier = SystemdNotifier(environment: environment)
-    let env = DaemonEnvironment(
+    var env = DaemonEnvironment(
       acceptLanguage: AcceptLanguage(language: environment["LANGUAGE"], lang: environment["LANG"]).value,
       acceptEncoding: curl.encodings.isEmpty ? nil : curl.encodings.joined(separator: ", "),
       mimeTypes: Self.readMIMETypes(), readRoots: config.readRoots, protectedPaths: config.protectedPaths)
+    env.maxRequestBytes = config.limits.maxRequestBytes
     self.environment = env
     self.processEnvironment = environment
     do {

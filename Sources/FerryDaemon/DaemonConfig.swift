@@ -51,6 +51,11 @@ public struct DaemonConfig: Sendable {
     public var detachedTTLSeconds = 3_600
     /// Bytes all such waiting results may hold; past it the oldest are forgotten.
     public var maxDetachedBytes = 64 << 20
+    /// The largest `max_inline_bytes` a job may ask for; a larger one is `invalid_job`.
+    public var maxInlineBytes = 64 << 20
+    /// Inline response bodies all live jobs may hold together; a job whose body would take
+    /// more fails `response_too_large`.
+    public var maxInlineTotalBytes = 256 << 20
 
     public init() {}
   }

@@ -43,6 +43,15 @@ extension JobRun: TransferDelegate {
     collector.append(bytes)
     countedBodyBytes += collector.keptBytes - before
     client?.bodyBytesChanged(by: collector.keptBytes - before)
+    daemon.inlineBytesHeld += collector.keptBytes - before
+    if daemon.inlineBytesHeld > daemon.config.limits.maxInlineTotalBytes, job.output == nil {
+      let error = WireError(
+        .responseTooLarge,
+        "inline bodies of live jobs would exceed limits.max_inline_total_bytes; use output to stream it to a file"
+      )
+      abortError = error
+      return .abort(error)
+    }
     if collector.isOverLimit, job.output == nil {
       let error = WireError(
         .responseTooLarge,
@@ -84,11 +93,22 @@ extension JobRun: TransferDelegate {
     let delay = plan.delayMs(
       afterAttempt: lifecycle.attempt, retryAfter: head?.header("retry-after"), nowSeconds: time(nil),
       random: { Int.random(in: 0...$0) })
+    if let left = remainingTimeoutMs(), delay >= left {
+      // The wait (a server's Retry-After, or the backoff) would outlast the job's timeout.
+      output?.abandon(keepPartial: job.resume == true)
+      output = nil
+      let error = WireError(
+        .timeout, "the job's timeout ends in \(left) ms, before the next attempt (in \(delay) ms)",
+        timer: "total")
+      finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt)))
+      return true
+    }
     // What this attempt collected is not the job's answer.
     output?.abandon(keepPartial: job.resume == true)
     output = nil
     client?.bodyBytesChanged(by: -countedBodyBytes)
     countedBodyBytes = 0
+    daemon.inlineBytesHeld -= collector.keptBytes
     collector = ResponseCollector(mode: collector.mode, maxInlineBytes: collector.maxInlineBytes)
     head = nil
     lifecycle.attemptWillRetry()

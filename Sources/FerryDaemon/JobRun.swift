@@ -25,6 +25,9 @@ import FerryWire
   let enqueuedAtMs: UInt64
   /// Waits out a retry's backoff.
   var retryTimer: Timer?
+  /// When the first attempt started: the whole-job `timeout` runs from here, across retries
+  /// and their waits.
+  var firstStartMs: UInt64?
   /// Body bytes of this job counted in the client's budget.
   var countedBodyBytes = 0
   /// Request body bytes this job holds in memory, counted in the daemon's
@@ -62,6 +65,7 @@ import FerryWire
   /// The session granted a slot: start the first attempt.
   func start() {
     guard !isFinished else { return }
+    if firstStartMs == nil { firstStartMs = daemon.loop.now() }
     if let seq = lifecycle.attemptStarted() {
       emit(seq, .started(attempt: lifecycle.attempt, method: request.method, url: request.url))
     }
@@ -77,7 +81,7 @@ import FerryWire
     }
     var spec = TransferSpec(
       request: request, connectTimeoutMs: ms(job.connectTimeout) ?? 30_000,
-      idleTimeoutMs: ms(job.idleTimeout) ?? 60_000, totalTimeoutMs: ms(job.timeout),
+      idleTimeoutMs: ms(job.idleTimeout) ?? 60_000, totalTimeoutMs: remainingTimeoutMs(),
       followRedirects: job.followRedirects ?? true, maxRedirects: job.maxRedirects ?? 10,
       progressIntervalMs: job.progressIntervalMs ?? 100,
       wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom,
@@ -85,6 +89,14 @@ import FerryWire
       egress: daemon.config.egress, readRoots: daemon.config.readRoots)
     spec.protectedPaths = daemon.config.protectedPaths
     return spec
+  }
+
+  /// What is left of the whole-job `timeout` (at least 1 ms), or nil without one.
+  func remainingTimeoutMs() -> Int? {
+    guard let seconds = job.timeout else { return nil }
+    let total = max(1, Int((seconds * 1000).rounded(.up)))
+    guard let first = firstStartMs else { return total }
+    return max(1, total - Int(daemon.loop.now() - first))
   }
 
   /// Starts the next attempt after `afterMs`.

@@ -34,6 +34,7 @@ import FerryWire
       acceptLanguage: environment.acceptLanguage, acceptEncoding: environment.acceptEncoding)
     settings.credentialScope = config.credentialScope
     settings.secretHeaders = config.secretHeaders
+    settings.maxRequestBytes = environment.maxRequestBytes
     serializer = RequestSerializer(
       settings: settings, mimeTypes: environment.mimeTypes,
       files: SystemFileProbe(
@@ -92,6 +93,8 @@ struct DaemonEnvironment: Sendable {
   var readRoots: [String]?
   /// The daemon's config, drop-ins and credentials (`DaemonConfig.protectedPaths`).
   var protectedPaths: [String] = []
+  /// `limits.max_request_bytes`: parameters flattening past it are refused before built.
+  var maxRequestBytes: Int?
 }
 
 /// The version ferry reports in `User-Agent` and `hello`.

@@ -44,6 +44,7 @@ public struct RequestSerializer: Sendable {
     guard let urlText = job.url else { throw WireError.invalidJob("url", "url is required") }
     var url = try RequestURL.resolve(urlText, base: base)
     let isURIMethod = settings.uriMethods.contains(method)
+    try checkAmplification(job, isURIMethod: isURIMethod, urlBytes: url.bytes.count)
     let body: EncodedBody
     if !isURIMethod, job.encoding == .json, job.body == nil, job.parts == nil, let text = job.parametersJSON {
       // The client's own compact JSON, which is what JSONWriter would make of the tree.
@@ -61,6 +62,20 @@ public struct RequestSerializer: Sendable {
       request.credentialScope = scope
     }
     return SerializedRequest(request: request, form: body.form)
+  }
+
+  /// Refuses parameters whose flattened form (query string, form body, multipart fields) with
+  /// the URL would pass `maxRequestBytes`, counting first so that nothing that large is built.
+  /// A JSON body is the client's own compact text or the tree written back: no amplification.
+  func checkAmplification(_ job: Job, isURIMethod: Bool, urlBytes: Int) throws(WireError) {
+    guard let limit = settings.maxRequestBytes else { return }
+    if !isURIMethod, job.encoding == .json, job.parts == nil { return }
+    guard let parameters = Parameters(job) else { return }
+    let size = urlBytes + parameters.flattenedSize(arrayEncoding: job.arrayEncoding ?? .brackets)
+    guard size > limit else { return }
+    throw WireError.invalidJob(
+      "parameters",
+      "the parameters would make a request of \(size) bytes, more than limits.max_request_bytes (\(limit))")
   }
 
   /// Whether the session's credentials survive the job's own headers: its `auth` (unless the

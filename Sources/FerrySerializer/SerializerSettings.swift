@@ -22,6 +22,10 @@ public struct SerializerSettings: Sendable, Equatable {
   public var credentialScope: CredentialScope?
   /// Header names (lower-case) the session marked secret, beyond the default ones.
   public var secretHeaders: Set<String> = []
+  /// The most bytes a serialized request may hold in memory (URL, query string, in-memory
+  /// body); parameters that would flatten past it are refused before they are built. Nil: no
+  /// limit.
+  public var maxRequestBytes: Int?
 
   /// AFHTTPRequestSerializer's `HTTPMethodsEncodingParametersInURI`.
   public static let defaultURIMethods: Set<String> = ["GET", "HEAD", "DELETE"]
