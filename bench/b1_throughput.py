@@ -13,6 +13,9 @@ import shutil
 from harness import BenchError, rotated, summary, timed
 
 TOOLS = ["ferryd", "curl", "aiohttp", "wrk"]
+# The deep queue: ferryd alone with `deep_window` jobs unanswered, so most of them wait for one
+# of the default session's 64 slots; compared with the shallow window within each repetition.
+DEEP = "ferryd-deep"
 
 
 def probe_ferry_version(daemon, url):
@@ -24,10 +27,10 @@ def probe_ferry_version(daemon, url):
     return last.get("http_version")
 
 
-def run_ferry(ctx, daemon, url, n):
+def run_ferry(ctx, daemon, url, n, window=None):
     cpu_before = daemon.cpu_seconds()
     seconds, out, client_cpu = timed(
-        [os.path.join(ctx.products, "ferry-bench-client"), daemon.socket, url, str(n), str(ctx.window)])
+        [os.path.join(ctx.products, "ferry-bench-client"), daemon.socket, url, str(n), str(window or ctx.window)])
     daemon_cpu = daemon.cpu_seconds() - cpu_before
     fields = dict(item.split("=", 1) for item in out.split())
     if int(fields["done"]) != n:
@@ -89,16 +92,20 @@ def run(ctx, daemon):
     """All of B1 against a warm `daemon`; returns the B1 section of the results."""
     tools = [t for t in TOOLS if (t != "aiohttp" or ctx.venv_python) and (t != "wrk" or shutil.which("wrk"))]
     skipped = [t for t in TOOLS if t not in tools]
-    section = {"n": ctx.b1_jobs, "in_flight": ctx.window, "reps": ctx.reps, "skipped": skipped, "protocols": {}}
+    section = {"n": ctx.b1_jobs, "in_flight": ctx.window, "reps": ctx.reps, "skipped": skipped, "protocols": {},
+               "deep_window": ctx.deep_window}
     for scheme in ("http", "https"):
         url = ctx.nginx.url(scheme, "/small")
         versions = {"ferryd": probe_ferry_version(daemon, url)}
-        per_tool = {t: [] for t in tools}
+        scheme_tools = tools + [DEEP] if scheme == "http" else tools
+        per_tool = {t: [] for t in scheme_tools}
         for rep in range(ctx.reps):
-            for tool in rotated(tools, rep):
+            for tool in rotated(scheme_tools, rep):
                 ctx.log(f"B1 {scheme} rep {rep + 1}/{ctx.reps}: {tool}")
                 if tool == "ferryd":
                     result = run_ferry(ctx, daemon, url, ctx.b1_jobs)
+                elif tool == DEEP:
+                    result = run_ferry(ctx, daemon, url, ctx.b1_jobs, ctx.deep_window)
                 elif tool == "curl":
                     result = run_curl(ctx, scheme, url, ctx.b1_jobs)
                 elif tool == "aiohttp":
@@ -121,8 +128,13 @@ def summarize(per_tool, versions):
         if errors:
             out["tools"][tool]["errors"] = errors
     ferry = per_tool["ferryd"]
-    out["tools"]["ferryd"]["cpu_us_per_job"] = summary([r["cpu_us_per_job"] for r in ferry])
-    out["tools"]["ferryd"]["client_cpu_share"] = summary([r["client_cpu_share"] for r in ferry])
+    for tool in ("ferryd", DEEP):
+        if tool in per_tool:
+            out["tools"][tool]["cpu_us_per_job"] = summary([r["cpu_us_per_job"] for r in per_tool[tool]])
+            out["tools"][tool]["client_cpu_share"] = summary([r["client_cpu_share"] for r in per_tool[tool]])
+            versions.setdefault(tool, versions.get("ferryd"))
+    if DEEP in per_tool:
+        out["ratios"]["deep/shallow"] = summary([d["rps"] / f["rps"] for d, f in zip(per_tool[DEEP], ferry)])
     for peer in ("curl", "aiohttp", "wrk"):
         if peer in per_tool:
             out["ratios"][f"ferryd/{peer}"] = summary(

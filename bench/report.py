@@ -135,6 +135,8 @@ def b1_tables(r):
               "|---|---|---|---|---|---|"]
     for scheme, p in b1["protocols"].items():
         for tool, t in p["tools"].items():
+            if tool == "ferryd-deep":
+                continue
             ratio = "—" if tool == "ferryd" else fmt(p["ratios"].get(f"ferryd/{tool}"), "×", 2)
             lines.append(f"| {scheme} | {tool} | {p['http_versions'].get(tool)} | {fmt(t['rps'])} | {ratio} | "
                          f"{fmt(t['cpu_us_per_request'], '', 1)} |")
@@ -151,7 +153,23 @@ def b1_tables(r):
     for scheme, p in b1["protocols"].items():
         f = p["tools"]["ferryd"]
         lines.append(f"| {scheme} | {fmt(f['cpu_us_per_job'], '', 1)} | {fmt(f['client_cpu_share'], '', 2)} |")
+    lines += deep_queue_table(b1)
     return lines
+
+
+def deep_queue_table(b1):
+    """ferryd with most jobs waiting for a slot against the shallow window, same repetitions."""
+    p = b1["protocols"].get("http", {})
+    deep = p.get("tools", {}).get("ferryd-deep")
+    if not deep:
+        return []
+    shallow = p["tools"]["ferryd"]
+    return ["", f"Deep queue (http): the same jobs with ≤ {b1['deep_window']:,} in flight, so most wait for one "
+            "of the default session's 64 slots (issue 11 aims for deep ÷ shallow ≥ 0.90):", "",
+            "| in flight | requests/s | deep ÷ shallow | ferryd CPU µs per job |", "|---|---|---|---|",
+            f"| {b1['in_flight']} | {fmt(shallow['rps'])} | — | {fmt(shallow['cpu_us_per_job'], '', 1)} |",
+            f"| {b1['deep_window']:,} | {fmt(deep['rps'])} | {fmt(p['ratios'].get('deep/shallow'), '×', 2)} | "
+            f"{fmt(deep['cpu_us_per_job'], '', 1)} |"]
 
 
 def b2_b3_tables(r):

@@ -27,9 +27,9 @@ import b4_scale  # noqa: E402
 import report  # noqa: E402
 from harness import BENCH_DIR, BenchError, Daemon, Nginx, raise_nofile  # noqa: E402
 
-FULL = {"reps": 5, "b1_jobs": 20_000, "window": 50, "wrk_seconds": 3, "b2_runs": 60, "b2_warmup": 5,
+FULL = {"reps": 5, "b1_jobs": 20_000, "window": 50, "deep_window": 1000, "wrk_seconds": 3, "b2_runs": 60, "b2_warmup": 5,
         "b3_bytes": 256 << 20, "b4_jobs": 10_000, "b4_connections": 1000}
-SMOKE = {"reps": 1, "b1_jobs": 200, "window": 50, "wrk_seconds": 1, "b2_runs": 5, "b2_warmup": 1,
+SMOKE = {"reps": 1, "b1_jobs": 200, "window": 50, "deep_window": 100, "wrk_seconds": 1, "b2_runs": 5, "b2_warmup": 1,
          "b3_bytes": 8 << 20, "b4_jobs": 500, "b4_connections": 100}
 
 

@@ -30,6 +30,7 @@ extension ArgumentParser {
     case .raw: r.rawBody = .text(value)
     case .bodyFile: r.rawBody = .file(try nonEmpty(value, name))
     case .auth: r.auth = try basicAuth(value)
+    case .authType: r.usesDigest = try authType(value) == "digest"
     case .bearer: r.auth = .bearer(try nonEmpty(value, name))
     case .session: r.session = try nonEmpty(value, name)
     case .output: r.output = try nonEmpty(value, name)
@@ -44,6 +45,7 @@ extension ArgumentParser {
     case .arrayEncoding: r.arrayEncoding = try arrayEncoding(value)
     case .include: r.includeHeaders = true
     case .verbose: r.verbose = true
+    case .ignoreStdin: r.ignoresStdin = true
     case .socket, .help, .version: break
     }
   }
@@ -65,12 +67,23 @@ extension ArgumentParser {
     throw UsageError("-H '\(value)': expected 'Name: value'", topic: .request)
   }
 
-  /// `USER:PASSWORD`; the password may hold colons, the user may not (RFC 7617).
+  /// `USER:PASSWORD`; the password may hold colons, the user may not (RFC 7617). `USER` alone
+  /// means: ask for the password on the terminal.
   private static func basicAuth(_ value: String) throws(UsageError) -> AuthChoice {
-    guard let colon = value.firstIndex(of: ":"), colon != value.startIndex else {
-      throw UsageError("--auth needs USER:PASSWORD", topic: .request)
+    guard let colon = value.firstIndex(of: ":") else {
+      guard !value.isEmpty else { throw UsageError("--auth needs USER[:PASSWORD]", topic: .request) }
+      return .basicAskingPassword(username: value)
     }
+    guard colon != value.startIndex else { throw UsageError("--auth needs USER[:PASSWORD]", topic: .request) }
     return .basic(username: String(value[..<colon]), password: String(value[value.index(after: colon)...]))
+  }
+
+  /// HTTPie's `-A basic|digest`.
+  private static func authType(_ value: String) throws(UsageError) -> String {
+    guard value == "basic" || value == "digest" else {
+      throw UsageError("--auth-type '\(value)': expected basic or digest", topic: .request)
+    }
+    return value
   }
 
   /// A positive number of seconds, at most a year (the daemon's bound).

@@ -73,6 +73,10 @@ public struct RequestOptions: Sendable, Equatable {
   public var arrayEncoding: String?
   public var includeHeaders = false
   public var verbose = false
+  /// `--ignore-stdin`: never read a piped stdin as the body.
+  public var ignoresStdin = false
+  /// `-A digest`: `-a` credentials are for HTTP Digest rather than Basic.
+  public var usesDigest = false
 
   public init(method: String?, url: String) {
     self.method = method
@@ -92,14 +96,17 @@ public enum EncodingChoice: String, Sendable, Equatable {
   case json, form, multipart
 }
 
-/// `--raw TEXT` or `--body-file PATH`: a body sent as it is.
+/// `--raw TEXT` or `--body-file PATH`: a body sent as it is (or a piped stdin's bytes).
 public enum RawBodyChoice: Sendable, Equatable {
   case text(String)
   case file(String)
+  case bytes([UInt8])
 }
 
-/// `-a USER:PASSWORD` or `--bearer TOKEN`.
+/// `-a USER:PASSWORD` or `--bearer TOKEN`; `-a USER` alone asks for the password on the
+/// terminal, as curl does.
 public enum AuthChoice: Sendable, Equatable {
   case basic(username: String, password: String)
   case bearer(String)
+  case basicAskingPassword(username: String)
 }

@@ -1,7 +1,7 @@
 /// The options `ferry` understands, their spellings, and where they apply.
 enum CommandOption: Sendable, CaseIterable {
-  case header, json, form, multipart, raw, bodyFile, auth, bearer, session, output, resume, timeout
-  case lane, detach, id, acceptStatus, noFollow, retry, arrayEncoding, include, verbose
+  case header, json, form, multipart, raw, bodyFile, auth, authType, bearer, session, output, resume, timeout
+  case lane, detach, id, acceptStatus, noFollow, retry, arrayEncoding, include, verbose, ignoreStdin
   case socket, help, version
 
   /// Which commands an option makes sense for; others refuse it rather than ignore it.
@@ -18,7 +18,9 @@ enum CommandOption: Sendable, CaseIterable {
   /// Whether the option takes the next word (or `=value`) as its value.
   var takesValue: Bool {
     switch self {
-    case .json, .form, .multipart, .resume, .detach, .noFollow, .include, .verbose, .help, .version: false
+    case .json, .form, .multipart, .resume, .detach, .noFollow, .include, .verbose, .ignoreStdin, .help,
+      .version:
+      false
     default: true
     }
   }
@@ -33,8 +35,11 @@ enum CommandOption: Sendable, CaseIterable {
     case .raw: ["--raw"]
     case .bodyFile: ["--body-file"]
     case .auth: ["-a", "--auth"]
+    case .authType: ["-A", "--auth-type"]
     case .bearer: ["--bearer"]
-    case .session: ["-s", "--session"]
+    // No `-s`: it is curl's --silent (and HTTPie's --style); a short option never means
+    // something else than in curl or HTTPie.
+    case .session: ["--session"]
     case .output: ["-o", "--output"]
     case .resume: ["--resume"]
     case .timeout: ["--timeout"]
@@ -47,6 +52,7 @@ enum CommandOption: Sendable, CaseIterable {
     case .arrayEncoding: ["--array-encoding"]
     case .include: ["-i", "--include"]
     case .verbose: ["-v", "--verbose"]
+    case .ignoreStdin: ["--ignore-stdin"]
     case .socket: ["--socket"]
     case .help: ["-h", "--help"]
     case .version: ["--version"]

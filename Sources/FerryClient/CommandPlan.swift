@@ -36,7 +36,8 @@ public enum CommandPlan: Sendable, Equatable {
       context.events = options.detach ? .all : .forResponse(progress: terminals.stderr)
       let job = try JobBuilder.build(options, context: context)
       var settings = settings(options.detach ? .detached : .response, job: job, terminals: terminals)
-      settings.includeHeaders = options.includeHeaders
+      // A HEAD answer is all head: print it, as `curl -I` does.
+      settings.includeHeaders = options.includeHeaders || job["method"]?.stringValue == "HEAD"
       settings.verbose = options.verbose && !options.detach
       let explain = settings.verbose ? [line(["op": "explain", "job": .object(job)])] : []
       return .converse(lines: explain + [line(.object(job))], settings: settings)

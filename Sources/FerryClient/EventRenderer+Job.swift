@@ -14,7 +14,8 @@ extension EventRenderer {
     case "progress": return Rendering(progress: Self.progress(event))
     case "done": return response(event, exit: .success)
     case "failed":
-      var r = event["status"] == nil ? Rendering(exit: .failed) : response(event, exit: .failed)
+      let exit = ExitCode.forFailure(event)
+      var r = event["status"] == nil ? Rendering(exit: exit) : response(event, exit: exit)
       r.stderr.append(contentsOf: ResponsePrinter.errorLine(event["error"]?.objectValue).utf8)
       return r
     case "cancelled":

@@ -97,7 +97,9 @@ public struct EventRenderer {
     guard isOurs || name == "error" else { return Rendering() }
     var r = Rendering(stdout: line + [0x0A])
     if name == "error" { r.exit = .failed }
-    if isOurs, let code = Self.exitCode(ofTerminal: name) { r.exit = code }
+    if isOurs, let code = Self.exitCode(ofTerminal: name) {
+      r.exit = name == "failed" ? ExitCode.forFailure(event) : code
+    }
     return r
   }
 

@@ -59,7 +59,8 @@ enum HelpText {
       name@file        file part (makes the body multipart); name@file;type=image/png
     On GET, HEAD and DELETE, fields and query parameters go into the query string (the daemon's
     serializer places them); on other methods fields make the body and query parameters are
-    appended to the URL. A repeated name becomes an array.
+    appended to the URL. A repeated name becomes an array (a=1&a=2 in queries and forms).
+    A piped stdin is the body of POST, PUT and PATCH when nothing else is.
 
     Body:
       -j, --json           fields as a JSON object (the default when there are fields)
@@ -69,10 +70,13 @@ enum HelpText {
       --array-encoding brackets|repeat|indexed   arrays in query strings and forms
     Request:
       -H, --header 'Name: value'   a header, as curl takes it
-      -a, --auth USER:PASSWORD     basic auth;  --bearer TOKEN  bearer auth
-      -s, --session NAME           a session from the daemon's config
+      -a, --auth USER[:PASSWORD]   basic auth (asks for the password when left out)
+      -A, --auth-type basic|digest digest sends -a's credentials as HTTP Digest
+      --bearer TOKEN               bearer auth
+      --session NAME               a session from the daemon's config
+      --ignore-stdin               do not send a piped stdin as the body (POST, PUT, PATCH)
       --timeout SECONDS            limit for the whole transfer
-      --no-follow                  do not follow redirects
+      --no-follow                  do not follow redirects (a 3xx is then a response, exit 0)
       --retry N                    retry connection failures and 408/429/5xx up to N times
       --accept-status LIST         statuses that count as success, e.g. 200-299,404
       --lane NAME                  run one at a time with the lane's other jobs

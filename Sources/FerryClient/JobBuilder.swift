@@ -12,6 +12,7 @@ public enum JobBuilder {
 
   /// The job object, members in a fixed order.
   public static func build(_ r: RequestOptions, context: JobContext) throws(UsageError) -> JSONObject {
+    var r = r
     let data = r.items.filter(\.isData)
     let files = r.items.compactMap { item -> (String, String, String?)? in
       if case .file(let name, let path, let type) = item { return (name, path, type) }
@@ -26,13 +27,19 @@ public enum JobBuilder {
         "file parts need a multipart body: use --form or --multipart, not --json", topic: .request)
     }
     let method = r.method ?? (data.isEmpty && r.rawBody == nil ? "GET" : "POST")
+    // As HTTPie: a piped stdin is the body of a method that carries one, when nothing else is.
+    if stdinMayBeBody.contains(method), data.isEmpty, files.isEmpty, r.rawBody == nil, !r.ignoresStdin,
+      let bytes = context.readStdin(), !bytes.isEmpty
+    {
+      r.rawBody = .bytes(bytes)
+    }
     let queryInParameters = uriMethods.contains(method) && files.isEmpty && r.rawBody == nil
     let fieldItems = r.items.filter { item in
       if case .file = item { return false }
       if case .query = item { return queryInParameters }
       return item.isData
     }
-    let parameters = try merge(fieldItems, context: context)
+    let (parameters, hasRepeats) = try merge(fieldItems, context: context)
     var url = r.url
     if !queryInParameters {
       url = QueryEscaping.append(queryPairs(r.items), to: url)
@@ -51,14 +58,19 @@ public enum JobBuilder {
     {
       job.append(key: "encoding", value: .string(encoding))
     }
-    if let arrays = r.arrayEncoding { job.append(key: "array_encoding", value: .string(arrays)) }
+    // A repeated name (`a==1 a==2`) goes as HTTPie sends it, `a=1&a=2`, not `a[]=1&a[]=2`.
+    let repeats = hasRepeats && (queryInParameters || r.encoding == .form) ? "repeat" : nil
+    if let arrays = r.arrayEncoding ?? repeats { job.append(key: "array_encoding", value: .string(arrays)) }
     if !files.isEmpty {
       job.append(
         key: "parts", value: .array(files.map { part(name: $0.0, path: $0.1, type: $0.2, context: context) }))
     }
-    appendTransferFields(r, context: context, to: &job)
+    try appendTransferFields(r, context: context, to: &job)
     return job
   }
+
+  /// Methods whose body a piped stdin becomes; GET and HEAD never read it.
+  static let stdinMayBeBody: Set<String> = ["POST", "PUT", "PATCH"]
 
   /// The encoding to name in the job, or nil to leave the daemon's default.
   private static func encoding(_ r: RequestOptions, hasFiles: Bool, hasBodyFields: Bool) -> String? {
@@ -69,23 +81,27 @@ public enum JobBuilder {
 
   /// Body, auth, limits, output and delivery fields, after the request's own.
   private static func appendTransferFields(_ r: RequestOptions, context: JobContext, to job: inout JSONObject)
+    throws(UsageError)
   {
     switch r.rawBody {
     case .text(let text): job.append(key: "body", value: ["text": .string(text)])
     case .file(let path): job.append(key: "body", value: ["file": .string(context.absolute(path))])
+    case .bytes(let bytes):
+      if let text = String(validating: bytes, as: UTF8.self), !bytes.contains(0) {
+        job.append(key: "body", value: ["text": .string(text)])
+      } else {
+        var encoded: [UInt8] = []
+        Base64.encode(bytes, into: &encoded)
+        job.append(key: "body", value: ["base64": .string(String(decoding: encoded, as: UTF8.self))])
+      }
     case nil: break
     }
-    switch r.auth {
-    case .basic(let user, let password):
-      job.append(key: "auth", value: ["basic": ["username": .string(user), "password": .string(password)]])
-    case .bearer(let token): job.append(key: "auth", value: ["bearer": .string(token)])
-    case nil: break
-    }
+    if let auth = try credentials(r, context: context) { job.append(key: "auth", value: auth) }
     if let timeout = r.timeout {
       job.append(key: "timeout", value: .number(JSONNumber(validatedText: timeout.text)))
     }
     if !r.followRedirects { job.append(key: "follow_redirects", value: false) }
-    if let ranges = r.acceptStatus {
+    if let ranges = r.acceptStatus ?? defaultAcceptStatus(r) {
       let status: [JSONValue] = ranges.map { range in
         range.count == 1
           ? .number(JSONNumber(range.lowerBound))
@@ -108,9 +124,45 @@ public enum JobBuilder {
     if r.detach { job.append(key: "detach", value: true) }
   }
 
+  /// The job's `auth`, asking for a password `-a USER` left out.
+  private static func credentials(_ r: RequestOptions, context: JobContext) throws(UsageError) -> JSONValue? {
+    let username: String
+    let password: String
+    switch r.auth {
+    case nil: return nil
+    case .bearer(let token): return ["bearer": .string(token)]
+    case .basic(let user, let pass): (username, password) = (user, pass)
+    case .basicAskingPassword(let user):
+      guard let answer = context.askPassword("Enter host password for user '\(user)':") else {
+        throw UsageError(
+          "-a \(user) without :PASSWORD needs a terminal to ask the password on; give -a USER:PASSWORD",
+          topic: .request)
+      }
+      (username, password) = (user, answer)
+    }
+    return [
+      r.usesDigest ? "digest" : "basic": ["username": .string(username), "password": .string(password)]
+    ]
+  }
+
+  /// Without `--accept-status`: a redirect asked not to be followed (`--no-follow`) is a
+  /// response, and so is a 304 answering the request's own `If-None-Match` or
+  /// `If-Modified-Since`; nil keeps the daemon's 200–299.
+  private static func defaultAcceptStatus(_ r: RequestOptions) -> [ClosedRange<Int>]? {
+    let isConditional = r.items.contains { item in
+      guard case .header(let name, let value?) = item, !value.isEmpty else { return false }
+      let lower = name.lowercased()
+      return lower == "if-none-match" || lower == "if-modified-since"
+    }
+    if !r.followRedirects { return [200...399] }
+    return isConditional ? [200...299, 304...304] : nil
+  }
+
   /// Data fields (and, for URI methods, query parameters) as one object; a repeated name
   /// gathers its values into an array, as HTTPie does.
-  private static func merge(_ items: [RequestItem], context: JobContext) throws(UsageError) -> JSONObject {
+  private static func merge(_ items: [RequestItem], context: JobContext) throws(UsageError) -> (
+    JSONObject, hasRepeats: Bool
+  ) {
     var object = JSONObject()
     var counts: [String: Int] = [:]
     for item in items {
@@ -124,7 +176,7 @@ public enum JobBuilder {
       default: object[name] = value
       }
     }
-    return object
+    return (object, counts.values.contains { $0 > 1 })
   }
 
   private static func nameAndValue(_ item: RequestItem, context: JobContext) throws(UsageError) -> (

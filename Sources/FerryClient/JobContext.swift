@@ -18,15 +18,24 @@ public struct JobContext {
   public var events: Events
   /// The bytes of a file, or nil when it cannot be read.
   public var readFile: (String) -> [UInt8]?
+  /// All of a piped or redirected stdin, or nil when stdin is a terminal, a device such as
+  /// /dev/null, or closed. Called only for a method that carries a body and has no other.
+  public var readStdin: () -> [UInt8]?
+  /// The answer to a password prompt on the terminal (without echo), or nil when there is no
+  /// terminal to ask on.
+  public var askPassword: (String) -> String?
 
   public init(
     id: String, workingDirectory: String, events: Events,
-    readFile: @escaping (String) -> [UInt8]? = { _ in nil }
+    readFile: @escaping (String) -> [UInt8]? = { _ in nil }, readStdin: @escaping () -> [UInt8]? = { nil },
+    askPassword: @escaping (String) -> String? = { _ in nil }
   ) {
     self.id = id
     self.workingDirectory = workingDirectory
     self.events = events
     self.readFile = readFile
+    self.readStdin = readStdin
+    self.askPassword = askPassword
   }
 
   /// `path` made absolute against the working directory, with `.` segments dropped.

@@ -21,6 +21,8 @@ import FerryWire
   let maxLineBytes: Int
   /// Live jobs by the client's id.
   var jobs: [String: JobRun] = [:]
+  /// Ids of this client's jobs that ended, so a late `cancel` of one is ignored, not refused.
+  private(set) var endedJobIDs = RecentIDs(capacity: 4096)
   private var nextAutoID = 0
   private(set) var isReadEOF = false
   private(set) var isGone = false
@@ -118,7 +120,10 @@ import FerryWire
   /// client by `attach`.
   func jobEnded(_ job: JobRun) {
     // One hash of the id: the index found is the one removed.
-    if let index = jobs.index(forKey: job.id), jobs[index].value === job { jobs.remove(at: index) }
+    if let index = jobs.index(forKey: job.id), jobs[index].value === job {
+      jobs.remove(at: index)
+      if job.isFinished { endedJobIDs.insert(job.id) }
+    }
     bufferedBodyBytes -= job.countedBodyBytes
     job.countedBodyBytes = 0
     if !waitingForBudget.isEmpty { waitingForBudget[job.serial] = nil }
@@ -174,7 +179,8 @@ import FerryWire
     }
   }
 
-  /// Closes at once (daemon shutdown after the grace period).
+  /// Writes what is queued, then closes once the connection has sent it (a refused
+  /// connection's one line; shutdown after the grace period, bounded by its 2 s timer).
   func closeWhenFlushed() {
     flush()
     connection.closeWhenFlushed()

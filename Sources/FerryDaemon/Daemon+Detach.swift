@@ -22,6 +22,7 @@ extension Daemon {
   /// The job's client went away: it runs on with nobody to tell, its events recorded.
   func orphan(_ run: JobRun) {
     run.client = nil
+    table.clientChanged(run.serial, to: nil)
     run.countedBodyBytes = 0
     // It may have been holding a chunk back for the old client's budget.
     run.resumeForClient()
@@ -65,6 +66,7 @@ extension Daemon {
     if let run = record.run, !run.isFinished {
       if let previous = run.client { previous.jobEnded(run) }
       client.adopt(run)
+      table.clientChanged(run.serial, to: client.serial)
       logger.debug("detached job attached", ["job": id, "client": "\(client.serial)"])
     } else {
       // The result is handed over: it is the job's one result, delivered once.

@@ -43,18 +43,21 @@ extension Daemon {
       return
     }
     let id = job.id ?? client.makeJobID()
-    guard case .running = shutdown else {
+    guard !table.isShuttingDown else {
       return fail(WireError(.shuttingDown, "the daemon is shutting down"), id: id, client: client)
     }
-    guard let session = sessions[job.session ?? "default"] else {
+    guard let session = sessions[job.session ?? "default"], let profile = session.profile else {
       return fail(
         WireError(.unknownSession, "no session named \(job.session ?? "default")", field: "session"), id: id,
         client: client)
     }
-    guard jobs.count < config.limits.maxJobs, client.jobs.count < config.limits.maxJobsPerConnection else {
+    // Cheap refusals first: a daemon at its job limit does not serialize what it will refuse.
+    guard table.liveCount < config.limits.maxJobs,
+      client.jobs.count < config.limits.maxJobsPerConnection
+    else {
       return fail(WireError(.overloaded, "too many jobs in flight; try again later"), id: id, client: client)
     }
-    var merged = session.merged(job)
+    var merged = profile.merged(job)
     if let wanted = merged.maxInlineBytes, wanted > config.limits.maxInlineBytes {
       return fail(
         WireError.invalidJob(
@@ -71,44 +74,36 @@ extension Daemon {
     var outputKey: String?
     do throws(WireError) {
       if let output = merged.output { outputKey = try outputTarget(output) }
-      request = try session.serializer.serialize(merged)
+      request = try profile.serializer.serialize(merged)
     } catch {
       return fail(error, id: id, client: client)
     }
-    // Job counts alone do not bound memory: many queued jobs with big inline bodies would.
+    // The URL (its query string included) is held in memory as much as a body is.
     let held = (request.body?.inMemoryBytes ?? 0) + request.url.utf8.count
-    guard requestBytesInFlight + held <= config.limits.maxRequestBytes else {
-      return fail(
-        WireError(
-          .overloaded, "request bodies of live jobs exceed limits.max_request_bytes; try again later"),
-        id: id, client: client)
-    }
-    requestBytesInFlight += held
     nextSerial += 1
+    let serial = nextSerial
+    var actions = takeActions()
+    defer { recycle(&actions) }
+    table.submitted(
+      serial, session: session.name, lane: merged.lane, client: client.serial, clientJobs: client.jobs.count,
+      heldRequestBytes: held, nowMs: clock(session), into: &actions)
+    if case .refuse(_, let error) = actions.first { return fail(error, id: id, client: client) }
     let run = JobRun(
-      serial: nextSerial, id: id, job: merged, request: request, heldRequestBytes: held, session: session,
-      client: client, daemon: self)
-    jobs[run.serial] = run
+      serial: serial, id: id, job: merged, request: request, heldRequestBytes: held, session: session,
+      profile: profile, client: client, daemon: self)
+    jobs[serial] = run
     client.jobs[id] = run
     if let outputKey { outputsInUse[outputKey] = run.serial }
     if merged.detach == true { registerDetached(run, uid: client.credentials?.uid) }
-    switch session.scheduler.submit(run.serial, lane: merged.lane, nowMs: schedulerClock(session)) {
-    case .start:
-      stats.update(session.name) { $0.running += 1 }
-      run.announceQueued(position: nil)
-      run.start()
-    case .wait(let position):
-      stats.update(session.name) { $0.queued += 1 }
-      session.waiting[run.serial] = run
-      run.announceQueued(position: position)
-    }
-    armRateTimer(session)
+    perform(actions, known: run)
   }
 
   /// A job of this connection, or a detached job of the same user from anywhere.
   private func cancel(_ id: String, from client: Client) {
     if let run = client.jobs[id] ?? runningDetachedJob(id, for: client) {
       run.cancel(.client)
+    } else if client.endedJobIDs.contains(id) {
+      return  // decision 1: the job already ended; nothing to do, nothing to say
     } else {
       client.send(.error(WireError(.unknownID, "no live job with id \(id)"), id: id))
     }
@@ -117,67 +112,84 @@ extension Daemon {
   /// Called once per job, right after its terminal event was queued.
   func jobFinished(_ run: JobRun, event: JobEvent) {
     guard jobs.removeValue(forKey: run.serial) != nil else { return }
-    requestBytesInFlight -= run.heldRequestBytes
     releaseOutput(of: run)
     inlineBytesHeld -= run.collector.keptBytes
-    let session = run.session
-    let wasWaiting = session.waiting.removeValue(forKey: run.serial) != nil
-    stats.update(session.name) { c in
-      if wasWaiting { c.queued -= 1 } else { c.running -= 1 }
-      switch event {
-      case .done: c.done += 1
-      case .cancelled: c.cancelled += 1
-      default: c.failed += 1
-      }
+    let outcome: JobTable.Outcome
+    switch event {
+    case .done: outcome = .done
+    case .cancelled: outcome = .cancelled
+    default: outcome = .failed
     }
-    if wasWaiting {
-      session.scheduler.withdraw(run.serial)
-    } else {
-      startWaiting(session.scheduler.finish(run.serial, nowMs: schedulerClock(session)), in: session)
-    }
+    var actions = takeActions()
+    table.ended(run.serial, outcome: outcome, nowMs: clock(run.session), into: &actions)
+    perform(actions)
+    recycle(&actions)
     if run.detachedRecord != nil { detachedJobEnded(run) }
     run.client?.jobEnded(run)
     shutdownProgress()
   }
 
-  /// Starts jobs the scheduler released, then re-arms the rate timer.
-  func startWaiting(_ serials: [UInt64], in session: Session) {
-    for serial in serials {
-      guard let next = session.waiting.removeValue(forKey: serial) else { continue }
-      stats.update(session.name) { c in
-        c.queued -= 1
-        c.running += 1
+  /// An empty action list for one event of the job table: the one kept from the last event,
+  /// so the per-job path allocates none. An event fed while another's actions are performed
+  /// (an action ended a job) finds none kept and gets a new one.
+  func takeActions() -> [JobTable.Action] {
+    var actions: [JobTable.Action] = []
+    swap(&actions, &spareActions)
+    return actions
+  }
+
+  /// Keeps an action list, emptied, for the next event.
+  func recycle(_ actions: inout [JobTable.Action]) {
+    actions.removeAll(keepingCapacity: true)
+    swap(&actions, &spareActions)
+  }
+
+  /// Does what the job table decided, in order. `known`: a job the caller holds, spared a
+  /// lookup.
+  func perform(_ actions: [JobTable.Action], known: JobRun? = nil) {
+    func job(_ serial: UInt64) -> JobRun? { known?.serial == serial ? known : jobs[serial] }
+    for action in actions {
+      switch action {
+      case .announceQueued(let serial, let position): job(serial)?.announceQueued(position: position)
+      case .start(let serial): job(serial)?.start()
+      case .refuse:
+        // Only `submitted` refuses, and `submit` answers it before the job is live.
+        break
+      case .fail(let serial, let error): job(serial)?.finish(.failed(JobFailure(error: error)))
+      case .cancel(let serial, let reason): job(serial)?.cancel(reason)
+      case .armRateTimer(let name, let delay): armRateTimer(name, afterMs: delay)
+      case .dropSession(let name):
+        if let session = sessions.removeValue(forKey: name) {
+          session.retire()
+          session.engine.shutdown()
+        }
+        table.sessionDropped(name)
       }
-      next.start()
     }
-    armRateTimer(session)
   }
 
   /// The time the scheduler goes by: only a `rate` reads it, so a session without one is
   /// spared a clock read per job start and end.
-  private func schedulerClock(_ session: Session) -> UInt64 {
-    session.scheduler.startIntervalMs == nil ? 0 : loop.now()
+  private func clock(_ session: Session) -> UInt64 {
+    session.hasRate ? loop.now() : 0
   }
 
-  /// When a session's `rate` is what holds its waiting jobs, wakes it when the next may start.
-  func armRateTimer(_ session: Session) {
-    guard session.scheduler.startIntervalMs != nil,
-      let delay = session.scheduler.nextStartDelayMs(nowMs: loop.now())
-    else { return }
+  /// Wakes the job table when a session's `rate` lets the next waiting job start.
+  private func armRateTimer(_ name: String, afterMs delay: Int) {
+    guard let session = sessions[name] else { return }
     if session.rateTimer == nil {
-      session.rateTimer = Timer(loop: loop) { [unowned self, unowned session] in
-        self.startWaiting(session.scheduler.startDue(nowMs: self.loop.now()), in: session)
+      session.rateTimer = Timer(loop: loop) { [unowned self] in
+        var actions: [JobTable.Action] = []
+        self.table.rateDue(name, nowMs: self.loop.now(), into: &actions)
+        self.perform(actions)
       }
     }
     if session.rateTimer?.isScheduled == false { session.rateTimer?.schedule(afterMs: delay) }
   }
 
   func recordTransfer(_ run: JobRun, metrics: TransferMetrics) {
-    stats.update(run.session.name) { c in
-      c.bytesUp += metrics.bytesUp
-      c.bytesDown += metrics.bytesDown
-      c.connectionsOpened += metrics.connectionsOpened
-      if metrics.connectionReused { c.connectionsReused += 1 }
-    }
+    table.measured(
+      session: run.session.name, bytesUp: metrics.bytesUp, bytesDown: metrics.bytesDown,
+      connectionsOpened: metrics.connectionsOpened, connectionReused: metrics.connectionReused)
   }
 }

@@ -2,10 +2,6 @@ import FerrySession
 import FerrySerializer
 import FerryWire
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The answers to `hello`, `stats`, `sessions` and `explain`.
 extension Daemon {
   func helloPayload() -> JSONObject {
@@ -22,20 +18,26 @@ extension Daemon {
         JSONObject([
           "max_line_bytes": .number(JSONNumber(l.maxLineBytes)), "max_jobs": .number(JSONNumber(l.maxJobs)),
           "max_jobs_per_connection": .number(JSONNumber(l.maxJobsPerConnection)),
-          "max_inline_bytes": .number(JSONNumber(8 << 20)),
+          "max_inline_bytes": .number(JSONNumber(defaultMaxInlineBytes)),
         ])),
     ])
   }
 
+  /// What a job that names neither a session nor `max_inline_bytes` gets: the `default`
+  /// session's setting, else the protocol's default.
+  var defaultMaxInlineBytes: Int {
+    config.sessions["default"]?.defaults.maxInlineBytes ?? JobRun.defaultMaxInlineBytes
+  }
+
   func statsPayload() -> JSONObject {
-    stats.payload(clients: clients.count, uptimeSeconds: Int((loop.now() - startedAtMs) / 1000))
+    table.stats.payload(clients: clients.count, uptimeSeconds: Int((loop.now() - startedAtMs) / 1000))
   }
 
   /// Each session's settings; credentials are never shown.
   func sessionsPayload() -> JSONObject {
     var all = JSONObject()
     for name in sessions.keys.sorted() {
-      guard let c = sessions[name]?.config else { continue }
+      guard let c = sessions[name]?.profile?.config else { continue }
       var o = JSONObject()
       o.append(key: "base_url", value: c.baseURL.map(JSONValue.string) ?? .null)
       o.append(key: "uri_methods", value: .array(c.uriMethods.sorted().map(JSONValue.string)))
@@ -59,7 +61,7 @@ extension Daemon {
 
   /// The request exactly as it would be sent, and the equivalent curl command; nothing is sent.
   func explain(_ job: Job, client: Client) {
-    guard let session = sessions[job.session ?? "default"] else {
+    guard let profile = sessions[job.session ?? "default"]?.profile else {
       client.send(
         .error(
           WireError(.unknownSession, "no session named \(job.session ?? "default")", field: "job.session"),
@@ -68,7 +70,7 @@ extension Daemon {
     }
     let serialized: SerializedRequest
     do throws(WireError) {
-      serialized = try session.serializer.serializeWithForm(session.merged(job))
+      serialized = try profile.serializer.serializeWithForm(profile.merged(job))
     } catch {
       var e = error
       e.field = e.field.map { "job." + $0 }
@@ -79,21 +81,38 @@ extension Daemon {
     var headers = JSONObject()
     for h in request.redactedHeaders { headers.append(key: h.name, value: .string(h.value)) }
     var o = JSONObject()
-    if let id = job.id { o.append(key: "id", value: .string(id)) }
     o.append(key: "method", value: .string(request.method))
     o.append(key: "url", value: .string(request.url))
     o.append(key: "headers", value: .object(headers))
     o.append(key: "body", value: request.body.map { bodySummary($0, form: serialized.form) } ?? .null)
     o.append(
-      key: "curl", value: .string(CurlCommand.render(request, form: serialized.form, redactingSecrets: true)))
+      key: "curl",
+      value: .string(
+        CurlCommand.render(
+          request, form: serialized.form,
+          behaviour: curlBehaviour(profile.merged(job), method: request.method),
+          redactingSecrets: true)))
     client.send(.payload(name: "explained", o))
+  }
+
+  /// The job's redirect, timeout and retry settings, with PROTOCOL.md's defaults.
+  /// Retries only where ferry would make them (curl's `--retry` does not look at the method).
+  private func curlBehaviour(_ job: Job, method: String) -> CurlCommand.Behaviour {
+    let retries = job.retry.flatMap { policy in
+      policy.anyMethod || RetryPlan.idempotentMethods.contains(method) ? policy.max : nil
+    }
+    return CurlCommand.Behaviour(
+      followRedirects: job.followRedirects ?? true, maxRedirects: job.maxRedirects ?? 10,
+      connectTimeout: job.connectTimeout ?? 30, timeout: job.timeout, retries: retries)
   }
 
   private func bodySummary(_ plan: BodyPlan, form: MultipartForm?) -> JSONValue {
     var o = JSONObject()
     o.append(key: "length", value: .number(JSONNumber(validatedText: String(plan.length))))
     o.append(
-      key: "sha256", value: Self.sha256(of: plan, readRoots: config.readRoots).map(JSONValue.string) ?? .null)
+      key: "sha256",
+      value: Self.sha256(of: plan, readRoots: config.readRoots, protected: config.protectedPaths).map(
+        JSONValue.string) ?? .null)
     if let form {
       o.append(key: "boundary", value: .string(form.boundary))
       o.append(key: "parts", value: .array(form.parts.map(partSummary)))
@@ -115,50 +134,24 @@ extension Daemon {
   /// for 17 s).
   static let explainHashLimit: Int64 = 1 << 20
 
-  /// The body's SHA-256, reading file segments in chunks; nil past `explainHashLimit` bytes of
-  /// files (explain must stay quick on the loop) or when a file cannot be read.
-  static func sha256(of plan: BodyPlan, readRoots: [String]?) -> String? {
+  /// The body's SHA-256, read through the `BodyReader` a transfer would send it with (the same
+  /// opening rules: never blocking on a FIFO, `read_roots` and the daemon's own files checked on
+  /// the opened descriptor); nil past `explainHashLimit` bytes of files (explain must stay quick
+  /// on the loop) or when a file cannot be read.
+  static func sha256(of plan: BodyPlan, readRoots: [String]?, protected: [String] = []) -> String? {
     let fileBytes = plan.segments.reduce(Int64(0)) { sum, s in
       if case .file(_, _, let n) = s { return sum + n }
       return sum
     }
     guard fileBytes <= explainHashLimit else { return nil }
+    let reader = BodyReader(plan, readRoots: readRoots, protected: protected)
     var hasher = SHA256Hasher()
-    for segment in plan.segments {
-      switch segment {
-      case .bytes(let b): b.withUnsafeBytes { hasher.update($0) }
-      case .file(let path, let offset, let length):
-        guard hashFile(path, offset: offset, length: length, readRoots: readRoots, into: &hasher) else {
-          return nil
-        }
-      }
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      guard let n = buffer.withUnsafeMutableBytes({ reader.read(into: $0) }) else { return nil }
+      if n == 0 { break }
+      buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
     }
     return SHA256.hexString(hasher.finalize())
-  }
-
-  private static func hashFile(
-    _ path: String, offset: Int64, length: Int64, readRoots: [String]?, into hasher: inout SHA256Hasher
-  ) -> Bool {
-    // O_NONBLOCK: a FIFO must not block the loop (see BodyReader).
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    // The digest of a file swapped for a link outside the roots is not the client's to learn.
-    if let readRoots {
-      guard (try? FileRoots.checkOpened(fd, path: path, within: readRoots, what: "read_roots")) != nil else {
-        return false
-      }
-    }
-    var buffer = [UInt8](repeating: 0, count: 1 << 16)
-    var done: Int64 = 0
-    while done < length {
-      let want = Int(min(Int64(buffer.count), length - done))
-      let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, off_t(offset + done)) }
-      if n < 0, errno == EINTR { continue }
-      guard n > 0 else { return false }
-      buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
-      done += Int64(n)
-    }
-    return true
   }
 }

@@ -1,10 +1,13 @@
 import FerrySession
 import FerryWire
 
-/// SIGHUP: read the configuration again. A valid one replaces sessions, limits, the egress
-/// policy and the log level for jobs submitted from now on; jobs already accepted keep the
-/// session they started with. An invalid one is logged and the old one kept. The socket is
-/// not moved by a reload.
+/// SIGHUP: read the configuration again. A valid one applies to jobs submitted from now on;
+/// an invalid one is logged and the old one kept. The socket is not moved by a reload.
+///
+/// Sessions are migrated, not rebuilt (docs/CONFIG.md, "Reload"): each name keeps its runtime
+/// (engine, scheduler, waiting order, lanes, rate clock), every accepted job keeps the profile
+/// it was submitted under, and a removed session fails its waiting jobs `unknown_session`
+/// while its running ones finish.
 extension Daemon {
   func reload() {
     guard let path = configPath else { return }
@@ -17,28 +20,43 @@ extension Daemon {
       logger.error("reload failed, keeping the old configuration", ["reason": "\(error)"])
       return
     }
+    apply(next, from: path)
+  }
+
+  /// Puts a valid configuration in place (what SIGHUP does once the file is read).
+  func apply(_ next: DaemonConfig, from path: String) {
     if next.socket != config.socket {
       logger.warning("socket changes take effect at restart", ["socket": next.socket ?? "default"])
     }
-    var replaced: [String: Session] = [:]
+    // New names get an engine first: failing here must leave everything as it was.
+    var engines: [String: Engine] = [:]
+    do {
+      for name in next.sessions.keys where sessions[name] == nil { engines[name] = try Engine(loop: loop) }
+    } catch {
+      for engine in engines.values { engine.shutdown() }
+      logger.error("reload failed, keeping the old configuration", ["reason": "\(error)"])
+      return
+    }
+    config = next
+    logger.level = next.logLevel
     var env = environment
     env.readRoots = next.readRoots
     env.protectedPaths = next.protectedPaths
     env.maxRequestBytes = next.limits.maxRequestBytes
-    do {
-      for (name, sessionConfig) in next.sessions {
-        // A session that keeps its name keeps its engine: the pool stays warm and the new
-        // limits apply to it. A removed session's engine lives on with the jobs that use it.
-        let engine = try sessions[name]?.engine ?? Engine(loop: loop)
-        replaced[name] = Session(config: sessionConfig, environment: env, engine: engine)
+    for (name, sessionConfig) in next.sessions {
+      let profile = SessionProfile(config: sessionConfig, environment: env, egress: next.egress)
+      if let session = sessions[name] {
+        session.reconfigure(profile)
+      } else if let engine = engines[name] {
+        sessions[name] = Session(profile: profile, engine: engine)
       }
-    } catch {
-      logger.error("reload failed, keeping the old configuration", ["reason": "\(error)"])
-      return
     }
-    sessions = replaced
-    config = next
-    logger.level = next.logLevel
-    logger.notice("configuration reloaded", ["config": path, "sessions": "\(replaced.count)"])
+    for (name, session) in sessions where next.sessions[name] == nil { session.retire() }
+    var actions: [JobTable.Action] = []
+    table.reloaded(
+      sessions: next.sessions.mapValues(\.schedulingLimits), limits: JobTable.Limits(next.limits),
+      nowMs: loop.now(), into: &actions)
+    perform(actions)
+    logger.notice("configuration reloaded", ["config": path, "sessions": "\(next.sessions.count)"])
   }
 }

@@ -29,9 +29,9 @@ extension Daemon {
     listener?.close()
     listener = nil
     // Waiting jobs would only start to be cancelled: cancel them now, let running ones finish.
-    for session in sessions.values {
-      for run in session.waiting.values.sorted(by: { $0.serial < $1.serial }) { run.cancel(.shutdown) }
-    }
+    var actions: [JobTable.Action] = []
+    table.shutdownRequested(into: &actions)
+    perform(actions)
     let timer = Timer(loop: loop) { [unowned self] in self.cancelRemaining() }
     timer.schedule(afterMs: Int(config.shutdownGraceSeconds * 1000))
     shutdownTimer = timer
@@ -41,7 +41,9 @@ extension Daemon {
   private func cancelRemaining() {
     guard shutdown != .flushing else { return }
     shutdown = .flushing
-    for run in jobs.values.sorted(by: { $0.serial < $1.serial }) { run.cancel(.shutdown) }
+    var actions: [JobTable.Action] = []
+    table.graceExpired(into: &actions)
+    perform(actions)
     for client in clients.values { client.closeWhenFlushed() }
     // Clients that never read get a bounded time to take their last events.
     let timer = Timer(loop: loop) { [unowned self] in self.loop.stop() }

@@ -12,7 +12,7 @@ import FerryWire
 @MainActor public final class Daemon {
   public let loop: EventLoop
   public internal(set) var config: DaemonConfig
-  var logger: Logger
+  let logger: Logger
   /// Where the configuration was read from, for SIGHUP.
   public var configPath: String?
   let environment: DaemonEnvironment
@@ -22,26 +22,29 @@ import FerryWire
   let decoder = JobDecoder()
   var listener: UnixListener?
   var clients: [UInt64: Client] = [:]
+  /// One runtime per session name, kept across reloads; a removed session stays (without a
+  /// profile) while its jobs run, and a later reload drops it once idle.
   var sessions: [String: Session] = [:]
-  /// Every live job, by serial.
+  /// Every live job's state: phases, sessions' schedulers, budgets, counters. The one place
+  /// where a job changes phase; the daemon performs what it decides (`perform`).
+  var table: JobTable
+  /// The loop objects of live jobs, by serial (what the table's actions act on).
   var jobs: [UInt64: JobRun] = [:]
-  /// Request body bytes live jobs hold in memory (bounded by `max_request_bytes`).
-  var requestBytesInFlight = 0
   /// Output files live jobs write (`FileRoots.outputTarget`), and which job holds each.
   var outputsInUse: [String: UInt64] = [:]
   /// Inline response body bytes live jobs hold (bounded by `max_inline_total_bytes`).
   var inlineBytesHeld = 0
+  /// The action list of the last job table event, kept for the next (`takeActions`).
+  var spareActions: [JobTable.Action] = []
   /// Detached jobs by id: running ones, and results waiting for `attach`.
   var detached: [String: DetachedJob] = [:]
   /// Bytes held by results waiting for `attach` (bounded by `max_detached_bytes`).
   var detachedResultBytes = 0
-  var stats = Stats()
   var nextSerial: UInt64 = 0
   var signals: [SignalWatch] = []
   let startedAtMs: UInt64
   var shutdown: ShutdownState = .running
   var shutdownTimer: Timer?
-  var exitCode: Int32 = 0
   let notifier: SystemdNotifier?
   var watchdogTimer: Timer?
 
@@ -53,7 +56,10 @@ import FerryWire
       throw StartupError("cannot create the event loop: \(error)")
     }
     self.config = config
+    self.table = JobTable(
+      sessions: config.sessions.mapValues(\.schedulingLimits), limits: JobTable.Limits(config.limits))
     self.logger = logger
+    logger.attach(to: loop)
     self.curl = CurlFeatures.current()
     self.startedAtMs = loop.now()
     self.notifier = SystemdNotifier(environment: environment)
@@ -66,7 +72,8 @@ import FerryWire
     self.processEnvironment = environment
     do {
       for (name, sessionConfig) in config.sessions {
-        sessions[name] = Session(config: sessionConfig, environment: env, engine: try Engine(loop: loop))
+        let profile = SessionProfile(config: sessionConfig, environment: env, egress: config.egress)
+        sessions[name] = Session(profile: profile, engine: try Engine(loop: loop))
       }
     } catch {
       throw StartupError("cannot start libcurl: \(error)")
@@ -97,7 +104,8 @@ import FerryWire
       ])
   }
 
-  /// Runs until shutdown completes; returns the process exit code.
+  /// Runs until shutdown completes; returns the process exit code, 0: every shutdown is clean
+  /// (a start-up failure never gets here).
   public func run() -> Int32 {
     for sig in [SIGTERM, SIGINT] {
       signals.append(
@@ -113,10 +121,12 @@ import FerryWire
     loop.run()
     for session in sessions.values { session.engine.shutdown() }
     logger.notice("stopped")
-    return exitCode
+    return 0
   }
 
-  private func accept(_ fd: Int32) {
+  /// Takes a connected, non-blocking client descriptor (from the listener, or a test's
+  /// socketpair).
+  func accept(_ fd: Int32) {
     guard case .running = shutdown else {
       close(fd)
       return
@@ -161,9 +171,7 @@ import FerryWire
 
   /// The `STATUS=` text systemctl shows.
   func statusLine() -> String {
-    let running = sessions.values.reduce(0) { $0 + $1.scheduler.runningCount }
-    let waiting = sessions.values.reduce(0) { $0 + $1.scheduler.waitingCount }
-    return "\(running) jobs running, \(waiting) queued, \(clients.count) clients"
+    "\(table.runningCount) jobs running, \(table.waitingCount) queued, \(clients.count) clients"
   }
 
   /// Keep-alives for systemd's watchdog, sent from the loop itself, with the status.

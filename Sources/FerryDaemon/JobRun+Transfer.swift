@@ -11,17 +11,25 @@ extension JobRun: TransferDelegate {
     self.head = head
     if let seq = lifecycle.optional(.response) { emit(seq, .response(head)) }
     guard let path = job.output else { return }
+    if resumeBase != nil, checkResumeEnd(head) { return }
     // Only an accepted response goes to the file; a rejected one's body comes back inline.
     guard
       accept.check(status: head.status, contentType: head.header("content-type"), bodyIsEmpty: false) == nil
     else { return }
-    openOutput(path, resuming: job.resume == true && head.status == 206)
+    switch resumeBase == nil ? .startOver : resumeDecision(head) {
+    case .append: openOutput(path, resuming: true)
+    case .startOver: openOutput(path, resuming: false, validator: Self.validator(of: head))
+    case .mismatch(let error): abortError = error
+    }
   }
 
-  /// Opens `<path>.part`; a server that ignored our Range (200, not 206) starts it over.
-  private func openOutput(_ path: String, resuming: Bool) {
+  /// Opens `<path>.part`, appended to or started over; a fresh one records `validator` (when
+  /// the job resumes) for the next attempt's `If-Range`.
+  func openOutput(_ path: String, resuming: Bool, validator: String? = nil) {
     do throws(WireError) {
-      output = try OutputFile(path: path, resume: resuming, writeRoots: daemon.config.writeRoots)
+      let file = try OutputFile(path: path, resume: resuming, writeRoots: daemon.config.writeRoots)
+      if !resuming, job.resume == true { file.storeValidator(validator) }
+      output = file
     } catch {
       abortError = error
     }
@@ -29,6 +37,7 @@ extension JobRun: TransferDelegate {
 
   func transferDidReceiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyDisposition {
     if let abortError { return .abort(abortError) }
+    if partIsComplete { return .continue }
     if let output {
       do throws(WireError) {
         try output.write(bytes)
@@ -74,9 +83,13 @@ extension JobRun: TransferDelegate {
     switch result {
     case .failure(let error):
       if abortError == nil, retryIfWorthIt(error: error, status: nil) { return }
-      output?.abandon(keepPartial: job.resume == true)
+      output?.abandon(keepPartial: job.resume == true && abortError?.code != .resumeMismatch)
       output = nil
-      finish(.failed(JobFailure(error: abortError ?? error, attempts: lifecycle.attempt)))
+      let error = abortError ?? error
+      if error.code == .resumeMismatch, let path = job.output { OutputFile.removePartial(for: path) }
+      // A body too large to hold still had a response: say which (as for unacceptable_status).
+      let head = error.code == .responseTooLarge ? self.head : nil
+      finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
     case .success(let metrics):
       daemon.recordTransfer(self, metrics: metrics)
       if retryIfWorthIt(error: nil, status: head?.status ?? metrics.status) { return }
@@ -119,6 +132,15 @@ extension JobRun: TransferDelegate {
   private func finishAccepted(_ metrics: TransferMetrics) {
     let head =
       self.head ?? ResponseHead(status: metrics.status, headers: [], httpVersion: metrics.httpVersion)
+    if let error = abortError {
+      if error.code == .resumeMismatch, let path = job.output { OutputFile.removePartial(for: path) }
+      finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+      return
+    }
+    if partIsComplete, let path = job.output {
+      finishCompletePart(path, head: head, metrics: metrics)
+      return
+    }
     let contentType = head.header("content-type")
     let bodyIsEmpty = output == nil ? collector.totalBytes == 0 : output!.written == 0
     if let rejection = accept.check(status: head.status, contentType: contentType, bodyIsEmpty: bodyIsEmpty) {
@@ -153,6 +175,11 @@ extension JobRun: TransferDelegate {
         return
       }
     }
+    finishDone(head: head, body: body, metrics: metrics)
+  }
+
+  /// Ends the job `done` with this response and body.
+  func finishDone(head: ResponseHead, body: ResponseBody, metrics: TransferMetrics) {
     let t = metrics.timing
     func us(_ ms: Double) -> Int64 { Int64((ms * 1000).rounded()) }
     let timing = JobTiming(

@@ -10,7 +10,10 @@ import FerryWire
   let id: String
   let job: Job
   let request: Request
+  /// The session's runtime: its engine and scheduler.
   let session: Session
+  /// The configuration the job was submitted under, kept through reloads and retries.
+  let profile: SessionProfile
   weak var client: Client?
   unowned let daemon: Daemon
   var lifecycle: JobLifecycle
@@ -33,12 +36,17 @@ import FerryWire
   /// Request body bytes this job holds in memory, counted in the daemon's
   /// `max_request_bytes` while it lives.
   let heldRequestBytes: Int
+  /// The size of the partial file this attempt asked the rest of (`Range: bytes=N-`).
+  var resumeBase: Int64?
+  /// Set when the server answered a resume with 416 for exactly the partial file's size: the
+  /// file is whole already, and the 416's own body is dropped.
+  var partIsComplete = false
   /// Set when the job was submitted with `detach`: its events are also recorded for `attach`.
   var detachedRecord: DetachedJob?
 
   init(
     serial: UInt64, id: String, job: Job, request: Request, heldRequestBytes: Int, session: Session,
-    client: Client, daemon: Daemon
+    profile: SessionProfile, client: Client, daemon: Daemon
   ) {
     self.serial = serial
     self.id = id
@@ -46,14 +54,18 @@ import FerryWire
     self.request = request
     self.heldRequestBytes = heldRequestBytes
     self.session = session
+    self.profile = profile
     self.client = client
     self.daemon = daemon
     self.lifecycle = JobLifecycle(wanted: job.events ?? .all)
     self.collector = ResponseCollector(
-      mode: job.response ?? .auto, maxInlineBytes: job.maxInlineBytes ?? 8 << 20)
+      mode: job.response ?? .auto, maxInlineBytes: job.maxInlineBytes ?? Self.defaultMaxInlineBytes)
     self.accept = AcceptPolicy(job.accept)
     self.enqueuedAtMs = daemon.loop.now()
   }
+
+  /// `max_inline_bytes` when neither the job nor its session sets it (PROTOCOL.md).
+  static let defaultMaxInlineBytes = 8 << 20
 
   var isFinished: Bool { lifecycle.isFinished }
 
@@ -75,18 +87,22 @@ import FerryWire
   private func transferSpec() -> TransferSpec {
     func ms(_ seconds: Double?) -> Int? { seconds.map { max(1, Int(($0 * 1000).rounded(.up))) } }
     var resumeFrom: Int64?
+    var validator: String?
     if let path = job.output, job.resume == true {
       let size = (try? SystemFileProbe().size(ofFileAt: path + ".part")) ?? 0
       resumeFrom = size > 0 ? size : nil
+      if resumeFrom != nil { validator = OutputFile.storedValidator(for: path) }
     }
+    resumeBase = resumeFrom
+    partIsComplete = false
     var spec = TransferSpec(
       request: request, connectTimeoutMs: ms(job.connectTimeout) ?? 30_000,
       idleTimeoutMs: ms(job.idleTimeout) ?? 60_000, totalTimeoutMs: remainingTimeoutMs(),
       followRedirects: job.followRedirects ?? true, maxRedirects: job.maxRedirects ?? 10,
       progressIntervalMs: job.progressIntervalMs ?? 100,
-      wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom,
-      acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: session.tls,
-      egress: daemon.config.egress, readRoots: daemon.config.readRoots)
+      wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom, ifRange: validator,
+      acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: profile.tls,
+      egress: profile.egress, readRoots: profile.readRoots)
     spec.protectedPaths = daemon.config.protectedPaths
     return spec
   }

@@ -2,22 +2,73 @@
   import Glibc
 #endif
 
-/// Short fixed phrases with key=value details on stderr, one line each.
+import FerryLoop
+
+/// Short fixed phrases with key=value details on stderr, one line each; never blocks the loop.
 ///
 /// When `JOURNAL_STREAM` names stderr (systemd connected it to the journal) each line starts
 /// with the syslog priority as `<N>` and carries no time (the journal adds it); otherwise a UTC
 /// time and the level name lead. Callers never pass secrets: values are job ids, sessions,
 /// counts, codes.
-public struct Logger: Sendable {
+///
+/// Lines are written without blocking: a pipe, FIFO or terminal is reopened through
+/// /proc/self/fd with O_NONBLOCK (its own open file description, so the flag does not leak to
+/// whoever shares stderr), a socket (the journal's stream) is sent to with MSG_DONTWAIT, and a
+/// regular file never blocks. What the reader does not take waits in a buffer of
+/// `maxBufferedBytes`, written when the descriptor is writable again (`attach(to:)`) or at the
+/// next line; past it whole lines are dropped and counted, and the count is logged once there
+/// is room (`log lines dropped count=N`).
+@MainActor public final class Logger {
   public var level: LogLevel
   public let isJournal: Bool
   /// Where lines go: stderr, or another descriptor in tests.
   public let fd: Int32
+  public let maxBufferedBytes: Int
+  /// Lines dropped since the last `log lines dropped` line.
+  public private(set) var droppedLines = 0
+  /// Bytes written nowhere yet, whole lines (the first one maybe partly written).
+  public var bufferedBytes: Int { pending.count - pendingStart }
+  private let output: Output
+  private var pending: [UInt8] = []
+  private var pendingStart = 0
+  private var watch: IOWatch?
 
-  public init(level: LogLevel, environment: [String: String], fd: Int32 = 2) {
+  /// How lines reach `fd` without blocking.
+  private enum Output {
+    /// Writes never block (a regular file), or no better way was found.
+    case plain(Int32)
+    /// Our own non-blocking open file description of the same pipe or terminal; closed with us.
+    case reopened(Int32)
+    /// A socket: `send` with MSG_DONTWAIT.
+    case socket(Int32)
+
+    var fd: Int32 {
+      switch self {
+      case .plain(let fd), .reopened(let fd), .socket(let fd): fd
+      }
+    }
+  }
+
+  public init(level: LogLevel, environment: [String: String], fd: Int32 = 2, maxBufferedBytes: Int = 64 << 10)
+  {
     self.level = level
     self.fd = fd
+    self.maxBufferedBytes = maxBufferedBytes
     self.isJournal = Self.isJournalStream(fd, environment["JOURNAL_STREAM"])
+    self.output = Self.output(for: fd)
+  }
+
+  isolated deinit {
+    flush()
+    watch?.cancel()
+    if case .reopened(let own) = output { close(own) }
+  }
+
+  /// Lets the logger wait on `loop` for its descriptor to take what is buffered.
+  public func attach(to loop: EventLoop) {
+    guard watch == nil else { return }
+    watch = IOWatch(loop: loop, fd: output.fd) { [unowned self] _ in self.flush() }
+    if bufferedBytes > 0 { watch?.setInterest(.write) }
   }
 
   /// Logs `message` with `fields` when `severity` is at or above the configured level.
@@ -29,20 +80,13 @@ public struct Logger: Sendable {
       line += " \(key)=\(Self.quoted(value))"
     }
     line += "\n"
-    var bytes = Array(line.utf8)
-    bytes.withUnsafeMutableBytes { buf in
-      var offset = 0
-      while offset < buf.count {
-        let n = write(fd, buf.baseAddress! + offset, buf.count - offset)
-        if n > 0 {
-          offset += n
-        } else if n < 0, errno == EINTR {
-          continue
-        } else {
-          return
-        }
-      }
+    if bufferedBytes > 0 { flush() }
+    guard bufferedBytes + line.utf8.count <= maxBufferedBytes else {
+      droppedLines += 1
+      return
     }
+    pending.append(contentsOf: line.utf8)
+    flush()
   }
 
   public func error(_ m: String, _ f: KeyValuePairs<String, String> = [:]) { log(.error, m, f) }
@@ -51,9 +95,57 @@ public struct Logger: Sendable {
   public func info(_ m: String, _ f: KeyValuePairs<String, String> = [:]) { log(.info, m, f) }
   public func debug(_ m: String, _ f: KeyValuePairs<String, String> = [:]) { log(.debug, m, f) }
 
+  /// Writes what is buffered, as far as the descriptor takes it without blocking; then the
+  /// count of dropped lines, once there is room for it.
+  func flush() {
+    while true {
+      while pendingStart < pending.count {
+        let n = pending[pendingStart...].withUnsafeBytes { write(to: output, $0) }
+        if n > 0 {
+          pendingStart += n
+        } else if n < 0, errno == EINTR {
+          continue
+        } else {
+          // EAGAIN: wait for the reader. Any other error (EPIPE, EBADF): nobody can read the
+          // log; keep the bounded buffer and count what does not fit.
+          if errno == EAGAIN || errno == EWOULDBLOCK { watch?.setInterest(.write) }
+          return
+        }
+      }
+      pending.removeAll(keepingCapacity: pending.count <= maxBufferedBytes)
+      pendingStart = 0
+      guard droppedLines > 0 else { break }
+      let count = droppedLines
+      droppedLines = 0
+      let line = isJournal ? "<4>" : "\(Self.timestamp()) warning "
+      pending.append(contentsOf: "\(line)log lines dropped count=\(count)\n".utf8)
+    }
+    watch?.setInterest([])
+  }
+
+  private func write(to output: Output, _ bytes: UnsafeRawBufferPointer) -> Int {
+    switch output {
+    case .plain(let fd), .reopened(let fd): Glibc.write(fd, bytes.baseAddress, bytes.count)
+    case .socket(let fd): send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
+    }
+  }
+
+  /// The way to write to `fd` that never blocks.
+  private nonisolated static func output(for fd: Int32) -> Output {
+    var st = stat()
+    guard fstat(fd, &st) == 0 else { return .plain(fd) }
+    switch st.st_mode & S_IFMT {
+    case S_IFREG: return .plain(fd)
+    case S_IFSOCK: return .socket(fd)
+    default:
+      let own = open("/proc/self/fd/\(fd)", O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+      return own >= 0 ? .reopened(own) : .plain(fd)
+    }
+  }
+
   /// Values with spaces, quotes or control characters are quoted, so each line parses as
   /// key=value pairs.
-  static func quoted(_ value: String) -> String {
+  nonisolated static func quoted(_ value: String) -> String {
     let plain = value.utf8.allSatisfy { $0 > 0x20 && $0 != UInt8(ascii: "\"") && $0 != 0x7F }
     if plain && !value.isEmpty { return value }
     var out = "\""
@@ -71,7 +163,7 @@ public struct Logger: Sendable {
 
   /// `JOURNAL_STREAM` is `DEVICE:INODE` of the journal stream; it counts only when our output is
   /// that very file (a child that inherited the variable but has another stderr is not).
-  static func isJournalStream(_ fd: Int32, _ value: String?) -> Bool {
+  nonisolated static func isJournalStream(_ fd: Int32, _ value: String?) -> Bool {
     guard let value else { return false }
     let parts = value.split(separator: ":")
     guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return false }
@@ -80,7 +172,7 @@ public struct Logger: Sendable {
     return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
   }
 
-  static func timestamp() -> String {
+  nonisolated static func timestamp() -> String {
     var ts = timespec()
     clock_gettime(CLOCK_REALTIME, &ts)
     var t = ts.tv_sec

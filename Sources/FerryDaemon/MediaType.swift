@@ -2,14 +2,29 @@
 public struct MediaType: Sendable, Equatable {
   /// `type/subtype` without parameters, lower-cased; empty when there was none.
   public let essence: String
+  /// The `charset` parameter, lower-cased and unquoted; nil when there is none.
+  public let charset: String?
 
   public init(_ header: String?) {
     guard let header else {
       essence = ""
+      charset = nil
       return
     }
-    let main = header.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-    essence = main.trimmingSpaces().lowercased()
+    let parts = header.split(separator: ";", omittingEmptySubsequences: false)
+    essence = (parts.first ?? "").trimmingSpaces().lowercased()
+    var charset: String?
+    for parameter in parts.dropFirst() {
+      let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      guard pair.count == 2, pair[0].trimmingSpaces().lowercased() == "charset" else { continue }
+      var value = pair[1].trimmingSpaces()
+      if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+        value = String(value.dropFirst().dropLast())
+      }
+      charset = value.lowercased()
+      break
+    }
+    self.charset = charset
   }
 
   /// `application/json`, `text/json` and any `+json` suffix type.

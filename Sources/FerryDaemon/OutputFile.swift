@@ -21,6 +21,9 @@ public final class OutputFile {
   private let name: String
   private let directory: Int32
   private let writeRoots: [String]?
+  /// Where the validator (ETag or Last-Modified) of the response that began the partial file
+  /// is kept, for the `If-Range` of the next resume.
+  public var validatorPath: String { Self.validatorPath(for: path) }
   private var fd: Int32
   private var isOpen = true
   private var isDirectoryOpen = true
@@ -94,6 +97,57 @@ public final class OutputFile {
     written += Int64(chunk.count)
   }
 
+  /// Removes `<path>.part` and its validator: the partial file proved not to be a prefix of
+  /// the server's file.
+  public static func removePartial(for path: String) {
+    unlink(path + ".part")
+    unlink(validatorPath(for: path))
+  }
+
+  /// `<path>.part.validator`.
+  public static func validatorPath(for path: String) -> String { path + ".part.validator" }
+
+  /// The validator stored with `<path>.part`, or nil when there is none (or it is not a small
+  /// regular file: a planted symlink is not followed).
+  public static func storedValidator(for path: String) -> String? {
+    let fd = Syscalls.retrying {
+      open(validatorPath(for: path), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+    }
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size > 0, st.st_size <= 1024 else {
+      return nil
+    }
+    var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
+    let n = bytes.withUnsafeMutableBytes { buffer in
+      Syscalls.retrying { read(fd, buffer.baseAddress!, buffer.count) }
+    }
+    guard n == bytes.count, let text = String(validating: bytes, as: UTF8.self),
+      !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+    else { return nil }
+    return text
+  }
+
+  /// Records `validator` as the one the partial file was begun with; nil removes any stored
+  /// one (a response without a usable validator cannot be resumed safely with `If-Range`).
+  public func storeValidator(_ validator: String?) {
+    // Through the output's directory, like the partial file itself.
+    let vname = name + ".part.validator"
+    unlinkat(directory, vname, 0)
+    guard let validator else { return }
+    let fd = Syscalls.retrying {
+      openat(directory, vname, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
+    }
+    guard fd >= 0 else { return }
+    let bytes = Array(validator.utf8)
+    let n = bytes.withUnsafeBytes { buffer in
+      Syscalls.retrying { Glibc.write(fd, buffer.baseAddress!, buffer.count) }
+    }
+    close(fd)
+    if n != bytes.count { unlinkat(directory, vname, 0) }
+  }
+
   /// Closes and renames the partial file into place, in the directory opened at the start;
   /// returns the file's size.
   public func commit() throws(WireError) -> Int64 {
@@ -110,6 +164,7 @@ public final class OutputFile {
         throw error
       }
     }
+    unlinkat(directory, name + ".part.validator", 0)
     guard renameat(directory, name + ".part", directory, name) == 0 else {
       let e = errno
       unlinkat(directory, name + ".part", 0)
@@ -121,7 +176,10 @@ public final class OutputFile {
   /// Closes and removes the partial file, or keeps it for a later resume.
   public func abandon(keepPartial: Bool) {
     closeFile()
-    if !keepPartial { unlinkat(directory, name + ".part", 0) }
+    if !keepPartial {
+      unlinkat(directory, name + ".part", 0)
+      unlinkat(directory, name + ".part.validator", 0)
+    }
     closeDirectory()
   }
 

@@ -55,6 +55,7 @@ public struct ResponseCollector: Sendable {
       }
       return .success(.json(bytes))
     case .text:
+      if let decoded = Self.decoded(bytes, contentType: contentType) { return .success(decoded) }
       guard let s = String(validating: bytes, as: UTF8.self) else {
         return .failure(WireError(.transferFailed, "response body is not valid UTF-8 text"))
       }
@@ -68,11 +69,25 @@ public struct ResponseCollector: Sendable {
   static func automatic(_ bytes: [UInt8], contentType: String?) -> ResponseBody {
     let media = MediaType(contentType)
     if bytes.isEmpty { return media.isJSON || media.isText ? .text("") : .base64([]) }
+    if media.isJSON || media.isText, let decoded = decoded(bytes, media: media) { return decoded }
     if media.isJSON, isJSON(bytes) { return .json(bytes) }
     if media.isJSON || media.isText, let s = String(validating: bytes, as: UTF8.self) {
       return .text(s)
     }
     return .base64(bytes)
+  }
+
+  /// The body decoded from a declared ISO-8859-1, windows-1252 or UTF-16 charset; nil for
+  /// any other charset, or bytes that are not valid in the declared one.
+  static func decoded(_ bytes: [UInt8], contentType: String?) -> ResponseBody? {
+    decoded(bytes, media: MediaType(contentType))
+  }
+
+  private static func decoded(_ bytes: [UInt8], media: MediaType) -> ResponseBody? {
+    guard let label = media.charset, let charset = TextCharset(label: label),
+      let text = charset.decode(bytes)
+    else { return nil }
+    return .decodedText(text, charset: charset.rawValue)
   }
 
   private static func isJSON(_ bytes: [UInt8]) -> Bool {

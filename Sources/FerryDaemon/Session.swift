@@ -3,34 +3,66 @@ import FerrySerializer
 import FerrySession
 import FerryWire
 
-/// A configured session at run time: its serializer, the defaults it lends to jobs, the
-/// scheduler that decides which of its jobs run, and the engine that runs them (its own curl
-/// multi handle, so connections are pooled and limited per session).
+/// A session at run time, one per session *name* for the daemon's life: the engine that runs
+/// its jobs (its own curl multi handle, so connections are pooled and limited per session), the
+/// profile new jobs are submitted under, and the timer of its `rate`. Which of its jobs run is
+/// the job table's (`JobTable`), whose scheduler for the name survives reloads too.
 @MainActor final class Session {
-  let config: SessionConfig
-  /// This session's transfers, connection pool and DNS/TLS caches. Kept across reloads while
-  /// the session keeps its name, so the pool stays warm.
+  let name: String
+  /// This session's transfers, connection pool and DNS/TLS caches.
   let engine: Engine
-  let serializer: RequestSerializer
-  var scheduler: SessionScheduler
-  /// Wakes the scheduler when a `rate` lets the next waiting job start.
+  /// The configuration a job submitted now gets; nil once a reload removed the session (its
+  /// running jobs finish under the profile each holds).
+  private(set) var profile: SessionProfile?
+  /// Wakes the job table when a `rate` lets the next waiting job start.
   var rateTimer: Timer?
-  /// Jobs waiting for a slot, by serial.
-  var waiting: [UInt64: JobRun] = [:]
+  /// Whether the session has a `rate`, the one setting that makes its scheduler read the clock.
+  private(set) var hasRate: Bool
 
+  init(profile: SessionProfile, engine: Engine) {
+    self.name = profile.config.name
+    self.profile = profile
+    self.engine = engine
+    hasRate = profile.config.startIntervalMs != nil
+    engine.setPoolLimits(profile.config.poolLimits)
+  }
+
+  /// A reload kept (or brought back) the session: new jobs get `profile`, its pool limits
+  /// apply from now on.
+  func reconfigure(_ profile: SessionProfile) {
+    self.profile = profile
+    hasRate = profile.config.startIntervalMs != nil
+    engine.setPoolLimits(profile.config.poolLimits)
+  }
+
+  /// A reload removed the session: it takes no new jobs.
+  func retire() {
+    profile = nil
+    rateTimer?.cancel()
+  }
+}
+
+/// What one configuration says about a session's jobs: the session's settings, the serializer
+/// built from them, and the daemon-wide transfer settings of that configuration. A job keeps
+/// the profile it was submitted under for its whole life, retries included.
+final class SessionProfile: Sendable {
+  let config: SessionConfig
+  let serializer: RequestSerializer
   /// TLS and proxy settings for this session's transfers.
   let tls: TLSOptions
+  let egress: EgressPolicy?
+  let readRoots: [String]?
 
-  init(config: SessionConfig, environment: DaemonEnvironment, engine: Engine) {
+  init(config: SessionConfig, environment: DaemonEnvironment, egress: EgressPolicy?) {
     self.config = config
-    self.engine = engine
-    engine.setPoolLimits(config.poolLimits)
+    self.egress = egress
+    self.readRoots = environment.readRoots
     tls = TLSOptions(
       caFile: config.caFile, pinnedPublicKey: config.pinnedPublicKey, insecure: config.insecure,
       proxy: config.proxy)
     var settings = SerializerSettings(
       version: FerryVersion.string, baseURL: config.baseURL, uriMethods: config.uriMethods,
-      headers: config.defaults.headers ?? [], auth: config.defaults.auth,
+      headers: config.defaults.headers ?? [], auth: config.defaults.auth, accept: "*/*",
       acceptLanguage: environment.acceptLanguage, acceptEncoding: environment.acceptEncoding)
     settings.credentialScope = config.credentialScope
     settings.secretHeaders = config.secretHeaders
@@ -39,10 +71,7 @@ import FerryWire
       settings: settings, mimeTypes: environment.mimeTypes,
       files: SystemFileProbe(
         readRoots: environment.readRoots, protected: environment.protectedPaths, requiresRoots: true))
-    scheduler = SessionScheduler(maxConcurrent: config.maxConcurrent, startIntervalMs: config.startIntervalMs)
   }
-
-  var name: String { config.name }
 
   /// The job with every field it left out taken from the session's defaults. Headers and auth
   /// are not merged here: the serializer layers them (job over session over defaults).
@@ -72,6 +101,11 @@ import FerryWire
 }
 
 extension SessionConfig {
+  /// What the job table's scheduler needs of the session.
+  var schedulingLimits: JobTable.SessionLimits {
+    JobTable.SessionLimits(maxConcurrent: maxConcurrent, startIntervalMs: startIntervalMs)
+  }
+
   /// The session's connection limits as the engine applies them.
   ///
   /// Idle connections: curl's default keeps 4 per handle in the multi at the moment a

@@ -14,7 +14,11 @@ public struct SessionScheduler: Sendable {
   private var nowMs: UInt64 = 0
   private var running: Set<UInt64> = []
   private var busyLanes: [String: UInt64] = [:]
+  /// Waiting jobs in submission order: `waiting[head...]`. Starting the oldest moves `head`
+  /// instead of shifting the array (with a deep queue, a shift per start was most of the cost
+  /// of a waiting job); the dead prefix is dropped once it is most of the array.
   private var waiting: [(key: UInt64, lane: String?)] = []
+  private var head = 0
   private var laneOfRunning: [UInt64: String] = [:]
 
   public init(maxConcurrent: Int, startIntervalMs: UInt64? = nil) {
@@ -23,7 +27,7 @@ public struct SessionScheduler: Sendable {
   }
 
   public var runningCount: Int { running.count }
-  public var waitingCount: Int { waiting.count }
+  public var waitingCount: Int { waiting.count - head }
 
   /// What happened to a submitted job.
   public enum Admission: Equatable, Sendable {
@@ -43,14 +47,14 @@ public struct SessionScheduler: Sendable {
       return .start
     }
     waiting.append((key, lane))
-    return .wait(position: waiting.count)
+    return .wait(position: waitingCount)
   }
 
   /// A running job ended (done, failed or cancelled); returns the jobs to start now, in order.
   public mutating func finish(_ key: UInt64, nowMs: UInt64 = 0) -> [UInt64] {
     self.nowMs = nowMs
     guard running.remove(key) != nil else {
-      waiting.removeAll { $0.key == key }
+      withdraw(key)
       return []
     }
     if let lane = laneOfRunning.removeValue(forKey: key) { busyLanes[lane] = nil }
@@ -59,12 +63,29 @@ public struct SessionScheduler: Sendable {
 
   /// Removes a waiting job (cancelled before it ran).
   public mutating func withdraw(_ key: UInt64) {
-    waiting.removeAll { $0.key == key }
+    guard let i = waiting[head...].firstIndex(where: { $0.key == key }) else { return }
+    if i == head {
+      advanceHead()
+    } else {
+      waiting.remove(at: i)
+    }
+  }
+
+  /// A reload changed the session's limits; what runs and waits, in order, and busy lanes
+  /// carry over. A smaller `maxConcurrent` starts nothing until the running jobs are under it;
+  /// a larger one starts the waiting jobs that now fit, returned in order. Without a rate no
+  /// start is held back by the old one.
+  public mutating func reconfigure(maxConcurrent: Int, startIntervalMs: UInt64?, nowMs: UInt64) -> [UInt64] {
+    self.maxConcurrent = max(1, maxConcurrent)
+    self.startIntervalMs = startIntervalMs
+    if startIntervalMs == nil { nextStartMs = 0 }
+    self.nowMs = nowMs
+    return startWaiting()
   }
 
   /// The 1-based position of a waiting job, or nil when it is not waiting.
   public func position(of key: UInt64) -> Int? {
-    waiting.firstIndex { $0.key == key }.map { $0 + 1 }
+    waiting[head...].firstIndex { $0.key == key }.map { $0 - head + 1 }
   }
 
   private func fits(_ lane: String?) -> Bool {
@@ -79,7 +100,7 @@ public struct SessionScheduler: Sendable {
 
   /// Milliseconds until the rate lets a waiting job start, when the rate is what holds it.
   public func nextStartDelayMs(nowMs: UInt64) -> Int? {
-    guard startIntervalMs != nil, !waiting.isEmpty, running.count < maxConcurrent, nextStartMs > nowMs
+    guard startIntervalMs != nil, waitingCount > 0, running.count < maxConcurrent, nextStartMs > nowMs
     else { return nil }
     return Int(nextStartMs - nowMs)
   }
@@ -95,11 +116,16 @@ public struct SessionScheduler: Sendable {
 
   private mutating func startWaiting() -> [UInt64] {
     var started: [UInt64] = []
-    var i = 0
+    var i = head
     while i < waiting.count, running.count < maxConcurrent {
       let (key, lane) = waiting[i]
       if fits(lane) {
-        waiting.remove(at: i)
+        if i == head {
+          advanceHead()
+          i = head
+        } else {
+          waiting.remove(at: i)
+        }
         begin(key, lane: lane)
         started.append(key)
       } else {
@@ -107,5 +133,18 @@ public struct SessionScheduler: Sendable {
       }
     }
     return started
+  }
+
+  /// The oldest waiting job left the queue.
+  private mutating func advanceHead() {
+    waiting[head].lane = nil
+    head += 1
+    if head == waiting.count {
+      waiting.removeAll(keepingCapacity: true)
+      head = 0
+    } else if head >= 64, head * 2 >= waiting.count {
+      waiting.removeSubrange(..<head)
+      head = 0
+    }
   }
 }

@@ -45,8 +45,9 @@ import Glibc
 
   /// Runs loop iterations until `condition` holds or `timeoutMs` passes; returns `condition()`.
   ///
-  /// For tests and shutdown drains; not from inside a callback of this loop. Each iteration blocks in the kernel until some event is
-  /// ready or the deadline timer fires, so it never sleeps blindly and never spins.
+  /// For tests; not from inside a callback of this loop. Each iteration blocks in the kernel
+  /// until some event is ready or the deadline timer fires, so it never sleeps blindly and
+  /// never spins.
   @discardableResult
   public func run(until condition: () -> Bool, timeoutMs: Int) -> Bool {
     let deadline = now() + UInt64(max(timeoutMs, 0))

@@ -11,12 +11,44 @@ import FerryWire
 /// --data-binary @-`, which reproduces the body byte for byte. A body without Content-Type
 /// gets `-H 'Content-Type:'` so that curl adds none of its own, and `--compressed` goes with
 /// an Accept-Encoding header so that curl decodes the response as ferry does.
+///
+/// One difference remains: when a redirect turns a POST into a GET, ferry drops the body's
+/// Content-Type, while curl keeps a header given with `-H` on every hop (curl 7.88 has no
+/// option to drop it).
 public enum CurlCommand {
+  /// What ferry's transfer does around the request, as curl options: redirects, timeouts and
+  /// retries (`-L`, `--max-redirs`, `--connect-timeout`, `-m`, `--retry`).
+  public struct Behaviour: Sendable, Equatable {
+    public var followRedirects: Bool
+    public var maxRedirects: Int
+    /// Seconds.
+    public var connectTimeout: Double
+    /// Seconds for the whole transfer; nil for no limit.
+    public var timeout: Double?
+    /// Further attempts after the first; curl's `--retry` retries the same outcomes as ferry's
+    /// `retry` (timeouts, connection failures, 408, 429, 500, 502, 503, 504).
+    public var retries: Int?
+
+    public init(
+      followRedirects: Bool = true, maxRedirects: Int = 10, connectTimeout: Double = 30,
+      timeout: Double? = nil, retries: Int? = nil
+    ) {
+      self.followRedirects = followRedirects
+      self.maxRedirects = maxRedirects
+      self.connectTimeout = connectTimeout
+      self.timeout = timeout
+      self.retries = retries
+    }
+  }
+
   /// The command line for `request`; `form` is the multipart form behind its body, if any.
   /// Secret header values (`Request.secretHeaderNames`) show as `<redacted>` when asked.
-  public static func render(_ request: Request, form: MultipartForm? = nil, redactingSecrets: Bool = true)
-    -> String
-  {
+  /// The request's headers are exactly what curl sends besides Host and framing: a request
+  /// without Accept gets `-H 'Accept:'` (curl would add `Accept: */*`), one without User-Agent
+  /// `-H 'User-Agent:'`, one with a body `-H 'Expect:'` (ferry never waits for `100 Continue`).
+  public static func render(
+    _ request: Request, form: MultipartForm? = nil, behaviour: Behaviour? = nil, redactingSecrets: Bool = true
+  ) -> String {
     let body = bodyArguments(request.body, form: form)
     var words = ["curl"]
     if request.method == "HEAD" {
@@ -24,6 +56,18 @@ public enum CurlCommand {
     } else if request.method != (body.isNone ? "GET" : "POST") {
       words += ["-X", shellWord(request.method)]
     }
+    if let behaviour { words += options(behaviour) }
+    if let digest = request.digest {
+      let credentials = redactingSecrets ? Request.redacted : "\(digest.username):\(digest.password)"
+      words += ["--digest", "-u", shellWord(credentials)]
+    }
+    // Removals first (where an `-H 'Name:'` stands does not change the order on the wire):
+    // the curl tool's own User-Agent and Accept go only when the request has them.
+    for name in ["User-Agent", "Accept"]
+    where !request.headers.contains(where: { TextCheck.equalsIgnoringASCIICase($0.name, name) }) {
+      words += ["-H", shellWord(name + ":")]
+    }
+    if !body.isNone { words += ["-H", shellWord("Expect:")] }
     var hasContentType = false
     for (name, value) in redactingSecrets ? request.redactedHeaders : request.headers {
       if TextCheck.equalsIgnoringASCIICase(name, "Content-Type") {
@@ -43,6 +87,22 @@ public enum CurlCommand {
     words.append(shellWord(request.url))
     let command = words.joined(separator: " ")
     return body.pipedFrom.map { "\($0) | \(command)" } ?? command
+  }
+
+  /// The curl options for `behaviour`.
+  static func options(_ behaviour: Behaviour) -> [String] {
+    var words: [String] = []
+    if behaviour.followRedirects { words += ["-L", "--max-redirs", String(behaviour.maxRedirects)] }
+    words += ["--connect-timeout", seconds(behaviour.connectTimeout)]
+    if let timeout = behaviour.timeout { words += ["-m", seconds(timeout)] }
+    if let retries = behaviour.retries, retries > 0 { words += ["--retry", String(retries)] }
+    return words
+  }
+
+  /// `30`, `2.5`, `0.001`: seconds as curl reads them, without a needless fraction.
+  static func seconds(_ value: Double) -> String {
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+    return String(value)
   }
 
   /// How the body appears on the command line.

@@ -17,12 +17,19 @@ public struct Request: Sendable, Equatable {
   public var credentialScope: CredentialScope?
   /// Header names (lower-case) the session marked secret, beyond `Request.isSecretHeader`'s.
   public var extraSecretHeaders: Set<String> = []
+  /// Digest credentials for libcurl to answer the server's challenge with (they are no
+  /// header: the Authorization is computed per challenge). Never shown by `explain`.
+  public var digest: DigestCredentials?
 
-  public init(method: String, url: String, headers: [(name: String, value: String)], body: BodyPlan?) {
+  public init(
+    method: String, url: String, headers: [(name: String, value: String)], body: BodyPlan?,
+    digest: DigestCredentials? = nil
+  ) {
     self.method = method
     self.url = url
     self.headers = headers
     self.body = body
+    self.digest = digest
   }
 
   /// The first value of the header `name`, compared case-insensitively.
@@ -32,8 +39,19 @@ public struct Request: Sendable, Equatable {
   }
 
   public static func == (a: Request, b: Request) -> Bool {
-    a.method == b.method && a.url == b.url && a.body == b.body
+    a.method == b.method && a.url == b.url && a.body == b.body && a.digest == b.digest
       && a.headers.elementsEqual(b.headers) { $0.name == $1.name && $0.value == $1.value }
+  }
+}
+
+/// A username and password for HTTP Digest authentication.
+public struct DigestCredentials: Sendable, Equatable {
+  public var username: String
+  public var password: String
+
+  public init(username: String, password: String) {
+    self.username = username
+    self.password = password
   }
 }
 

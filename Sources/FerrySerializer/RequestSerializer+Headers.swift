@@ -10,12 +10,13 @@ struct SessionHeaders: Sendable {
   /// Marks the default Content-Type's place while the session's layers are applied.
   private static let placeholder = "\u{0}ferry-content-type"
 
-  /// Ferry's defaults (User-Agent, Accept-Language, Accept-Encoding, the body's Content-Type),
+  /// Ferry's defaults (User-Agent, Accept, Accept-Language, Accept-Encoding, the body's Content-Type),
   /// then the session's credentials, then the session's headers, each layer winning over the
   /// ones before by case-insensitive name; a `nil` value removes what is below.
   init(_ settings: SerializerSettings) throws(WireError) {
     var list = HeaderList()
     var defaults = [("User-Agent", settings.userAgent)]
+    if let value = settings.accept { defaults.append(("Accept", value)) }
     if let value = settings.acceptLanguage { defaults.append(("Accept-Language", value)) }
     if let value = settings.acceptEncoding { defaults.append(("Accept-Encoding", value)) }
     for (name, value) in defaults {
@@ -23,7 +24,9 @@ struct SessionHeaders: Sendable {
       list.set(name, value)
     }
     list.set("Content-Type", Self.placeholder)
-    if let auth = settings.auth { list.set("Authorization", try RequestSerializer.authorization(auth)) }
+    if let auth = settings.auth, let value = try RequestSerializer.authorization(auth) {
+      list.set("Authorization", value)
+    }
     for header in settings.headers { try RequestSerializer.apply(header, to: &list) }
     contentTypeIndex = list.index(of: "Content-Type").flatMap {
       list.fields[$0].value == Self.placeholder ? $0 : nil
@@ -46,6 +49,7 @@ extension RequestSerializer {
     if let type = body.contentType, !body.contentTypeIsForced, let index = session.contentTypeIndex {
       list.insert(("Content-Type", type), at: index)
     }
+    // Digest sends no header of its own, but still replaces the session's credentials.
     if let auth = job.auth { list.set("Authorization", try Self.authorization(auth)) }
     for header in job.headers ?? [] { try Self.apply(header, to: &list) }
     if let type = body.contentType, body.contentTypeIsForced { list.set("Content-Type", type) }
@@ -63,10 +67,22 @@ extension RequestSerializer {
     list.set(header.name, header.value)
   }
 
+  /// The digest credentials in effect: the job's, else the session's unless the job has other
+  /// auth; none when an Authorization header is sent anyway (an explicit header wins).
+  func digestCredentials(_ job: Job, headers: [(name: String, value: String)]) -> DigestCredentials? {
+    guard !headers.contains(where: { TextCheck.equalsIgnoringASCIICase($0.name, "Authorization") }) else {
+      return nil
+    }
+    guard case .digest(let username, let password) = job.auth ?? settings.auth else { return nil }
+    return DigestCredentials(username: username, password: password)
+  }
+
   /// The Authorization value: `Basic base64(user:password)` (AFNetworking's
-  /// setAuthorizationHeaderFieldWithUsername:password:, UTF-8) or `Bearer TOKEN`.
-  static func authorization(_ auth: Auth) throws(WireError) -> String {
+  /// setAuthorizationHeaderFieldWithUsername:password:, UTF-8) or `Bearer TOKEN`; nil for
+  /// digest, which libcurl answers per challenge.
+  static func authorization(_ auth: Auth) throws(WireError) -> String? {
     switch auth {
+    case .digest: return nil
     case .basic(let username, let password):
       var out = Array("Basic ".utf8)
       Base64.encode(Array("\(username):\(password)".utf8), into: &out)

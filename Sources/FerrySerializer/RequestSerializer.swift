@@ -55,7 +55,8 @@ public struct RequestSerializer: Sendable {
 
     let headers = try headerFields(job, body: body)
     var request = Request(
-      method: method, url: String(decoding: url.bytes, as: UTF8.self), headers: headers, body: body.plan)
+      method: method, url: String(decoding: url.bytes, as: UTF8.self), headers: headers, body: body.plan,
+      digest: digestCredentials(job, headers: headers))
     request.extraSecretHeaders = settings.secretHeaders
     if let scope = settings.credentialScope, carriesSessionCredentials(job) {
       if let denial = scope.denial(for: URLOrigin(request.url)) { throw denial }

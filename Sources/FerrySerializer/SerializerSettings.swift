@@ -13,6 +13,9 @@ public struct SerializerSettings: Sendable, Equatable {
   public var auth: Auth?
   /// `ferry/VERSION` unless set otherwise.
   public var userAgent: String
+  /// The default `Accept`, `*/*` as curl sends it; `nil` leaves the header out. It is part of
+  /// the request (shown by `explain`, removable with `null`) rather than left to curl.
+  public var accept: String?
   /// The session's, else `AcceptLanguage(language:lang:).value`; `nil` leaves the header out.
   public var acceptLanguage: String?
   /// Every decoding libcurl has, e.g. `gzip, deflate, br`; `nil` leaves the header out.
@@ -33,9 +36,10 @@ public struct SerializerSettings: Sendable, Equatable {
   /// Settings with `User-Agent: ferry/<version>`; `uriMethods` are upper-cased.
   public init(
     version: String, baseURL: String? = nil, uriMethods: Set<String> = defaultURIMethods,
-    headers: [HeaderField] = [], auth: Auth? = nil, acceptLanguage: String? = nil,
+    headers: [HeaderField] = [], auth: Auth? = nil, accept: String? = nil, acceptLanguage: String? = nil,
     acceptEncoding: String? = nil
   ) {
+    self.accept = accept
     self.baseURL = baseURL
     self.uriMethods = Set(uriMethods.map(TextCheck.asciiUppercased))
     self.headers = headers

@@ -10,22 +10,22 @@ import FerryWire
 /// A file segment is opened only when the reader reaches it and read with `pread` at its own
 /// offset, so no file is ever read whole and seeking back costs nothing. A file that is missing,
 /// unreadable or shorter than planned stops the body with `file_unreadable`.
-final class BodyReader {
+public final class BodyReader {
   private let segments: [BodyPlan.Segment]
   /// Total length: the request's Content-Length.
-  let length: Int64
+  public let length: Int64
   private var segmentIndex = 0
   /// Bytes of the current segment already read.
   private var segmentOffset: Int64 = 0
   private var openFile: (index: Int, fd: Int32)?
   /// Why reading stopped, once it has.
-  private(set) var error: WireError?
+  public private(set) var error: WireError?
   /// `read_roots`: every file opened must lie under one (checked on the open descriptor).
   private let readRoots: [String]?
   /// The daemon's own files, never read whatever the roots say.
   private let protected: [String]
 
-  init(_ plan: BodyPlan, readRoots: [String]? = nil, protected: [String] = []) {
+  public init(_ plan: BodyPlan, readRoots: [String]? = nil, protected: [String] = []) {
     self.protected = protected
     segments = plan.segments
     length = plan.length
@@ -36,7 +36,7 @@ final class BodyReader {
 
   /// Fills `buffer` from the current position; returns the bytes written (0 at the end), or
   /// `nil` after recording `error`.
-  func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+  public func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
     var filled = 0
     while filled < buffer.count, segmentIndex < segments.count {
       let room = UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])

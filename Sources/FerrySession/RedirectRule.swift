@@ -5,7 +5,8 @@ import FerryWire
 ///
 /// libcurl follows GET, HEAD, POST and PUT by these rules itself (with `CURLOPT_POSTREDIR` 0 it
 /// turns POST into GET on 301/302/303, and PUT into GET on 303). For other methods it would
-/// send the custom method again on every hop, so the transfer follows those hop by hop with
+/// send the custom method again on every hop, and for a POST or PUT with a Content-Type it
+/// would keep that header on the GET, so the transfer follows those hop by hop with
 /// `nextRequest`.
 public enum RedirectRule {
   /// Statuses a browser follows.
@@ -36,8 +37,14 @@ public enum RedirectRule {
     }
     if URLOrigin(request.url) != URLOrigin(location) {
       next.headers.removeAll { credentialHeaders.contains($0.name.lowercased()) }
+      next.digest = nil
     }
     return next
+  }
+
+  /// Whether `request` has headers that describe its body, which a redirect to GET must drop.
+  static func hasBodyHeaders(_ request: Request) -> Bool {
+    request.headers.contains { bodyHeaders.contains($0.name.lowercased()) }
   }
 
   /// Whether a redirect may go to `location` at all: http and https only.

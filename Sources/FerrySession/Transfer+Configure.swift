@@ -26,6 +26,7 @@ extension Transfer {
     options.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
     options.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
     configureRedirects(&options)
+    configureAuth(&options)
     configureTLS(&options)
     configureTimeouts(&options)
     configureHeaders(&options)
@@ -106,6 +107,15 @@ extension Transfer {
     options.set(CURLOPT_PREREQDATA, pointer: me)
   }
 
+  /// Digest credentials: libcurl answers the 401 challenge itself (CURLOPT_HTTPAUTH(3)), and
+  /// keeps them from other hosts on redirects it follows (CURLOPT_UNRESTRICTED_AUTH 0).
+  private func configureAuth(_ options: inout EasyOptions) {
+    guard let digest = request.digest else { return }
+    options.set(CURLOPT_HTTPAUTH, Int(FERRY_CURLAUTH_DIGEST))
+    options.set(CURLOPT_USERNAME, digest.username)
+    options.set(CURLOPT_PASSWORD, digest.password)
+  }
+
   private func configureRedirects(_ options: inout EasyOptions) {
     let byCurl = spec.followRedirects && !followsRedirectsItself
     options.set(CURLOPT_FOLLOWLOCATION, byCurl ? 1 : 0)
@@ -133,6 +143,7 @@ extension Transfer {
     var hasContentType = false
     var hasExpect = false
     var hasRange = false
+    var hasAccept = false
     var acceptEncoding: String?
     // Each line is built in one reused buffer (curl copies it), not as an interpolated String.
     var line = [CChar](repeating: 0, count: 256)
@@ -140,6 +151,7 @@ extension Transfer {
       hasContentType = hasContentType || Self.isNamed(name, "content-type")
       hasExpect = hasExpect || Self.isNamed(name, "expect")
       hasRange = hasRange || Self.isNamed(name, "range")
+      hasAccept = hasAccept || Self.isNamed(name, "accept")
       if acceptEncoding == nil, Self.isNamed(name, "accept-encoding") { acceptEncoding = value }
       list = Self.append(name, value, to: list, using: &line)
     }
@@ -152,8 +164,13 @@ extension Transfer {
     // server ignores it; the caller starts over on a 200 instead.
     if let from = spec.resumeFromByte, from > 0, !hasRange {
       list = curl_slist_append(list, "Range: bytes=\(from)-")
+      if let validator = spec.ifRange { list = curl_slist_append(list, "If-Range: \(validator)") }
     }
     if request.method == "POST" && !hasContentType { list = curl_slist_append(list, "Content-Type:") }
+    // The request's headers are the wire's: curl's own `Accept: */*` and (with
+    // CURLOPT_ACCEPT_ENCODING) `Accept-Encoding` go only when the request has them.
+    if !hasAccept { list = curl_slist_append(list, "Accept:") }
+    if spec.acceptEncoding, acceptEncoding == nil { list = curl_slist_append(list, "Accept-Encoding:") }
     headerList = list
     options.check(ferry_curl_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, list))
     if spec.acceptEncoding {

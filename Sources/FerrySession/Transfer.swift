@@ -73,7 +73,10 @@ import FerryWire
     self.delegate = delegate
     self.request = spec.request
     switch spec.request.method {
-    case "GET", "HEAD", "POST", "PUT": followsRedirectsItself = false
+    case "GET", "HEAD": followsRedirectsItself = false
+    // curl turns them into GET but keeps the request's own headers on every hop, so a POST's
+    // Content-Type would ride along on the GET: with such headers, follow hop by hop.
+    case "POST", "PUT": followsRedirectsItself = RedirectRule.hasBodyHeaders(spec.request)
     default: followsRedirectsItself = true
     }
     uploadThrottle = ProgressThrottle(intervalMs: spec.progressIntervalMs)

@@ -25,6 +25,9 @@ public struct TransferSpec: Sendable, Equatable {
   /// A server that ignores it answers 200 with the whole body, which the caller must notice
   /// (status 206 means the rest follows).
   public var resumeFromByte: Int64?
+  /// The validator (ETag or HTTP-date) sent as `If-Range` with `resumeFromByte`, so a server
+  /// whose file changed answers 200 with the new one instead of a 206 of its tail.
+  public var ifRange: String?
   /// Let libcurl decode `Content-Encoding` (gzip, deflate, br, zstd), so the body arrives
   /// decoded. The encodings offered are the request's own `Accept-Encoding` when it has one.
   public var acceptEncoding: Bool
@@ -44,7 +47,8 @@ public struct TransferSpec: Sendable, Equatable {
     request: Request, connectTimeoutMs: Int = 30_000, idleTimeoutMs: Int = 60_000,
     totalTimeoutMs: Int? = nil, followRedirects: Bool = true, maxRedirects: Int = 10,
     progressIntervalMs: Int = 100, wantsProgress: Bool = true, resumeFromByte: Int64? = nil,
-    acceptEncoding: Bool = true, enqueuedAtMs: UInt64? = nil, tls: TLSOptions = TLSOptions(),
+    ifRange: String? = nil, acceptEncoding: Bool = true, enqueuedAtMs: UInt64? = nil,
+    tls: TLSOptions = TLSOptions(),
     egress: EgressPolicy? = nil, readRoots: [String]? = nil
   ) {
     self.request = request
@@ -59,6 +63,7 @@ public struct TransferSpec: Sendable, Equatable {
     self.progressIntervalMs = progressIntervalMs
     self.wantsProgress = wantsProgress
     self.resumeFromByte = resumeFromByte
+    self.ifRange = ifRange
     self.acceptEncoding = acceptEncoding
     self.enqueuedAtMs = enqueuedAtMs
   }

@@ -38,6 +38,7 @@ public enum FixtureRoutes {
         return .text("no raw reply \(segments[1])\n", status: 404)
       }
       return .raw(bytes)
+    case ("digest-auth", 3): return digestAuth(segments[1], segments[2], head)
     case (let route, 2): return numbered(route, segments[1], head)
     default: return .text("no route for \(head.path)\n", status: 404)
     }
@@ -69,6 +70,8 @@ public enum FixtureRoutes {
       return .drop(count: number)
     case "reset":
       return .reset(count: number)
+    case "versioned":
+      return versioned(argument, head)
     case "retry-after":
       return .full(
         status: 503, headers: [FixtureHeader("Retry-After", String(number))],

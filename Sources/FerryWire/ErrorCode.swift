@@ -28,6 +28,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case unacceptableStatus = "unacceptable_status"
   case unacceptableContentType = "unacceptable_content_type"
   case responseTooLarge = "response_too_large"
+  /// A resumed download's answer does not continue the partial file (a 206 at another offset,
+  /// a 416 for another size); the partial file is dropped so the next try starts over.
+  case resumeMismatch = "resume_mismatch"
   case shuttingDown = "shutting_down"
   /// Not in PROTOCOL.md's list: an `op` that names a job id the connection never saw.
   case unknownID = "unknown_id"

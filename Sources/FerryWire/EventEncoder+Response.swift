@@ -87,6 +87,11 @@ extension EventEncoder {
     case .text(let text):
       key("body", into: &out)
       JSONWriter.writeString(text, into: &out)
+    case .decodedText(let text, let charset):
+      key("body", into: &out)
+      JSONWriter.writeString(text, into: &out)
+      key("charset", into: &out)
+      JSONWriter.writeString(charset, into: &out)
     case .base64(let bytes):
       key("body_base64", into: &out)
       out.append(UInt8(ascii: "\""))

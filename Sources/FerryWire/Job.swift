@@ -119,6 +119,8 @@ public struct RawBody: Sendable, Equatable {
 public enum Auth: Sendable, Equatable {
   case basic(username: String, password: String)
   case bearer(String)
+  /// HTTP Digest (RFC 7616), answered by libcurl to the server's challenge.
+  case digest(username: String, password: String)
 }
 
 /// Response validation, as AFHTTPResponseSerializer's `acceptableStatusCodes` and

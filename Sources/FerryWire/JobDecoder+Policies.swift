@@ -2,7 +2,8 @@ extension JobDecoder {
   /// Largest `retry.backoff_ms` (one hour), so the engine's doubling stays far from overflow.
   static let maxBackoffMs = 3_600_000
 
-  /// Credentials: `{"basic": {"username", "password"}}` or `{"bearer": "TOKEN"}`; `path` names the
+  /// Credentials: `{"basic": {"username", "password"}}`, `{"digest": {"username", "password"}}`
+  /// or `{"bearer": "TOKEN"}`; `path` names the
   /// value in errors (e.g. `sessions.github.auth`). For a config that claims `auth` through
   /// `extraKeys` and decodes the inline forms with this.
   public func decodeAuth(_ value: JSONValue, path: String) throws(WireError) -> Auth {
@@ -14,22 +15,28 @@ extension JobDecoder {
     var auth: Auth?
     for member in object.members {
       let item = field.child(member.key, member.value)
-      guard member.key == "basic" || member.key == "bearer" else { throw item.invalid("unknown field") }
-      guard auth == nil else { throw item.invalid("auth takes exactly one of basic or bearer") }
-      if member.key == "bearer" {
+      guard ["basic", "bearer", "digest"].contains(member.key) else { throw item.invalid("unknown field") }
+      guard auth == nil else { throw item.invalid("auth takes exactly one of basic, digest or bearer") }
+      switch member.key {
+      case "bearer":
         let token = try item.headerText()
         guard !token.isEmpty else { throw item.invalid("must not be empty") }
         auth = .bearer(token)
-      } else {
-        auth = try basic(item)
+      case "digest":
+        let (username, password) = try credentials(item)
+        auth = .digest(username: username, password: password)
+      default:
+        let (username, password) = try credentials(item)
+        auth = .basic(username: username, password: password)
       }
     }
-    guard let auth else { throw field.invalid("auth needs basic or bearer") }
+    guard let auth else { throw field.invalid("auth needs basic, digest or bearer") }
     return auth
   }
 
-  /// `{"username", "password"}`; the username may not hold `:` (RFC 7617).
-  private func basic(_ field: Field) throws(WireError) -> Auth {
+  /// `{"username", "password"}`; the username may not hold `:` (RFC 7617, and kept for digest
+  /// so that the two read alike).
+  private func credentials(_ field: Field) throws(WireError) -> (String, String) {
     var username: String?
     var password: String?
     for member in try field.object().members {
@@ -48,7 +55,7 @@ extension JobDecoder {
     }
     guard let username else { throw field.child("username", .null).invalid("missing required field") }
     guard let password else { throw field.child("password", .null).invalid("missing required field") }
-    return .basic(username: username, password: password)
+    return (username, password)
   }
 
   /// `{"status": [[lo, hi] or code, ...], "content_types": ["type/subtype", ...]}`.

@@ -6,6 +6,9 @@ public enum ResponseBody: Sendable, Equatable {
   case json([UInt8])
   /// Text, as the `"body"` string.
   case text(String)
+  /// Text decoded to UTF-8 from the declared `charset` (`iso-8859-1`, `windows-1252`,
+  /// `utf-16`…), as `"body"` followed by `"charset"`.
+  case decodedText(String, charset: String)
   /// Bytes, as `"body_base64"`.
   case base64([UInt8])
   /// Streamed to a file: `"output"` (the final path) and `"bytes"` (its length).

@@ -52,6 +52,48 @@ enum System {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
+    return readAll(fd)
+  }
+
+  /// All of stdin when it is a pipe, a socket or a regular file (not a terminal, not a device
+  /// such as /dev/null), or nil.
+  static func readStdin() -> [UInt8]? {
+    var st = stat()
+    guard fstat(STDIN_FILENO, &st) == 0 else { return nil }
+    let type = st.st_mode & S_IFMT
+    guard type == S_IFIFO || type == S_IFREG || type == S_IFSOCK else { return nil }
+    return readAll(STDIN_FILENO)
+  }
+
+  /// Prompts on the controlling terminal and reads a line with echo off, as curl's `-u USER`
+  /// does; nil without a terminal.
+  static func askPassword(_ prompt: String) -> String? {
+    let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var saved = termios()
+    guard tcgetattr(fd, &saved) == 0 else { return nil }
+    var quiet = saved
+    quiet.c_lflag &= ~tcflag_t(ECHO)
+    write(fd, prompt)
+    _ = tcsetattr(fd, TCSAFLUSH, &quiet)
+    defer {
+      _ = tcsetattr(fd, TCSAFLUSH, &saved)
+      write(fd, "\n")
+    }
+    var line: [UInt8] = []
+    var byte: UInt8 = 0
+    while true {
+      let n = read(fd, &byte, 1)
+      if n < 0, errno == EINTR { continue }
+      if n <= 0 || byte == 0x0A { break }
+      line.append(byte)
+    }
+    if line.last == 0x0D { line.removeLast() }
+    return String(decoding: line, as: UTF8.self)
+  }
+
+  private static func readAll(_ fd: Int32) -> [UInt8]? {
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {

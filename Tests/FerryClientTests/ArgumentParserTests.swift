@@ -83,7 +83,9 @@ struct ArgumentParserTests {
     (["get", "http://h/", "--array-encoding", "commas"], "--array-encoding 'commas'"),
     (["get", "http://h/", "--resume"], "--resume needs --output FILE"),
     (["get", "http://h/", "-H", "nocolon"], "-H 'nocolon': expected 'Name: value'"),
-    (["get", "http://h/", "-a", "nopass"], "--auth needs USER:PASSWORD"),
+    (["get", "http://h/", "-a", ":pw"], "--auth needs USER[:PASSWORD]"),
+    // `-s` is curl's --silent; ferry's --session has no short form.
+    (["get", "-s", "http://h/"], "unknown option -s"),
     (["get", "http://h/", "--bogus"], "unknown option --bogus"),
     (["get", "http://h/", "-ix"], "unknown option -ix"),
     (["get", "http://h/", "-H"], "-H needs a value"),

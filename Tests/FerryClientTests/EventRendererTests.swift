@@ -70,14 +70,37 @@ struct EventRendererTests {
         """)
   }
 
-  @Test func unacceptableStatusPrintsTheBodyAndTheErrorAndExitsOne() {
+  @Test func unacceptableStatusPrintsTheBodyAndTheErrorAndExitsByStatusClass() {
     var renderer = Fixture.renderer(.response)
     let r = renderer.render(
       #"{"event":"failed","id":"t","seq":3,"error":{"code":"unacceptable_status","message":"request failed: unacceptable status 404"},"attempts":1,"status":404,\#(Self.headers),"body":"nope"}"#
     )
     #expect(r.stdoutText == "nope")
     #expect(r.stderrText == "ferry: request failed: unacceptable status 404 (unacceptable_status)\n")
-    #expect(r.exit == .failed)
+    #expect(r.exit == .clientErrorStatus)
+    #expect(r.exit?.rawValue == 14)
+    for (status, code) in [(302, 13), (503, 15), (101, 1)] {
+      var other = Fixture.renderer(.response)
+      let line =
+        #"{"event":"failed","id":"t","seq":3,"error":{"code":"unacceptable_status","message":"m"},"status":\#(status),\#(Self.headers)}"#
+      #expect(other.render(line).exit?.rawValue == Int32(code), "status \(status)")
+    }
+  }
+
+  @Test func transferFailuresExitAsCurlDoes() {
+    for (code, exit) in [
+      ("timeout", 28), ("resolve_failed", 6), ("connect_failed", 7), ("tls_failed", 35),
+      ("too_many_redirects", 47), ("transfer_failed", 1), ("resume_mismatch", 1),
+    ] {
+      var renderer = Fixture.renderer(.response)
+      let r = renderer.render(
+        #"{"event":"failed","id":"t","seq":3,"error":{"code":"\#(code)","message":"m"}}"#)
+      #expect(r.exit?.rawValue == Int32(exit), "\(code)")
+      var raw = Fixture.renderer(.rawEvents)
+      #expect(
+        raw.render(#"{"event":"failed","id":"t","seq":3,"error":{"code":"\#(code)","message":"m"}}"#).exit?
+          .rawValue == Int32(exit))
+    }
   }
 
   @Test func failuresNameTheirCodeFieldAndTimer() {
@@ -87,7 +110,7 @@ struct EventRendererTests {
     )
     #expect(timeout.stderrText == "ferry: no data for 60 s (timeout, timer idle)\n")
     #expect(timeout.stdout.isEmpty)
-    #expect(timeout.exit == .failed)
+    #expect(timeout.exit == .timeout)
     var other = Fixture.renderer(.response)
     let refused = other.render(
       #"{"event":"failed","id":"t","seq":1,"error":{"code":"invalid_job","message":"parts.0.file: must be an absolute path","field":"parts.0.file"}}"#
@@ -161,7 +184,7 @@ struct EventRendererTests {
     #expect(renderer.render(queued) == Rendering(stdout: Array((queued + "\n").utf8)))
     #expect(renderer.render(#"{"event":"queued","id":"x","seq":1}"#) == Rendering())
     let failed = #"{"event":"failed","id":"t","seq":2,"error":{"code":"timeout","message":"m"}}"#
-    #expect(renderer.render(failed) == Rendering(stdout: Array((failed + "\n").utf8), exit: .failed))
+    #expect(renderer.render(failed) == Rendering(stdout: Array((failed + "\n").utf8), exit: .timeout))
     let cancelled = #"{"event":"cancelled","id":"t","seq":2,"reason":"client"}"#
     #expect(renderer.render(cancelled).exit == .cancelled)
   }

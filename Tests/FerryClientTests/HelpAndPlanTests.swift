@@ -4,8 +4,8 @@ import Testing
 
 struct HelpAndPlanTests {
   @Test func exitCodesAreDistinctAndStable() {
-    #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 4])
-    #expect(Set(ExitCode.allCases.map(\.meaning)).count == 5)
+    #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 4, 6, 7, 13, 14, 15, 28, 35, 47])
+    #expect(Set(ExitCode.allCases.map(\.meaning)).count == 13)
   }
 
   @Test func generalHelpNamesEveryCommandTheSocketLookupAndTheExitCodes() {
@@ -67,6 +67,17 @@ struct HelpAndPlanTests {
         #"{"op":"explain","job":{"id":"t","method":"GET","url":"http://h/","events":[]}}"#,
         #"{"id":"t","method":"GET","url":"http://h/","events":[]}"#,
       ])
+  }
+
+  @Test func headPrintsTheStatusLineAndHeaders() throws {
+    guard case .converse(_, let head) = try plan(["head", "http://h/"]),
+      case .converse(_, let get) = try plan(["get", "http://h/"])
+    else {
+      Issue.record("not a conversation")
+      return
+    }
+    #expect(head.includeHeaders)
+    #expect(!get.includeHeaders)
   }
 
   @Test func detachedJobsKeepEveryEventForALaterAttach() throws {

@@ -93,6 +93,18 @@ struct JobBuilderTests {
     ),
     ([":/x"], #"{"id":"t","method":"GET","url":"http://localhost/x","events":[]}"#),
     (
+      ["get", "http://h/x", "a==1", "a==2"],
+      #"{"id":"t","method":"GET","url":"http://h/x","parameters":{"a":["1","2"]},"array_encoding":"repeat","events":[]}"#
+    ),
+    (
+      ["get", "http://h/x", "--no-follow"],
+      #"{"id":"t","method":"GET","url":"http://h/x","follow_redirects":false,"accept":{"status":[[200,399]]},"events":[]}"#
+    ),
+    (
+      ["get", "http://h/x", #"If-None-Match:"e1""#],
+      #"{"id":"t","method":"GET","url":"http://h/x","headers":{"If-None-Match":"\"e1\""},"accept":{"status":[[200,299],304]},"events":[]}"#
+    ),
+    (
       ["get", "http://h/x", "--", "-odd=1"],
       #"{"id":"t","method":"GET","url":"http://h/x","parameters":{"-odd":"1"},"events":[]}"#
     ),
@@ -111,6 +123,40 @@ struct JobBuilderTests {
       return
     }
     #expect(job.id == (expected.contains(#""id":"mine""#) ? "mine" : "t"))
+  }
+
+  @Test func pipedStdinIsTheBodyOfAMethodThatCarriesOne() throws {
+    let json = Array(#"{"a":1}"#.utf8)
+    #expect(
+      try Fixture.jobLine(["post", "http://h/x"], stdin: json)
+        == #"{"id":"t","method":"POST","url":"http://h/x","body":{"text":"{\"a\":1}"},"events":[]}"#)
+    #expect(
+      try Fixture.jobLine(["put", "http://h/x"], stdin: [0, 0xFF])
+        == #"{"id":"t","method":"PUT","url":"http://h/x","body":{"base64":"AP8="},"events":[]}"#)
+    // GET and HEAD never take it, --ignore-stdin turns it off, other body sources win, and an
+    // empty stdin (a closed pipe, a file of nothing) sends no body.
+    for arguments in [
+      ["get", "http://h/x"], ["head", "http://h/x"], ["post", "http://h/x", "--ignore-stdin"],
+      ["post", "http://h/x", "a=1"], ["post", "http://h/x", "--raw", "x"],
+    ] {
+      #expect(try !Fixture.jobLine(arguments, stdin: json).contains(#"{\"a\":1}"#), "\(arguments)")
+    }
+    #expect(try !Fixture.jobLine(["post", "http://h/x"], stdin: []).contains("body"))
+  }
+
+  @Test func authWithoutPasswordAsksOnTheTerminalAndDigestIsChosenWithAuthType() throws {
+    #expect(
+      try Fixture.jobLine(["get", "http://h/x", "-a", "ann"], password: "s:e")
+        == #"{"id":"t","method":"GET","url":"http://h/x","auth":{"basic":{"username":"ann","password":"s:e"}},"events":[]}"#
+    )
+    #expect(
+      try Fixture.jobLine(["get", "http://h/x", "-A", "digest", "-a", "ann:pw"])
+        == #"{"id":"t","method":"GET","url":"http://h/x","auth":{"digest":{"username":"ann","password":"pw"}},"events":[]}"#
+    )
+    #expect(throws: UsageError.self) {
+      try Fixture.jobLine(["get", "http://h/x", "-a", "ann"], password: nil)
+    }
+    #expect(Fixture.usageError(["get", "http://h/x", "-A", "ntlm"]) != nil)
   }
 
   @Test func asksForProgressEventsOnlyWhenABarCanBeDrawn() throws {

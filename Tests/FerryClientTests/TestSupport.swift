@@ -8,19 +8,25 @@ enum Fixture {
     "/home/u/data.json": #"{"k": [1, 2]}"#,
   ]
 
-  static func context(progress: Bool = false) -> JobContext {
+  static func context(
+    progress: Bool = false, stdin: [UInt8]? = nil, password: String? = nil
+  ) -> JobContext {
     JobContext(
       id: "t", workingDirectory: "/home/u", events: .forResponse(progress: progress),
-      readFile: { path in files[path].map { Array($0.utf8) } })
+      readFile: { path in files[path].map { Array($0.utf8) } }, readStdin: { stdin },
+      askPassword: { _ in password })
   }
 
   /// The job line `ferry ARGS` sends for a request command (no progress bar).
-  static func jobLine(_ arguments: [String], progress: Bool = false) throws -> String {
+  static func jobLine(
+    _ arguments: [String], progress: Bool = false, stdin: [UInt8]? = nil, password: String? = nil
+  ) throws -> String {
     let invocation = try ArgumentParser.parse(arguments)
     guard case .request(let options) = invocation.command else {
       throw FixtureError("not a request: \(invocation.command)")
     }
-    return JSONWriter.string(.object(try JobBuilder.build(options, context: context(progress: progress))))
+    let context = context(progress: progress, stdin: stdin, password: password)
+    return JSONWriter.string(.object(try JobBuilder.build(options, context: context)))
   }
 
   /// The usage error of `ferry ARGS`, parsing and building.

@@ -23,7 +23,8 @@ import Testing
   /// Runs `.build/debug/ferry` with `arguments`, stdout and stderr piped (so no terminal
   /// output), `FERRY_SOCKET` set to `socket` when given, in `directory` when given.
   static func ferry(
-    _ arguments: [String], socket: String? = nil, directory: String? = nil, timeoutMs: Int = 20_000
+    _ arguments: [String], socket: String? = nil, directory: String? = nil, stdin: String? = nil,
+    timeoutMs: Int = 20_000
   ) throws -> Run {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Paths.product("ferry"))
@@ -36,12 +37,18 @@ import Testing
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
-    process.standardInput = FileHandle.nullDevice
+    let input = Pipe()
+    process.standardInput = stdin == nil ? FileHandle.nullDevice : input
     try process.run()
+    if let stdin {
+      // Small enough for the pipe's buffer: written whole, then closed for the end of input.
+      input.fileHandleForWriting.write(Data(stdin.utf8))
+      try input.fileHandleForWriting.close()
+    }
     // Read both pipes to the end before waiting, so a large body cannot fill a pipe and stall.
     let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
     let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-    let deadline = Clock.ms() + timeoutMs
+    let deadline = Clock.ms() + TestTime.ms(timeoutMs)
     while process.isRunning, Clock.ms() < deadline { usleep(2_000) }
     if process.isRunning {
       process.terminate()
@@ -50,6 +57,49 @@ import Testing
     return Run(
       status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
       stderr: String(decoding: stderrData, as: UTF8.self))
+  }
+
+  @Test func pipedStdinIsThePostBodyAndNeverAGetBody() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let post = try Self.ferry(["post", fixture.url("/echo")], socket: daemon.socket, stdin: #"{"a":1}"#)
+    #expect(post.status == 0)
+    #expect(try post.json()["body_length"] == .number(JSONNumber(7)))
+    #expect(try post.json()["body_sha256"]?.stringValue == SHA256.hex(Array(#"{"a":1}"#.utf8)))
+    let get = try Self.ferry(["get", fixture.url("/echo")], socket: daemon.socket, stdin: "ignored")
+    #expect(try get.json()["body_length"] == .number(JSONNumber(0)))
+    let ignored = try Self.ferry(
+      ["post", "--ignore-stdin", fixture.url("/echo")], socket: daemon.socket, stdin: "ignored")
+    #expect(try ignored.json()["body_length"] == .number(JSONNumber(0)))
+  }
+
+  @Test func headPrintsTheStatusLineAndHeaders() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let head = try Self.ferry(["head", fixture.url("/json")], socket: daemon.socket)
+    #expect(head.status == 0)
+    #expect(head.stdout.hasPrefix("HTTP/1.1 200 OK\n"))
+    #expect(head.stdout.contains("content-type: application/json\n"))
+  }
+
+  @Test func unfollowedRedirectIsAResponseAndFailuresExitByKind() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let redirect = try Self.ferry(
+      ["get", "-i", "--no-follow", fixture.url("/redirect/1")], socket: daemon.socket)
+    #expect(redirect.status == 0)
+    #expect(redirect.stdout.hasPrefix("HTTP/1.1 302 Found\n"))
+    #expect(redirect.stderr.isEmpty)
+    #expect(try Self.ferry(["get", fixture.url("/status/404")], socket: daemon.socket).status == 14)
+    #expect(try Self.ferry(["get", fixture.url("/status/503")], socket: daemon.socket).status == 15)
+    #expect(
+      try Self.ferry(
+        ["get", "--accept-status", "200", fixture.url("/redirect-to?url=/x&status=301"), "--no-follow"],
+        socket: daemon.socket
+      ).status == 13)
+    let silent = try Self.ferry(["get", "-s", fixture.url("/json")], socket: daemon.socket)
+    #expect(silent.status == 2)
+    #expect(silent.stderr.hasPrefix("ferry: unknown option -s\n"))
   }
 
   @Test func getPrintsTheBodyAndExitsZero() throws {
@@ -64,11 +114,11 @@ import Testing
     #expect(json.stdout == JSONWriter.string(FixtureRoutes.sampleJSON) + "\n")
   }
 
-  @Test func notFoundExitsOneWithTheMessageAndTheBody() throws {
+  @Test func notFoundExitsFourteenWithTheMessageAndTheBody() throws {
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness()
     let run = try Self.ferry(["get", fixture.url("/status/404")], socket: daemon.socket)
-    #expect(run.status == 1)
+    #expect(run.status == 14)
     #expect(run.stderr.hasPrefix("ferry: "))
     #expect(run.stderr.hasSuffix("(unacceptable_status)\n"))
     #expect(run.stderr.contains("404"))
@@ -220,7 +270,7 @@ import Testing
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness()
     let run = try Self.ferry(["get", fixture.url("/delay/3000"), "--timeout", "0.3"], socket: daemon.socket)
-    #expect(run.status == 1)
+    #expect(run.status == 28)
     #expect(run.stderr.hasSuffix("(timeout, timer total)\n"), "\(run.stderr)")
     #expect(run.stdout == "")
   }

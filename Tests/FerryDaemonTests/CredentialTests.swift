@@ -37,6 +37,47 @@ import Testing
     #expect(!daemon.process.stderrText().contains(secret))
   }
 
+  @Test func digestAuthAnswersTheChallengeThroughCurlAndIsRedactedLikeBasic() throws {
+    let fixture = try FixtureHarness()
+    let secret = "d1gest-\(UInt32.random(in: 0...UInt32.max))"
+    let config =
+      #"{"sessions": {"api": {"base_url": "\#(fixture.url("/"))", "auth": {"digest": {"username": "alice", "password": "\#(secret)"}}}}}"#
+    let daemon = try DaemonHarness(config: config)
+    let client = try daemon.connect()
+    let job = try client.run(
+      #"{"id":"j","url":"\#(fixture.url("/digest-auth/bob/\(secret)"))","auth":{"digest":{"username":"bob","password":"\#(secret)"}},"events":["response"]}"#,
+      id: "j")
+    #expect(job.last?.event == "done")
+    #expect(job.last?["body"]?.objectValue?["user"]?.stringValue == "bob")
+    // The session's digest, on a POST with a body that curl sends again after the challenge.
+    let session = try client.run(
+      #"{"id":"s","session":"api","method":"POST","url":"digest-auth/alice/\#(secret)","parameters":{"a":1},"events":[]}"#,
+      id: "s")
+    #expect(session.last?.event == "done")
+    #expect(session.last?["body"]?.objectValue?["authenticated"] == .bool(true))
+    let wrong = try client.run(
+      #"{"id":"w","url":"\#(fixture.url("/digest-auth/bob/other"))","auth":{"digest":{"username":"bob","password":"\#(secret)"}},"events":[]}"#,
+      id: "w")
+    #expect(wrong.last?.errorCode == "unacceptable_status")
+    #expect(wrong.last?.int("status") == 401)
+    for e in job + session + wrong {
+      #expect(
+        !JSONWriter.string(.object(e)).replacingOccurrences(of: "/\(secret)", with: "").contains(secret))
+    }
+    try client.send(#"{"op":"explain","job":{"session":"api","url":"echo"}}"#)
+    let explained = try client.readEvent()
+    #expect(explained["headers"]?.objectValue?["Authorization"] == nil)
+    #expect(explained["curl"]?.stringValue?.contains("--digest -u '<redacted>'") == true)
+    #expect(!JSONWriter.string(.object(explained)).contains(secret))
+    try client.send(#"{"op":"sessions"}"#)
+    let sessions = try client.readEvent()
+    #expect(sessions["sessions"]?.objectValue?["api"]?.objectValue?["auth"]?.stringValue == "<redacted>")
+    #expect(!JSONWriter.string(.object(sessions)).contains(secret))
+    daemon.process.signal(SIGTERM)
+    _ = daemon.process.wait(timeoutMs: 10_000)
+    #expect(!daemon.process.stderrText().replacingOccurrences(of: "/\(secret)", with: "").contains(secret))
+  }
+
   @Test func missingCredentialFileIsAStartupErrorNamingTheField() throws {
     let dir = Paths.tempDirectory("cred2")
     defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -46,6 +46,21 @@ import Testing
     #expect(failed["headers"]?.objectValue != nil)
   }
 
+  @Test func responseTooLargeFailsWithTheResponseHeadAttached() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let client = try daemon.connect()
+    let events = try client.run(
+      #"{"id":"t","url":"\#(fixture.url("/bytes/5000?type=text/csv"))","max_inline_bytes":1000,"events":[]}"#,
+      id: "t")
+    let failed = try #require(events.last)
+    #expect(failed.errorCode == "response_too_large")
+    #expect(failed.int("status") == 200)
+    #expect(failed["headers"]?.objectValue?["content-type"]?.stringValue == "text/csv")
+    #expect(failed["http_version"]?.stringValue == "1.1")
+    #expect(failed["body"] == nil && failed["body_base64"] == nil)
+  }
+
   @Test func refusedJobLinesGetFailedOrErrorButNeverTouchALiveJob() throws {
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness()
@@ -96,10 +111,22 @@ import Testing
     #expect(cancelled.event == "cancelled")
     #expect(cancelled["reason"]?.stringValue == "client")
     #expect(cancelled.seq == events.count + 1)
-    let second = try client.readEvent()
-    #expect(second.event == "error")
-    #expect(second.errorCode == "unknown_id")
+    // Decision 1: a cancel of a job of this connection that already ended is ignored.
     #expect(try client.readEvent().event == "pong")
+  }
+
+  @Test func cancelOfAnEndedJobIsIgnoredAndOfAnUnknownOneRefused() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let client = try daemon.connect()
+    let events = try client.run(#"{"id":"e","url":"\#(fixture.url("/json"))","events":[]}"#, id: "e")
+    #expect(events.last?.event == "done")
+    try client.send(#"{"op":"cancel","id":"e"}"#)
+    try client.send(#"{"op":"cancel","id":"never"}"#)
+    let refused = try client.readEvent()
+    #expect(refused.event == "error")
+    #expect(refused.errorCode == "unknown_id")
+    #expect(refused["error"]?.objectValue?["id"]?.stringValue == "never")
   }
 
   @Test func outputIsRenamedIntoPlaceOnlyWhenAccepted() throws {
@@ -126,10 +153,12 @@ import Testing
     let daemon = try DaemonHarness()
     let client = try daemon.connect()
     try client.send(
-      #"{"op":"explain","job":{"method":"POST","url":"http://127.0.0.1:9/x","encoding":"json","parameters":{"b":1,"a":[true]},"headers":{"Authorization":"Bearer s3cret"}}}"#
+      #"{"op":"explain","job":{"id":"x","method":"POST","url":"http://127.0.0.1:9/x","encoding":"json","parameters":{"b":1,"a":[true]},"headers":{"Authorization":"Bearer s3cret"}}}"#
     )
     let e = try client.readEvent()
     #expect(e.event == "explained")
+    // An op's answer: no job id, so a client routing id-tagged lines to jobs never sees it.
+    #expect(e["id"] == nil)
     #expect(e["method"]?.stringValue == "POST")
     #expect(e["headers"]?.objectValue?["Authorization"]?.stringValue == "<redacted>")
     #expect(e["body"]?.objectValue?["length"] == .number(JSONNumber(18)))

@@ -25,6 +25,43 @@ struct ResponseHandlingTests {
     #expect(try c.body(contentType: "text/plain").get() == .base64([0xFF, 0xFE]))
   }
 
+  func collect(_ mode: ResponseMode, bytes: [UInt8]) -> ResponseCollector {
+    var c = ResponseCollector(mode: mode, maxInlineBytes: 1 << 20)
+    bytes.withUnsafeBytes { c.append($0) }
+    return c
+  }
+
+  @Test(arguments: [ResponseMode.auto, .text])
+  func declaredSingleByteAndUTF16CharsetsAreDecodedAndNamed(mode: ResponseMode) throws {
+    func body(_ bytes: [UInt8], _ type: String) throws -> ResponseBody {
+      try collect(mode, bytes: bytes).body(contentType: type).get()
+    }
+    #expect(
+      try body([0x68, 0xE9, 0x80], "text/plain; charset=ISO-8859-1")
+        == .decodedText("h\u{e9}\u{80}", charset: "iso-8859-1"))
+    #expect(
+      try body([0x80, 0x93, 0x61, 0x94, 0x81], #"text/html; charset="windows-1252""#)
+        == .decodedText("\u{20ac}\u{201c}a\u{201d}\u{81}", charset: "windows-1252"))
+    #expect(
+      try body([0xFF, 0xFE, 0x68, 0x00, 0x3D, 0xD8, 0x00, 0xDE], "text/plain;charset=utf-16")
+        == .decodedText("h\u{1F600}", charset: "utf-16"))
+    #expect(
+      try body([0x00, 0x68, 0x00, 0xE9], "text/plain; charset=utf-16")
+        == .decodedText("h\u{e9}", charset: "utf-16"))
+    #expect(
+      try body([0x68, 0x00], "application/xml; charset=UTF-16LE") == .decodedText("h", charset: "utf-16le"))
+    #expect(try body([0x68, 0xC3, 0xA9], "text/plain; charset=utf-8") == .text("h\u{e9}"))
+  }
+
+  @Test func undecodableDeclaredCharsetFallsBackToBase64InAuto() throws {
+    let odd = collect(.auto, bytes: [0xFF, 0x68, 0x00])
+    #expect(try odd.body(contentType: "text/plain; charset=utf-16be").get() == .base64([0xFF, 0x68, 0x00]))
+    let lone = collect(.auto, bytes: [0xD8, 0x3D])
+    #expect(try lone.body(contentType: "text/plain; charset=utf-16be").get() == .base64([0xD8, 0x3D]))
+    let binary = collect(.auto, bytes: [0xE9])
+    #expect(try binary.body(contentType: "image/png; charset=iso-8859-1").get() == .base64([0xE9]))
+  }
+
   @Test func explicitModesRefuseBodiesThatDoNotFit() throws {
     #expect(throws: WireError.self) { try collect(.json, "nope").body(contentType: nil).get() }
     #expect(try collect(.text, "x").body(contentType: "image/png").get() == .text("x"))

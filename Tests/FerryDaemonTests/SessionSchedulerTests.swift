@@ -62,3 +62,76 @@ struct SessionRateTests {
     #expect(s.nextStartDelayMs(nowMs: 1200) == nil)
   }
 }
+
+struct SessionReconfigureTests {
+  @Test func smallerLimitStartsNothingUntilRunningJobsAreUnderIt() {
+    var s = SessionScheduler(maxConcurrent: 2)
+    #expect(s.submit(1, lane: nil) == .start)
+    #expect(s.submit(2, lane: nil) == .start)
+    #expect(s.submit(3, lane: "l") == .wait(position: 1))
+    #expect(s.reconfigure(maxConcurrent: 1, startIntervalMs: nil, nowMs: 0) == [])
+    #expect(s.finish(1) == [])
+    #expect(s.finish(2) == [3])
+  }
+
+  @Test func largerLimitStartsWaitingJobsInOrderAndLanesStayBusy() {
+    var s = SessionScheduler(maxConcurrent: 1)
+    #expect(s.submit(1, lane: "l") == .start)
+    #expect(s.submit(2, lane: "l") == .wait(position: 1))
+    #expect(s.submit(3, lane: nil) == .wait(position: 2))
+    #expect(s.submit(4, lane: nil) == .wait(position: 3))
+    #expect(s.reconfigure(maxConcurrent: 3, startIntervalMs: nil, nowMs: 0) == [3, 4])
+    #expect(s.submit(5, lane: "l") == .wait(position: 2))
+    // The lane frees: the job waiting for it goes first, the newcomer after it.
+    #expect(s.finish(1) == [2])
+    #expect(s.position(of: 5) == 1)
+  }
+
+  @Test func aRemovedRateHoldsNothingBack() {
+    var s = SessionScheduler(maxConcurrent: 10, startIntervalMs: 60_000)
+    #expect(s.submit(1, lane: nil, nowMs: 1000) == .start)
+    #expect(s.submit(2, lane: nil, nowMs: 1001) == .wait(position: 1))
+    #expect(s.reconfigure(maxConcurrent: 10, startIntervalMs: nil, nowMs: 1002) == [2])
+    #expect(s.submit(3, lane: nil) == .start)
+  }
+}
+
+/// The waiting queue of a deep session: its order and positions while the oldest leave from the
+/// front, others are withdrawn from the middle, and the dead prefix is dropped.
+struct SessionDeepQueueTests {
+  @Test func aDeepQueueKeepsItsOrderAndPositions() {
+    var s = SessionScheduler(maxConcurrent: 1)
+    #expect(s.submit(0, lane: nil) == .start)
+    for key in UInt64(1)...300 { #expect(s.submit(key, lane: nil) == .wait(position: Int(key))) }
+    s.withdraw(150)
+    var order: [UInt64] = []
+    var next: UInt64 = 0
+    while true {
+      let started = s.finish(next)
+      guard let first = started.first else { break }
+      #expect(started.count == 1)
+      order.append(first)
+      next = first
+      if first == 100 {
+        #expect(s.position(of: 101) == 1)
+        #expect(s.position(of: 151) == 50)
+        #expect(s.waitingCount == 199)
+        #expect(s.submit(301, lane: nil) == .wait(position: 200))
+      }
+    }
+    #expect(order == Array(1...149) + Array(151...301))
+    #expect(s.waitingCount == 0)
+  }
+
+  @Test func aBusyLaneAtTheFrontLetsLaterJobsPast() {
+    var s = SessionScheduler(maxConcurrent: 2)
+    #expect(s.submit(1, lane: "l") == .start)
+    #expect(s.submit(2, lane: nil) == .start)
+    #expect(s.submit(3, lane: "l") == .wait(position: 1))
+    #expect(s.submit(4, lane: nil) == .wait(position: 2))
+    #expect(s.finish(2) == [4])
+    #expect(s.position(of: 3) == 1)
+    #expect(s.finish(1) == [3])
+    #expect(s.waitingCount == 0)
+  }
+}

@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -28,7 +29,7 @@ import Testing
     let p = try ManagedProcess(
       "/usr/bin/systemd-socket-activate", ["-l", socket, Paths.product("ferryd"), "--config", config])
     var client: LineClient?
-    let deadline = Clock.ms() + 10_000
+    let deadline = Clock.ms() + TestTime.ms(10_000)
     while client == nil, Clock.ms() < deadline {
       client = try? LineClient(path: socket)
       if client == nil { usleep(20_000) }
@@ -67,7 +68,7 @@ import Testing
       Paths.product("ferryd"), ["--config", config, "--socket", dir + "/f.sock"], environment: env)
     var messages: [String] = []
     func receive(until predicate: () -> Bool) {
-      let deadline = Clock.ms() + 10_000
+      let deadline = Clock.ms() + TestTime.ms(10_000)
       while !predicate(), Clock.ms() < deadline {
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&pfd, 1, 200) > 0 else { continue }

@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Glibc
 import Testing
 
@@ -23,7 +24,7 @@ import Testing
     peer.startReading()
     peer.send("hello, ")
     peer.send("ferry")
-    #expect(loop.run(until: { peer.receivedText == "hello, ferry" }, timeoutMs: 1000))
+    #expect(loop.run(until: { peer.receivedText == "hello, ferry" }, timeoutMs: TestTime.ms(1000)))
     #expect(delegate.events == [])
     #expect(connection.pendingOutputBytes == 0)
   }
@@ -44,7 +45,7 @@ import Testing
       if sent > 0 { offset += sent }
     }
     feeder.setInterest(.write)
-    #expect(loop.run(until: { peer.received.count == payload.count }, timeoutMs: 10000))
+    #expect(loop.run(until: { peer.received.count == payload.count }, timeoutMs: TestTime.ms(10000)))
     feeder.cancel()
     #expect(peer.received == payload)
   }
@@ -64,9 +65,9 @@ import Testing
     #expect(connection.pendingOutputBytes >= 256 << 10)
     #expect(connection.pendingOutputBytes < (256 << 10) + chunk.count)
     peer.startReading()
-    #expect(loop.run(until: { delegate.events == ["fill", "drain"] }, timeoutMs: 5000))
+    #expect(loop.run(until: { delegate.events == ["fill", "drain"] }, timeoutMs: TestTime.ms(5000)))
     #expect(connection.pendingOutputBytes <= 32 << 10)
-    #expect(loop.run(until: { peer.received.count == written }, timeoutMs: 5000))
+    #expect(loop.run(until: { peer.received.count == written }, timeoutMs: TestTime.ms(5000)))
     #expect(connection.pendingOutputBytes == 0)
   }
 
@@ -77,11 +78,11 @@ import Testing
     peer.startReading()
     peer.send("last words")
     #expect(shutdown(peer.fd, Int32(SHUT_WR)) == 0)
-    #expect(loop.run(until: { delegate.events == ["eof"] }, timeoutMs: 1000))
+    #expect(loop.run(until: { delegate.events == ["eof"] }, timeoutMs: TestTime.ms(1000)))
     #expect(String(decoding: delegate.received, as: UTF8.self) == "last words")
     connection.write(Array("reply".utf8))
     connection.shutdownWrite()
-    #expect(loop.run(until: { peer.sawEOF }, timeoutMs: 1000))
+    #expect(loop.run(until: { peer.sawEOF }, timeoutMs: TestTime.ms(1000)))
     #expect(peer.receivedText == "reply")
     #expect(!connection.isClosed)
   }
@@ -95,7 +96,7 @@ import Testing
     connection.closeWhenFlushed()
     connection.write([1, 2, 3])  // ignored: the connection is closing
     peer.startReading()
-    #expect(loop.run(until: { peer.sawEOF && delegate.didClose }, timeoutMs: 5000))
+    #expect(loop.run(until: { peer.sawEOF && delegate.didClose }, timeoutMs: TestTime.ms(5000)))
     #expect(peer.received == payload)
     #expect(delegate.events == ["close"])
     #expect(delegate.closeError == nil)
@@ -108,12 +109,12 @@ import Testing
     let listener = try TCPListener(loop: loop) { accepted = $0 }
     defer { listener.close() }
     let client = TestSockets.connectTCP(port: listener.port)
-    #expect(loop.run(until: { accepted >= 0 }, timeoutMs: 1000))
+    #expect(loop.run(until: { accepted >= 0 }, timeoutMs: TestTime.ms(1000)))
     let connection = BufferedConnection(loop: loop, fd: accepted)
     let delegate = RecordingDelegate()
     connection.delegate = delegate
     TestSockets.reset(client)
-    #expect(loop.run(until: { delegate.didClose }, timeoutMs: 1000))
+    #expect(loop.run(until: { delegate.didClose }, timeoutMs: TestTime.ms(1000)))
     #expect(delegate.closeError?.code == ECONNRESET)
     #expect(connection.isClosed && connection.fd == -1)
   }
@@ -129,7 +130,7 @@ import Testing
     connection.write(Array("anyone there?".utf8))
     #expect(connection.isClosed)
     #expect(delegate.events == [], "the failure is reported on the next iteration, not inline")
-    #expect(loop.run(until: { delegate.didClose }, timeoutMs: 1000))
+    #expect(loop.run(until: { delegate.didClose }, timeoutMs: TestTime.ms(1000)))
     #expect(delegate.closeError?.code == EPIPE)
   }
 
@@ -141,7 +142,7 @@ import Testing
     peer.send("held")
     #expect(!loop.run(until: { !delegate.received.isEmpty }, timeoutMs: 30))
     connection.resumeReading()
-    #expect(loop.run(until: { delegate.received.count == 4 }, timeoutMs: 1000))
+    #expect(loop.run(until: { delegate.received.count == 4 }, timeoutMs: TestTime.ms(1000)))
   }
 
   @Test func delegateMayCloseTheConnectionWhileReading() throws {
@@ -152,7 +153,7 @@ import Testing
     peer.startReading()
     peer.send([UInt8](repeating: 1, count: 200_000))
     // Closing with unread input makes the kernel reset the peer rather than send EOF.
-    #expect(loop.run(until: { peer.sawEOF || peer.readError != 0 }, timeoutMs: 1000))
+    #expect(loop.run(until: { peer.sawEOF || peer.readError != 0 }, timeoutMs: TestTime.ms(1000)))
     #expect(peer.readError == ECONNRESET)
     #expect(closer.chunks == 1, "no chunk after close")
     #expect(connection.isClosed)
@@ -164,7 +165,7 @@ import Testing
     let (connection, delegate, peer) = makePair(loop)
     peer.startReading()
     connection.close()
-    #expect(loop.run(until: { peer.sawEOF }, timeoutMs: 1000))
+    #expect(loop.run(until: { peer.sawEOF }, timeoutMs: TestTime.ms(1000)))
     #expect(!loop.run(until: { delegate.didClose }, timeoutMs: 20))
   }
 }

@@ -1,3 +1,4 @@
+import FerryTestSupport
 import FerryLoop
 import FerryWire
 import Glibc
@@ -74,17 +75,17 @@ import Testing
   @Test func servesOnThePrintedPortAndExitsWhenStdinCloses() throws {
     let loop = try EventLoop()
     let fixture = try FixtureProcess(loop: loop)
-    #expect(loop.run(until: { fixture.port != nil }, timeoutMs: 10000))
+    #expect(loop.run(until: { fixture.port != nil }, timeoutMs: TestTime.ms(10000)))
     let port = try #require(fixture.port)
     let client = RawPeer(loop: loop, fd: TestSockets.connectTCP(port: port))
     client.startReading()
     client.send("GET /echo?from=process HTTP/1.1\r\nConnection: close\r\n\r\n")
-    #expect(loop.run(until: { client.sawEOF }, timeoutMs: 5000))
+    #expect(loop.run(until: { client.sawEOF }, timeoutMs: TestTime.ms(5000)))
     let response = try #require(HTTPTestResponse.parseAll(client.received).first)
     let echo = try #require(try JSONReader().read(response.body).objectValue)
     #expect(echo["query"] == "from=process")
     close(fixture.stdinFD)
-    #expect(loop.run(until: { fixture.stdout.sawEOF }, timeoutMs: 5000))
+    #expect(loop.run(until: { fixture.stdout.sawEOF }, timeoutMs: TestTime.ms(5000)))
     let status = fixture.reap()
     #expect(status & 0x7f == 0 && (status >> 8) & 0xff == 0, "exit status \(status)")
   }
@@ -93,9 +94,9 @@ import Testing
     let loop = try EventLoop()
     let fixture = try FixtureProcess(loop: loop)
     defer { close(fixture.stdinFD) }
-    #expect(loop.run(until: { fixture.port != nil }, timeoutMs: 10000))
+    #expect(loop.run(until: { fixture.port != nil }, timeoutMs: TestTime.ms(10000)))
     #expect(kill(fixture.pid, SIGTERM) == 0)
-    #expect(loop.run(until: { fixture.stdout.sawEOF }, timeoutMs: 5000))
+    #expect(loop.run(until: { fixture.stdout.sawEOF }, timeoutMs: TestTime.ms(5000)))
     let status = fixture.reap()
     #expect(status & 0x7f == 0 && (status >> 8) & 0xff == 0, "exit status \(status)")
   }

@@ -23,7 +23,8 @@ import Testing
 
   /// Runs the loop until `peer` holds `count` complete responses.
   private func responses(_ peer: RawPeer, count: Int, timeoutMs: Int = 3000) -> [HTTPTestResponse] {
-    _ = loop.run(until: { HTTPTestResponse.parseAll(peer.received).count >= count }, timeoutMs: timeoutMs)
+    _ = loop.run(
+      until: { HTTPTestResponse.parseAll(peer.received).count >= count }, timeoutMs: TestTime.ms(timeoutMs))
     return HTTPTestResponse.parseAll(peer.received)
   }
 
@@ -74,7 +75,7 @@ import Testing
     second.send("GET /echo HTTP/1.1\r\n\r\n")
     #expect(try json(responses(second, count: 1).first)["connection"] == 2)
     first.send("GET /echo HTTP/1.1\r\nConnection: close\r\n\r\n")
-    #expect(loop.run(until: { first.sawEOF }, timeoutMs: 3000))
+    #expect(loop.run(until: { first.sawEOF }, timeoutMs: TestTime.ms(3000)))
     let closing = HTTPTestResponse.parseAll(first.received)
     #expect(closing.count == 4)
     #expect(try json(closing.last)["connection"] == 1)
@@ -86,7 +87,7 @@ import Testing
   @Test func dropDeclaresTwiceTheBytesItSendsThenCloses() throws {
     let peer = client()
     peer.send("GET /drop/10 HTTP/1.1\r\n\r\n")
-    #expect(loop.run(until: { peer.sawEOF }, timeoutMs: 3000))
+    #expect(loop.run(until: { peer.sawEOF }, timeoutMs: TestTime.ms(3000)))
     let text = String(decoding: peer.received, as: UTF8.self)
     #expect(text.hasPrefix("HTTP/1.1 200 OK\r\n"))
     #expect(text.contains("\r\nContent-Length: 20\r\n"))
@@ -108,9 +109,9 @@ import Testing
     let peer = RawPeer(loop: loop, fd: TestSockets.connectTCP(port: server.port))
     peer.send("GET /bytes/268435456 HTTP/1.1\r\n\r\n")
     // The client does not read: the server must stop at its output high watermark.
-    #expect(loop.run(until: { server.connections[1] != nil }, timeoutMs: 1000))
+    #expect(loop.run(until: { server.connections[1] != nil }, timeoutMs: TestTime.ms(1000)))
     let connection = try #require(server.connections[1])
-    #expect(loop.run(until: { connection.connection.isOutputFull }, timeoutMs: 3000))
+    #expect(loop.run(until: { connection.connection.isOutputFull }, timeoutMs: TestTime.ms(3000)))
     #expect(!loop.run(until: { connection.connection.pendingOutputBytes > 2 << 20 }, timeoutMs: 50))
     peer.startReading()
     var total = 0
@@ -143,7 +144,7 @@ import Testing
   @Test func headGetsTheLengthButNoBodyAnd204GetsNeither() throws {
     let peer = client()
     peer.send("HEAD /json HTTP/1.1\r\n\r\nGET /status/204 HTTP/1.1\r\n\r\n")
-    #expect(loop.run(until: { peer.receivedText.components("\r\n\r\n") == 3 }, timeoutMs: 3000))
+    #expect(loop.run(until: { peer.receivedText.components("\r\n\r\n") == 3 }, timeoutMs: TestTime.ms(3000)))
     let heads = peer.receivedText.split(separator: "\r\n\r\n", omittingEmptySubsequences: false)
     let length = JSONWriter.bytes(FixtureRoutes.sampleJSON).count
     #expect(heads[0].hasPrefix("HTTP/1.1 200 OK\r\n") && heads[0].contains("Content-Length: \(length)"))
@@ -163,18 +164,18 @@ import Testing
   @Test func stallSendsTheHeadThenNothingUntilTheClientLeaves() throws {
     let peer = client()
     peer.send("GET /stall HTTP/1.1\r\n\r\n")
-    #expect(loop.run(until: { peer.receivedText.hasSuffix("\r\n\r\n") }, timeoutMs: 3000))
+    #expect(loop.run(until: { peer.receivedText.hasSuffix("\r\n\r\n") }, timeoutMs: TestTime.ms(3000)))
     #expect(peer.receivedText.contains("Content-Length: 1000"))
     let before = peer.received.count
     #expect(!loop.run(until: { peer.received.count > before }, timeoutMs: 50))
     #expect(shutdown(peer.fd, Int32(SHUT_WR)) == 0)
-    #expect(loop.run(until: { server.openConnections == 0 }, timeoutMs: 3000))
+    #expect(loop.run(until: { server.openConnections == 0 }, timeoutMs: TestTime.ms(3000)))
   }
 
   @Test func malformedRequestGetsAnErrorAndClose() throws {
     let peer = client()
     peer.send("GET /echo HTTP/1.1\r\nContent-Length: nope\r\n\r\n")
-    #expect(loop.run(until: { peer.sawEOF }, timeoutMs: 3000))
+    #expect(loop.run(until: { peer.sawEOF }, timeoutMs: TestTime.ms(3000)))
     let response = try #require(HTTPTestResponse.parseAll(peer.received).first)
     #expect(response.status == 400)
     #expect(response.header("connection") == "close")

@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Glibc
 import Testing
 
@@ -20,7 +21,7 @@ import Testing
     #expect(!loop.run(until: { !fired.isEmpty }, timeoutMs: 30))
     var byte: UInt8 = 42
     #expect(write(fds[1], &byte, 1) == 1)
-    #expect(loop.run(until: { !fired.isEmpty }, timeoutMs: 1000))
+    #expect(loop.run(until: { !fired.isEmpty }, timeoutMs: TestTime.ms(1000)))
     #expect(fired == [.read])
     #expect(readBack == [42])
   }
@@ -40,7 +41,7 @@ import Testing
     }
     watch?.setInterest([.read, .write])
     #expect(watch?.interest == [.read, .write])
-    #expect(loop.run(until: { !fired.isEmpty }, timeoutMs: 1000))
+    #expect(loop.run(until: { !fired.isEmpty }, timeoutMs: TestTime.ms(1000)))
     #expect(fired == [.write])
     #expect(watch?.interest == [])
     // Still writable, but nobody is interested any more: nothing fires.
@@ -59,7 +60,7 @@ import Testing
     var fired: IOEvents = []
     let watch = IOWatch(loop: loop, fd: a) { fired = $0 }
     watch.setInterest([.read, .write])
-    #expect(loop.run(until: { !fired.isEmpty }, timeoutMs: 1000))
+    #expect(loop.run(until: { !fired.isEmpty }, timeoutMs: TestTime.ms(1000)))
     #expect(fired == [.read, .write])
   }
 

@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Glibc
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
     defer { listener.close() }
     let client = try TestSockets.connectUnix(path).get()
     defer { close(client) }
-    #expect(loop.run(until: { accepted.count == 1 }, timeoutMs: 1000))
+    #expect(loop.run(until: { accepted.count == 1 }, timeoutMs: TestTime.ms(1000)))
     let fd = try #require(accepted.first)
     defer { close(fd) }
     #expect(fcntl(fd, F_GETFL) & O_NONBLOCK != 0)
@@ -47,7 +48,7 @@ import Testing
     defer { listener.close() }
     let client = try TestSockets.connectUnix(path).get()
     defer { close(client) }
-    #expect(loop.run(until: { accepted == 1 }, timeoutMs: 1000))
+    #expect(loop.run(until: { accepted == 1 }, timeoutMs: TestTime.ms(1000)))
   }
 
   @Test func liveSocketIsNotStolen() throws {
@@ -65,7 +66,7 @@ import Testing
     let client = try TestSockets.connectUnix(path).get()
     defer { close(client) }
     // The probe that found the socket alive was a connection too: the live server sees it.
-    #expect(loop.run(until: { accepted == 2 }, timeoutMs: 1000))
+    #expect(loop.run(until: { accepted == 2 }, timeoutMs: TestTime.ms(1000)))
   }
 
   @Test func regularFileAtThePathIsLeftAlone() throws {
@@ -106,7 +107,7 @@ import Testing
     #expect(fcntl(fd, F_GETFL) & O_NONBLOCK != 0)
     let client = try TestSockets.connectUnix(path).get()
     defer { close(client) }
-    #expect(loop.run(until: { accepted == 1 }, timeoutMs: 1000))
+    #expect(loop.run(until: { accepted == 1 }, timeoutMs: TestTime.ms(1000)))
     listener.close()
     #expect(access(path, F_OK) == 0)
   }
@@ -124,10 +125,10 @@ import Testing
     #expect(write(b, &byte, 1) == 1)
     let acceptor = Acceptor(loop: loop, fd: a) { close($0) }
     defer { acceptor.stop() }
-    #expect(loop.run(until: { acceptor.backoffCount == 1 }, timeoutMs: 1000))
+    #expect(loop.run(until: { acceptor.backoffCount == 1 }, timeoutMs: TestTime.ms(1000)))
     #expect(acceptor.isBackingOff)
     let paused = loop.now()
-    #expect(loop.run(until: { acceptor.backoffCount == 2 }, timeoutMs: 2000))
+    #expect(loop.run(until: { acceptor.backoffCount == 2 }, timeoutMs: TestTime.ms(2000)))
     #expect(loop.now() - paused >= UInt64(Acceptor.backoffMs))
   }
 
@@ -139,7 +140,7 @@ import Testing
     #expect(listener.port > 0)
     let client = TestSockets.connectTCP(port: listener.port)
     defer { close(client) }
-    #expect(loop.run(until: { accepted.count == 1 }, timeoutMs: 1000))
+    #expect(loop.run(until: { accepted.count == 1 }, timeoutMs: TestTime.ms(1000)))
     accepted.forEach { _ = close($0) }
   }
 }

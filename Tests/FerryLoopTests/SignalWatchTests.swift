@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Glibc
 import Testing
 
@@ -12,9 +13,9 @@ import Testing
     let watch = SignalWatch(loop: loop, signal: SIGUSR1) { deliveries += 1 }
     defer { watch.cancel() }
     #expect(kill(getpid(), SIGUSR1) == 0)
-    #expect(loop.run(until: { deliveries == 1 }, timeoutMs: 1000))
+    #expect(loop.run(until: { deliveries == 1 }, timeoutMs: TestTime.ms(1000)))
     #expect(kill(getpid(), SIGUSR1) == 0)
-    #expect(loop.run(until: { deliveries == 2 }, timeoutMs: 1000))
+    #expect(loop.run(until: { deliveries == 2 }, timeoutMs: TestTime.ms(1000)))
   }
 }
 
@@ -33,6 +34,6 @@ import Testing
     #expect(sigismember(&current, SIGUSR2) == 0)
     // raise() targets this very thread, which blocked the signal a moment ago.
     #expect(raise(SIGUSR2) == 0)
-    #expect(loop.run(until: { deliveries == 1 }, timeoutMs: 1000))
+    #expect(loop.run(until: { deliveries == 1 }, timeoutMs: TestTime.ms(1000)))
   }
 }

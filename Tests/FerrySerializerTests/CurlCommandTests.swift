@@ -20,7 +20,7 @@ import Testing
     job.auth = .bearer("tok'en")
     #expect(
       try render(job)
-        == "curl -H 'User-Agent: ferry/1.0' --compressed -H 'Accept-Encoding: gzip' -H 'Authorization: <redacted>' 'http://h.test/api/q?a=x%20y'"
+        == "curl -H Accept: -H 'User-Agent: ferry/1.0' --compressed -H 'Accept-Encoding: gzip' -H 'Authorization: <redacted>' 'http://h.test/api/q?a=x%20y'"
     )
     #expect(try render(job, redacting: false).contains(#"-H 'Authorization: Bearer tok'\''en'"#))
   }
@@ -28,7 +28,7 @@ import Testing
   @Test func jsonPostIsDataRawWithoutMethodFlag() throws {
     #expect(
       try render(makeJob("POST", "j", parameters: ["k": "v'q"], encoding: .json))
-        == #"curl -H 'User-Agent: ferry/1.0' --compressed -H 'Accept-Encoding: gzip' -H 'Content-Type: application/json' --data-raw '{"k":"v'\''q"}' http://h.test/api/j"#
+        == #"curl -H Accept: -H Expect: -H 'User-Agent: ferry/1.0' --compressed -H 'Accept-Encoding: gzip' -H 'Content-Type: application/json' --data-raw '{"k":"v'\''q"}' http://h.test/api/j"#
     )
   }
 
@@ -61,7 +61,7 @@ import Testing
       Part(name: "h", content: .text("<v"), headers: [HeaderField(name: "X-P", value: "y")]),
     ]
     let expected =
-      "curl -H 'User-Agent: ferry/1.0' --compressed -H 'Accept-Encoding: gzip' --form-string p=@x"
+      "curl -H Accept: -H Expect: -H 'User-Agent: ferry/1.0' --compressed -H 'Accept-Encoding: gzip' --form-string p=@x"
       + #" -F 't="a;\"b\"\\";filename="t.txt";type=text/plain'"#
       + #" -F 'g=@"/f/we'\''ird; b.bin";filename="r\".bin";type=application/x-b; v=1'"#
       + #" -F 'h="<v";headers="X-P: y"' http://h.test/api/up"#
@@ -82,7 +82,10 @@ import Testing
   }
 
   @Test func headEmptyHeaderMissingContentTypeAndGlobbing() throws {
-    #expect(try render(makeJob("HEAD", "h")).hasPrefix("curl --head -H"))
+    #expect(try render(makeJob("HEAD", "h")).hasPrefix("curl --head -H Accept: -H 'User-Agent"))
+    var accepting = makeJob("GET", "a")
+    accepting.headers = [HeaderField(name: "accept", value: "*/*")]
+    #expect(try !render(accepting).contains("-H Accept:"))
     let empty = try render(makeJob("DELETE", "d", headers: [HeaderField(name: "X-E", value: "")]))
     #expect(empty.hasPrefix("curl -X DELETE ") && empty.contains("-H 'X-E;'"))
     var untyped = makeJob("POST", "n")

@@ -1,3 +1,4 @@
+import FerryTestSupport
 import FerryLoop
 import FerrySerializer
 import FerrySession
@@ -36,7 +37,7 @@ import Testing
     #expect(result.error?.timer == "idle")
     #expect(result.heads.first?.status == 200)
     #expect(elapsed >= 300)
-    #expect(elapsed < 3_000)
+    #expect(elapsed < TestTime.loopMs(3_000))
   }
 
   @Test func idleTimeoutAlsoWorksOnAReusedConnection() throws {
@@ -111,7 +112,7 @@ import Testing
     let delegate = RecordingDelegate()
     _ = harness.engine.start(TransferSpec(request: harness.request("/echo")), delegate: delegate)
     #expect(!delegate.isFinished)
-    #expect(harness.loop.run(until: { delegate.isFinished }, timeoutMs: 1_000))
+    #expect(harness.loop.run(until: { delegate.isFinished }, timeoutMs: TestTime.ms(1_000)))
     #expect(delegate.error?.code == .transferFailed)
   }
 
@@ -127,7 +128,7 @@ import Testing
       _ = harness.engine.start(TransferSpec(request: harness.request("/echo")), delegate: second)
     }
     _ = harness.engine.start(TransferSpec(request: harness.request("/echo")), delegate: first)
-    #expect(harness.loop.run(until: { second.isFinished }, timeoutMs: 5_000))
+    #expect(harness.loop.run(until: { second.isFinished }, timeoutMs: TestTime.ms(5_000)))
     #expect(second.error?.code == .transferFailed)
   }
 }

@@ -1,3 +1,4 @@
+import FerryTestSupport
 import FerrySerializer
 import FerrySession
 import FerryWire
@@ -11,7 +12,7 @@ import Testing
     let delegate = RecordingDelegate()
     let transfer = harness.engine.start(
       TransferSpec(request: harness.request("/bytes/50000000")), delegate: delegate)
-    #expect(harness.loop.run(until: { delegate.body.count > 0 }, timeoutMs: 5_000))
+    #expect(harness.loop.run(until: { delegate.body.count > 0 }, timeoutMs: TestTime.ms(5_000)))
     transfer.cancel()
     let received = delegate.body.count
     #expect(transfer.state == .cancelled)
@@ -38,7 +39,7 @@ import Testing
     }
     transfer = harness.engine.start(
       TransferSpec(request: harness.request("/bytes/10000000")), delegate: delegate)
-    #expect(harness.loop.run(until: { harness.engine.activeCount == 0 }, timeoutMs: 5_000))
+    #expect(harness.loop.run(until: { harness.engine.activeCount == 0 }, timeoutMs: TestTime.ms(5_000)))
     harness.idle(ms: 50)
     #expect(chunks == 2)
     #expect(delegate.finishCount == 0)
@@ -56,7 +57,7 @@ import Testing
     let length = 8_000_000
     transfer = harness.engine.start(
       TransferSpec(request: harness.request("/bytes/\(length)")), delegate: delegate)
-    #expect(harness.loop.run(until: { delegate.bodyChunks > 0 }, timeoutMs: 5_000))
+    #expect(harness.loop.run(until: { delegate.bodyChunks > 0 }, timeoutMs: TestTime.ms(5_000)))
     harness.idle(ms: 200)
     let whilePaused = delegate.body.count
     #expect(transfer?.isReceivePaused == true)
@@ -64,7 +65,7 @@ import Testing
     harness.idle(ms: 100)
     #expect(delegate.body.count == whilePaused)
     transfer?.resumeReceive()
-    #expect(harness.loop.run(until: { delegate.isFinished }, timeoutMs: 10_000))
+    #expect(harness.loop.run(until: { delegate.isFinished }, timeoutMs: TestTime.ms(10_000)))
     #expect(delegate.body.count == length)
     #expect(delegate.body == fixtureBytes(length))
   }
@@ -77,11 +78,11 @@ import Testing
     delegate.onHead = { _ in transfer?.pauseReceive() }
     transfer = harness.engine.start(
       TransferSpec(request: harness.request("/bytes/200000")), delegate: delegate)
-    #expect(harness.loop.run(until: { !delegate.heads.isEmpty }, timeoutMs: 5_000))
+    #expect(harness.loop.run(until: { !delegate.heads.isEmpty }, timeoutMs: TestTime.ms(5_000)))
     harness.idle(ms: 100)
     #expect(delegate.body.isEmpty)
     transfer?.resumeReceive()
-    #expect(harness.loop.run(until: { delegate.isFinished }, timeoutMs: 5_000))
+    #expect(harness.loop.run(until: { delegate.isFinished }, timeoutMs: TestTime.ms(5_000)))
     #expect(delegate.body == fixtureBytes(200_000))
   }
 
@@ -93,7 +94,7 @@ import Testing
     do {
       let engine = try Engine(loop: harness.loop)
       transfer = engine.start(TransferSpec(request: harness.request("/bytes/50000000")), delegate: delegate)
-      #expect(harness.loop.run(until: { delegate.bodyChunks > 0 }, timeoutMs: 5_000))
+      #expect(harness.loop.run(until: { delegate.bodyChunks > 0 }, timeoutMs: TestTime.ms(5_000)))
     }
     #expect(transfer?.state == .cancelled)
     transfer?.cancel()
@@ -113,7 +114,7 @@ import Testing
     for delegate in delegates {
       _ = harness.engine.start(TransferSpec(request: harness.request("/bytes/20000000")), delegate: delegate)
     }
-    #expect(harness.loop.run(until: { harness.engine.activeCount == 0 }, timeoutMs: 5_000))
+    #expect(harness.loop.run(until: { harness.engine.activeCount == 0 }, timeoutMs: TestTime.ms(5_000)))
     harness.idle(ms: 50)
     #expect(delegates.allSatisfy { $0.finishCount == 0 })
     #expect(harness.engine.stats.transfersCancelled == 3)
@@ -134,7 +135,8 @@ import Testing
       TransferSpec(request: harness.request("/bytes/\(length)")), delegate: delegate)
     var resumes = 0
     while !delegate.isFinished && resumes < 10_000 {
-      _ = harness.loop.run(until: { transfer.isReceivePaused || delegate.isFinished }, timeoutMs: 5_000)
+      _ = harness.loop.run(
+        until: { transfer.isReceivePaused || delegate.isFinished }, timeoutMs: TestTime.ms(5_000))
       if transfer.isReceivePaused {
         resumes += 1
         transfer.resumeReceive()
@@ -156,11 +158,11 @@ import Testing
     }
     let spec = TransferSpec(request: harness.request("/bytes/4000000"), idleTimeoutMs: 150)
     transfer = harness.engine.start(spec, delegate: delegate)
-    #expect(harness.loop.run(until: { delegate.bodyChunks > 0 }, timeoutMs: 5_000))
+    #expect(harness.loop.run(until: { delegate.bodyChunks > 0 }, timeoutMs: TestTime.ms(5_000)))
     harness.idle(ms: 400)
     #expect(!delegate.isFinished)
     transfer?.resumeReceive()
-    #expect(harness.loop.run(until: { delegate.isFinished }, timeoutMs: 10_000))
+    #expect(harness.loop.run(until: { delegate.isFinished }, timeoutMs: TestTime.ms(10_000)))
     #expect(delegate.metrics?.status == 200)
     #expect(delegate.body.count == 4_000_000)
   }
@@ -190,7 +192,7 @@ import Testing
         TransferSpec(request: harness.request("/bytes/\(10_000 + index)")), delegate: delegate)
     }
     #expect(harness.engine.activeCount == 50)
-    #expect(harness.loop.run(until: { delegates.allSatisfy(\.isFinished) }, timeoutMs: 20_000))
+    #expect(harness.loop.run(until: { delegates.allSatisfy(\.isFinished) }, timeoutMs: TestTime.ms(20_000)))
     for (index, delegate) in delegates.enumerated() {
       #expect(delegate.metrics?.status == 200)
       #expect(delegate.body == fixtureBytes(10_000 + index))
@@ -206,7 +208,7 @@ import Testing
     for delegate in delegates {
       _ = harness.engine.start(TransferSpec(request: harness.request("/echo")), delegate: delegate)
     }
-    #expect(harness.loop.run(until: { delegates.allSatisfy(\.isFinished) }, timeoutMs: 10_000))
+    #expect(harness.loop.run(until: { delegates.allSatisfy(\.isFinished) }, timeoutMs: TestTime.ms(10_000)))
     #expect(delegates.allSatisfy { $0.metrics?.status == 200 })
     #expect(harness.server.connectionsAccepted <= 2)
     #expect(harness.engine.stats.connectionsOpened + harness.engine.stats.connectionsReused == 10)
@@ -221,7 +223,7 @@ import Testing
       _ = harness.engine.start(TransferSpec(request: harness.request("/json")), delegate: second)
     }
     _ = harness.engine.start(TransferSpec(request: harness.request("/echo")), delegate: first)
-    #expect(harness.loop.run(until: { second.isFinished }, timeoutMs: 5_000))
+    #expect(harness.loop.run(until: { second.isFinished }, timeoutMs: TestTime.ms(5_000)))
     #expect(second.metrics?.connectionReused == true)
   }
 
@@ -234,7 +236,7 @@ import Testing
       _ = harness.engine.start(TransferSpec(request: harness.request("/json")), delegate: second)
     }
     _ = harness.engine.start(TransferSpec(request: harness.request("/bytes/1000")), delegate: first)
-    #expect(harness.loop.run(until: { first.isFinished && second.isFinished }, timeoutMs: 5_000))
+    #expect(harness.loop.run(until: { first.isFinished && second.isFinished }, timeoutMs: TestTime.ms(5_000)))
     #expect(first.metrics?.status == 200)
     #expect(second.metrics?.status == 200)
   }

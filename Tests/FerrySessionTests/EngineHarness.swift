@@ -44,7 +44,7 @@ import Testing
     -> RecordingDelegate
   {
     _ = engine.start(spec, delegate: delegate)
-    let finished = loop.run(until: { delegate.isFinished }, timeoutMs: timeoutMs)
+    let finished = loop.run(until: { delegate.isFinished }, timeoutMs: TestTime.ms(timeoutMs))
     #expect(finished, "transfer did not finish in \(timeoutMs) ms")
     return delegate
   }

@@ -48,6 +48,25 @@ import Testing
     }
   }
 
+  @Test func postTurnedIntoGetLosesItsContentType() throws {
+    let harness = try EngineHarness()
+    defer { harness.close() }
+    let headers = [(name: "Content-Type", value: "application/x-www-form-urlencoded")]
+    for status in [301, 302, 303] {
+      let body = BodyPlan(bytes: Array("a=1".utf8))
+      let result = harness.run(harness.request("POST", redirect(status), headers: headers, body: body))
+      #expect(result.echoed("method") == "GET", "status \(status)")
+      #expect(result.echoedHeader("content-type") == nil, "status \(status)")
+      #expect(result.echoedNumber("body_length") == "0")
+      #expect(result.metrics?.redirectCount == 1)
+    }
+    let kept = harness.run(
+      harness.request("POST", redirect(307), headers: headers, body: BodyPlan(bytes: Array("a=1".utf8))))
+    #expect(kept.echoed("method") == "POST")
+    #expect(kept.echoedHeader("content-type") == "application/x-www-form-urlencoded")
+    #expect(kept.echoedNumber("body_length") == "3")
+  }
+
   @Test func customMethodFollowsBrowserRulesHopByHop() throws {
     let harness = try EngineHarness()
     defer { harness.close() }

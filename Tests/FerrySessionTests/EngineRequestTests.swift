@@ -38,7 +38,7 @@ import Testing
     let result = harness.run(TransferSpec(request: harness.request("/echo"), enqueuedAtMs: enqueued))
     let queued = try #require(result.metrics?.timing.queued)
     #expect(queued >= 250)
-    #expect(queued < 5_000)
+    #expect(queued < Double(TestTime.ms(5_000)))
     let unqueued = harness.run(harness.request("/echo"))
     #expect(unqueued.metrics?.timing.queued == 0)
   }

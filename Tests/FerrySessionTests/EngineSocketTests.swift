@@ -32,7 +32,7 @@ import Testing
     #expect(harness.run(harness.request("/echo")).metrics?.status == 200)
     for connection in harness.server.connections.values { connection.close() }
     // The parked watch fires once (end of stream) and is dropped, not left to fire forever.
-    #expect(harness.loop.run(until: { harness.engine.parkedSockets.isEmpty }, timeoutMs: 2_000))
+    #expect(harness.loop.run(until: { harness.engine.parkedSockets.isEmpty }, timeoutMs: TestTime.ms(2_000)))
     #expect(connectionInterest(harness) == [])
     let next = harness.run(harness.request("/echo"))
     #expect(next.metrics?.status == 200)

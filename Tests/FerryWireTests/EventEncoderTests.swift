@@ -81,6 +81,9 @@ func encodesEventsAsGoldenLines(event: Event, expected: String) {
   #expect(done(.json(Array("{\r\n  \"a\": 1\n}\n".utf8))) == prefix + #","body":{  "a": 1}"# + suffix)
   #expect(done(.json(Array(" \n".utf8))) == prefix + #","body":null"# + suffix)
   #expect(done(.text("line 1\nline \"2\"")) == prefix + #","body":"line 1\nline \"2\"""# + suffix)
+  #expect(
+    done(.decodedText("hé", charset: "iso-8859-1")) == prefix + #","body":"hé","charset":"iso-8859-1""#
+      + suffix)
   #expect(done(.base64([0, 1, 2, 255])) == prefix + #","body_base64":"AAEC/w==""# + suffix)
   #expect(
     done(.output(path: "/srv/out.bin", bytes: 123_456)) == prefix

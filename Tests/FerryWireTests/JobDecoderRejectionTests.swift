@@ -83,7 +83,8 @@ private let jobRejections: [Rejection] = [
   Rejection("method", #"{\#(url), "method": "HEAD", "encoding": "multipart"}"#),
   Rejection("auth", #"{\#(url), "auth": "user:pass"}"#),
   Rejection("auth", #"{\#(url), "auth": {}}"#),
-  Rejection("auth.digest", #"{\#(url), "auth": {"digest": {}}}"#),
+  Rejection("auth.ntlm", #"{\#(url), "auth": {"ntlm": {}}}"#),
+  Rejection("auth.digest.username", #"{\#(url), "auth": {"digest": {"password": "p"}}}"#),
   Rejection(
     "auth.bearer", #"{\#(url), "auth": {"basic": {"username": "u", "password": "p"}, "bearer": "t"}}"#),
   Rejection("auth.bearer", #"{\#(url), "auth": {"bearer": ""}}"#),

@@ -120,6 +120,8 @@ static const int FERRY_CURL_SEEKFUNC_CANTSEEK = CURL_SEEKFUNC_CANTSEEK;
 static const int FERRY_CURLPAUSE_RECV = CURLPAUSE_RECV;
 static const int FERRY_CURLPAUSE_CONT = CURLPAUSE_CONT;
 static const long FERRY_CURL_VERSION_ASYNCHDNS = CURL_VERSION_ASYNCHDNS;
+/* A cast inside the macro keeps Swift from importing CURLAUTH_DIGEST itself. */
+static const unsigned long FERRY_CURLAUTH_DIGEST = CURLAUTH_DIGEST;
 static const size_t FERRY_CURL_ERROR_SIZE = CURL_ERROR_SIZE;
 static const int FERRY_CURL_PREREQFUNC_OK = CURL_PREREQFUNC_OK;
 

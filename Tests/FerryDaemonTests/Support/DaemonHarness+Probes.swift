@@ -1,3 +1,4 @@
+import FerryTestSupport
 import FerryWire
 import Foundation
 import Glibc
@@ -32,7 +33,7 @@ extension DaemonHarness {
   /// Polls `stats` on `client` (one connection for every poll: a connection each would log a
   /// line each at debug level) until the daemon is idle with `clients` connections.
   private func idleStats(on client: LineClient, clients: Int, timeoutMs: Int) throws -> JSONObject {
-    let deadline = Clock.ms() + timeoutMs
+    let deadline = Clock.ms() + TestTime.ms(timeoutMs)
     while true {
       try client.send(#"{"op":"stats"}"#)
       let s = try client.readEvent()

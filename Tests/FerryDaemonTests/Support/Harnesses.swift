@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Foundation
 import Testing
 
@@ -33,7 +34,7 @@ final class DaemonHarness {
       ? try ManagedProcess(Paths.product("ferryd"), arguments, environment: environment)
       : try ManagedProcess(
         "/usr/bin/prlimit", prlimit + ["--", Paths.product("ferryd")] + arguments, environment: environment)
-    let deadline = Clock.ms() + 10_000
+    let deadline = Clock.ms() + TestTime.ms(10_000)
     while Clock.ms() < deadline {
       if (try? LineClient(path: socket)) != nil { return }
       usleep(10_000)

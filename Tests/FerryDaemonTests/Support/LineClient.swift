@@ -1,3 +1,4 @@
+import FerryTestSupport
 import FerryWire
 import Glibc
 
@@ -52,7 +53,7 @@ final class LineClient {
 
   /// The next line, or nil at EOF or when `timeoutMs` passes first.
   func readLine(timeoutMs: Int = 10_000) -> String? {
-    let deadline = Clock.ms() + timeoutMs
+    let deadline = Clock.ms() + TestTime.ms(timeoutMs)
     // Scan only bytes not scanned before: lines of megabytes arrive in many chunks.
     var scanned = 0
     while true {
@@ -82,7 +83,7 @@ final class LineClient {
   /// The next line parsed as a JSON object.
   func readEvent(timeoutMs: Int = 10_000) throws -> JSONObject {
     guard let line = readLine(timeoutMs: timeoutMs) else {
-      throw TestFailure("no event within \(timeoutMs) ms")
+      throw TestFailure("no event within \(TestTime.ms(timeoutMs)) ms")
     }
     guard case .object(let o) = try JSONReader().read(line) else {
       throw TestFailure("not an object: \(line)")

@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Foundation
 
 /// A child process for black-box tests (ferryd, the fixture server, nginx helpers), killed when
@@ -24,7 +25,7 @@ final class ManagedProcess {
 
   /// Waits for exit up to `timeoutMs`; returns the exit status or nil when still running.
   func wait(timeoutMs: Int = 10_000) -> Int32? {
-    let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+    let deadline = Date().addingTimeInterval(Double(TestTime.ms(timeoutMs)) / 1000)
     while process.isRunning, Date() < deadline { usleep(5_000) }
     return process.isRunning ? nil : process.terminationStatus
   }

@@ -1,0 +1,284 @@
+import FerryWire
+
+/// The daemon's live jobs as one pure value: each job's session, lane, phase, the client that
+/// holds it and the request bytes it keeps in memory; one scheduler per session name, kept
+/// across reloads; the daemon's job limits; and the counters `stats` reports. Events go in
+/// (one `mutating func` each), actions come out; `Daemon` performs them.
+///
+/// This is the one place where a job changes phase: `submitted` makes it `waiting` or
+/// `running`, the scheduler's releases (`ended`, `reloaded`, `rateDue`) make a waiting job
+/// `running`, and `ended` removes it. A removed entry is the job's end; nothing else moves it.
+///
+/// Actions are appended to the caller's list and performed after the call returns, so an
+/// action that leads to another event (a `fail` ends a job) is a new call, never a re-entry.
+public struct JobTable: Sendable {
+  /// Where a live job is. A job between retry attempts is `running`: it keeps its slot.
+  public enum Phase: Sendable, Equatable {
+    case waiting
+    case running
+  }
+
+  /// One live job.
+  public struct Entry: Sendable, Equatable {
+    public var session: String
+    public var lane: String?
+    public var phase: Phase
+    /// The client connection that receives its events; nil while a detached job has none.
+    public var client: UInt64?
+    public var heldRequestBytes: Int
+  }
+
+  /// What the driver does, in the order given.
+  public enum Action: Sendable, Equatable {
+    /// Send the job's `queued` event, with its wait position when it waits.
+    case announceQueued(UInt64, position: Int?)
+    /// Start the job's first attempt.
+    case start(UInt64)
+    /// The submitted job is not taken: send `failed` with this error and forget it.
+    case refuse(UInt64, WireError)
+    /// End a live job with `failed`.
+    case fail(UInt64, WireError)
+    /// End a live job with `cancelled`.
+    case cancel(UInt64, CancelReason)
+    /// Call `rateDue` for the session after this many milliseconds.
+    case armRateTimer(session: String, afterMs: Int)
+    /// A session the configuration no longer names has nothing left: its engine may go.
+    case dropSession(String)
+  }
+
+  /// How a job ended, for the counters.
+  public enum Outcome: Sendable, Equatable {
+    case done
+    case failed
+    case cancelled
+  }
+
+  /// A session's scheduling settings from the configuration.
+  public struct SessionLimits: Sendable, Equatable {
+    public var maxConcurrent: Int
+    public var startIntervalMs: UInt64?
+
+    public init(maxConcurrent: Int, startIntervalMs: UInt64? = nil) {
+      self.maxConcurrent = maxConcurrent
+      self.startIntervalMs = startIntervalMs
+    }
+  }
+
+  /// The daemon-wide admission limits.
+  public struct Limits: Sendable, Equatable {
+    public var maxJobs: Int
+    public var maxJobsPerConnection: Int
+    public var maxRequestBytes: Int
+
+    public init(maxJobs: Int, maxJobsPerConnection: Int, maxRequestBytes: Int) {
+      self.maxJobs = maxJobs
+      self.maxJobsPerConnection = maxJobsPerConnection
+      self.maxRequestBytes = maxRequestBytes
+    }
+  }
+
+  public private(set) var entries: [UInt64: Entry] = [:]
+  private var schedulers: [String: SessionScheduler] = [:]
+  /// Sessions a reload removed that still have jobs.
+  private var retired: Set<String> = []
+  /// Request body bytes live jobs hold in memory (bounded by `maxRequestBytes`).
+  public private(set) var requestBytesInFlight = 0
+  public private(set) var stats = Stats()
+  public private(set) var limits: Limits
+  public private(set) var isShuttingDown = false
+
+  public init(sessions: [String: SessionLimits], limits: Limits) {
+    self.limits = limits
+    for (name, s) in sessions {
+      schedulers[name] = SessionScheduler(maxConcurrent: s.maxConcurrent, startIntervalMs: s.startIntervalMs)
+    }
+  }
+
+  public var liveCount: Int { entries.count }
+  public var runningCount: Int { schedulers.values.reduce(0) { $0 + $1.runningCount } }
+  public var waitingCount: Int { schedulers.values.reduce(0) { $0 + $1.waitingCount } }
+
+  /// Whether new jobs may name `session` (configured, not removed by a reload).
+  public func accepts(session: String) -> Bool { schedulers[session] != nil && !retired.contains(session) }
+
+  /// Whether the session's scheduler reads the clock (only a `rate` does): callers without one
+  /// pass 0 and spare a clock read per job.
+  public func readsClock(_ session: String) -> Bool { schedulers[session]?.startIntervalMs != nil }
+
+  /// A job line was accepted by the driver: admit it (`waiting` or `running`) or refuse it.
+  ///
+  /// `clientJobs`: the live jobs of `client` now, from the driver's client, which holds them
+  /// anyway (a count per client here would cost two more hash updates per job).
+  public mutating func submitted(
+    _ serial: UInt64, session: String, lane: String?, client: UInt64, clientJobs: Int,
+    heldRequestBytes held: Int,
+    nowMs: UInt64, into actions: inout [Action]
+  ) {
+    guard !isShuttingDown else {
+      return actions.append(.refuse(serial, WireError(.shuttingDown, "the daemon is shutting down")))
+    }
+    guard accepts(session: session) else {
+      return actions.append(
+        .refuse(serial, WireError(.unknownSession, "no session named \(session)", field: "session")))
+    }
+    guard entries.count < limits.maxJobs, clientJobs < limits.maxJobsPerConnection
+    else {
+      return actions.append(
+        .refuse(serial, WireError(.overloaded, "too many jobs in flight; try again later")))
+    }
+    // Job counts alone do not bound memory: many queued jobs with big inline bodies would.
+    guard requestBytesInFlight + held <= limits.maxRequestBytes else {
+      return actions.append(
+        .refuse(
+          serial,
+          WireError(
+            .overloaded, "request bodies of live jobs exceed limits.max_request_bytes; try again later")))
+    }
+    requestBytesInFlight += held
+    switch schedulers[session]!.submit(serial, lane: lane, nowMs: nowMs) {
+    case .start:
+      entries[serial] = Entry(
+        session: session, lane: lane, phase: .running, client: client, heldRequestBytes: held)
+      stats.update(session) { $0.running += 1 }
+      actions.append(.announceQueued(serial, position: nil))
+      actions.append(.start(serial))
+    case .wait(let position):
+      entries[serial] = Entry(
+        session: session, lane: lane, phase: .waiting, client: client, heldRequestBytes: held)
+      stats.update(session) { $0.queued += 1 }
+      actions.append(.announceQueued(serial, position: position))
+    }
+    armRateTimer(session, nowMs: nowMs, into: &actions)
+  }
+
+  /// The job's terminal event was sent: it leaves the table, and what waited for its slot or
+  /// lane starts.
+  public mutating func ended(_ serial: UInt64, outcome: Outcome, nowMs: UInt64, into actions: inout [Action])
+  {
+    guard let entry = entries.removeValue(forKey: serial) else { return }
+    requestBytesInFlight -= entry.heldRequestBytes
+    stats.update(entry.session) { c in
+      if entry.phase == .waiting { c.queued -= 1 } else { c.running -= 1 }
+      switch outcome {
+      case .done: c.done += 1
+      case .failed: c.failed += 1
+      case .cancelled: c.cancelled += 1
+      }
+    }
+    if entry.phase == .waiting {
+      schedulers[entry.session]?.withdraw(serial)
+    } else if let started = schedulers[entry.session]?.finish(serial, nowMs: nowMs) {
+      begin(started, in: entry.session, into: &actions)
+    }
+    armRateTimer(entry.session, nowMs: nowMs, into: &actions)
+  }
+
+  /// A session's `rate` timer fired.
+  public mutating func rateDue(_ session: String, nowMs: UInt64, into actions: inout [Action]) {
+    guard let started = schedulers[session]?.startDue(nowMs: nowMs) else { return }
+    begin(started, in: session, into: &actions)
+    armRateTimer(session, nowMs: nowMs, into: &actions)
+  }
+
+  /// Another client (or none) receives the job's events from now on (`attach`, or its detached
+  /// job's client went away).
+  public mutating func clientChanged(_ serial: UInt64, to client: UInt64?) {
+    entries[serial]?.client = client
+  }
+
+  /// A transfer's counters, for `stats`.
+  public mutating func measured(
+    session: String, bytesUp: Int64, bytesDown: Int64, connectionsOpened: Int, connectionReused: Bool
+  ) {
+    stats.update(session) { c in
+      c.bytesUp += bytesUp
+      c.bytesDown += bytesDown
+      c.connectionsOpened += connectionsOpened
+      if connectionReused { c.connectionsReused += 1 }
+    }
+  }
+
+  /// SIGTERM or SIGINT: no new jobs; waiting ones are cancelled (they would only start to be
+  /// cancelled), running ones may finish.
+  public mutating func shutdownRequested(into actions: inout [Action]) {
+    guard !isShuttingDown else { return }
+    isShuttingDown = true
+    for serial in entries.filter({ $0.value.phase == .waiting }).keys.sorted() {
+      actions.append(.cancel(serial, .shutdown))
+    }
+  }
+
+  /// The grace period is over (or a second signal came): every live job is cancelled.
+  public mutating func graceExpired(into actions: inout [Action]) {
+    isShuttingDown = true
+    for serial in entries.keys.sorted() { actions.append(.cancel(serial, .shutdown)) }
+  }
+
+  /// A new configuration: sessions it names keep (or get) their scheduler with its new limits;
+  /// waiting jobs of sessions it drops fail `unknown_session`; a dropped session with nothing
+  /// left goes. See docs/CONFIG.md, "Reload".
+  public mutating func reloaded(
+    sessions: [String: SessionLimits], limits: Limits, nowMs: UInt64, into actions: inout [Action]
+  ) {
+    self.limits = limits
+    for (name, s) in sessions.sorted(by: { $0.key < $1.key }) {
+      retired.remove(name)
+      if schedulers[name] == nil {
+        schedulers[name] = SessionScheduler(
+          maxConcurrent: s.maxConcurrent, startIntervalMs: s.startIntervalMs)
+        continue
+      }
+      let started = schedulers[name]!.reconfigure(
+        maxConcurrent: s.maxConcurrent, startIntervalMs: s.startIntervalMs, nowMs: nowMs)
+      begin(started, in: name, into: &actions)
+      armRateTimer(name, nowMs: nowMs, into: &actions)
+    }
+    for name in schedulers.keys.sorted() where sessions[name] == nil {
+      retired.insert(name)
+      let error = WireError(.unknownSession, "session \(name) was removed by a reload", field: "session")
+      let waiting = entries.filter { $0.value.session == name && $0.value.phase == .waiting }.keys.sorted()
+      for serial in waiting { actions.append(.fail(serial, error)) }
+      if schedulers[name]?.runningCount == 0 {
+        // The failures above end the waiting jobs next; nothing of the session is left then.
+        actions.append(.dropSession(name))
+      }
+    }
+  }
+
+  /// The driver let a dropped session go.
+  public mutating func sessionDropped(_ name: String) {
+    guard retired.contains(name), schedulers[name]?.runningCount == 0 else { return }
+    retired.remove(name)
+    schedulers[name] = nil
+  }
+
+  // MARK: - Phase changes
+
+  /// Waiting jobs the scheduler released become running, in order.
+  private mutating func begin(_ serials: [UInt64], in session: String, into actions: inout [Action]) {
+    for serial in serials {
+      entries[serial]?.phase = .running
+      stats.update(session) { c in
+        c.queued -= 1
+        c.running += 1
+      }
+      actions.append(.start(serial))
+    }
+  }
+
+  /// When a session's `rate` is what holds its waiting jobs, asks to be woken when the next
+  /// may start.
+  private func armRateTimer(_ session: String, nowMs: UInt64, into actions: inout [Action]) {
+    guard let s = schedulers[session], s.startIntervalMs != nil, let delay = s.nextStartDelayMs(nowMs: nowMs)
+    else { return }
+    actions.append(.armRateTimer(session: session, afterMs: delay))
+  }
+}
+
+extension JobTable.Limits {
+  /// The admission limits of a configuration.
+  init(_ l: DaemonConfig.Limits) {
+    self.init(
+      maxJobs: l.maxJobs, maxJobsPerConnection: l.maxJobsPerConnection, maxRequestBytes: l.maxRequestBytes)
+  }
+}

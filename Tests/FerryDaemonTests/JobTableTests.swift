@@ -1,0 +1,175 @@
+import FerryWire
+import Testing
+
+@testable import FerryDaemon
+
+/// The job table fed events, with the exact actions expected; no loop, no sockets.
+struct JobTableTests {
+  typealias A = JobTable.Action
+  static let limits = JobTable.Limits(maxJobs: 100, maxJobsPerConnection: 10, maxRequestBytes: 1000)
+
+  func table(_ sessions: [String: JobTable.SessionLimits] = ["s": .init(maxConcurrent: 1)]) -> JobTable {
+    JobTable(sessions: sessions, limits: Self.limits)
+  }
+
+  func submit(
+    _ t: inout JobTable, _ serial: UInt64, session: String = "s", lane: String? = nil, client: UInt64 = 1,
+    clientJobs: Int = 0, held: Int = 0, nowMs: UInt64 = 0
+  ) -> [A] {
+    var actions: [A] = []
+    t.submitted(
+      serial, session: session, lane: lane, client: client, clientJobs: clientJobs, heldRequestBytes: held,
+      nowMs: nowMs, into: &actions)
+    return actions
+  }
+
+  func end(_ t: inout JobTable, _ serial: UInt64, _ outcome: JobTable.Outcome = .done, nowMs: UInt64 = 0)
+    -> [A]
+  {
+    var actions: [A] = []
+    t.ended(serial, outcome: outcome, nowMs: nowMs, into: &actions)
+    return actions
+  }
+
+  func reload(_ t: inout JobTable, _ sessions: [String: JobTable.SessionLimits], nowMs: UInt64 = 0) -> [A] {
+    var actions: [A] = []
+    t.reloaded(sessions: sessions, limits: Self.limits, nowMs: nowMs, into: &actions)
+    return actions
+  }
+
+  @Test func aJobStartsWhenItFitsAndTheNextWaitsForItsSlot() {
+    var t = table()
+    #expect(submit(&t, 1) == [.announceQueued(1, position: nil), .start(1)])
+    #expect(submit(&t, 2) == [.announceQueued(2, position: 1)])
+    #expect(t.entries[2]?.phase == .waiting)
+    #expect(end(&t, 1) == [.start(2)])
+    #expect(t.entries[2]?.phase == .running)
+    #expect(end(&t, 2, .failed) == [])
+    #expect(t.liveCount == 0)
+    #expect(t.stats.sessions["s"] == counters(done: 1, failed: 1))
+  }
+
+  @Test func aWaitingJobThatEndsFreesNoSlot() {
+    var t = table()
+    _ = submit(&t, 1)
+    _ = submit(&t, 2)
+    _ = submit(&t, 3)
+    #expect(end(&t, 2, .cancelled) == [])
+    #expect(end(&t, 1) == [.start(3)])
+    #expect(t.stats.sessions["s"] == counters(running: 1, done: 1, cancelled: 1))
+  }
+
+  @Test func admissionRefusesPastEachLimitAndCountsNothingRefused() {
+    var t = JobTable(
+      sessions: ["s": .init(maxConcurrent: 5)],
+      limits: JobTable.Limits(maxJobs: 3, maxJobsPerConnection: 2, maxRequestBytes: 100))
+    let tooMany = WireError(.overloaded, "too many jobs in flight; try again later")
+    _ = submit(&t, 1, client: 7, held: 60)
+    _ = submit(&t, 2, client: 7, clientJobs: 1)
+    #expect(submit(&t, 3, client: 7, clientJobs: 2) == [.refuse(3, tooMany)])
+    #expect(
+      submit(&t, 4, client: 8, held: 41) == [
+        .refuse(
+          4,
+          WireError(
+            .overloaded, "request bodies of live jobs exceed limits.max_request_bytes; try again later"))
+      ])
+    #expect(submit(&t, 5, client: 8, held: 40) == [.announceQueued(5, position: nil), .start(5)])
+    #expect(submit(&t, 6, client: 9) == [.refuse(6, tooMany)])
+    #expect(
+      submit(&t, 7, session: "nope")
+        == [.refuse(7, WireError(.unknownSession, "no session named nope", field: "session"))])
+    #expect(t.requestBytesInFlight == 100)
+    #expect(t.liveCount == 3)
+    _ = end(&t, 1)
+    #expect(t.requestBytesInFlight == 40)
+  }
+
+  @Test func attachMovesTheJobToItsNewClient() {
+    var t = table(["s": .init(maxConcurrent: 5)])
+    _ = submit(&t, 1, client: 7)
+    t.clientChanged(1, to: nil)
+    #expect(t.entries[1]?.client == nil)
+    t.clientChanged(1, to: 8)
+    #expect(t.entries[1]?.client == 8)
+  }
+
+  /// The reload reproduction of issue 11, on the table alone.
+  @Test func anUnchangedReloadKeepsTheQueueAndTheSlot() {
+    var t = table()
+    _ = submit(&t, 1)
+    _ = submit(&t, 2)
+    #expect(reload(&t, ["s": .init(maxConcurrent: 1)]) == [])
+    #expect(submit(&t, 3) == [.announceQueued(3, position: 2)])
+    #expect(end(&t, 1) == [.start(2)])
+    #expect(end(&t, 2) == [.start(3)])
+  }
+
+  @Test func aLargerLimitStartsWaitingJobsInOrderAndASmallerOneWaitsForRunningJobs() {
+    var t = table()
+    _ = submit(&t, 1)
+    _ = submit(&t, 2)
+    _ = submit(&t, 3)
+    #expect(reload(&t, ["s": .init(maxConcurrent: 3)]) == [.start(2), .start(3)])
+    _ = submit(&t, 4)
+    #expect(reload(&t, ["s": .init(maxConcurrent: 1)]) == [])
+    #expect(end(&t, 1) == [])
+    #expect(end(&t, 2) == [])
+    #expect(end(&t, 3) == [.start(4)])
+  }
+
+  @Test func aRemovedSessionFailsItsWaitingJobsAndGoesWhenItsRunningOnesHaveEnded() {
+    var t = table(["s": .init(maxConcurrent: 1), "t": .init(maxConcurrent: 1)])
+    _ = submit(&t, 1)
+    _ = submit(&t, 2)
+    _ = submit(&t, 3)
+    let removed = WireError(.unknownSession, "session s was removed by a reload", field: "session")
+    #expect(reload(&t, ["t": .init(maxConcurrent: 1)]) == [.fail(2, removed), .fail(3, removed)])
+    #expect(!t.accepts(session: "s"))
+    #expect(submit(&t, 4) == [.refuse(4, WireError(.unknownSession, "no session named s", field: "session"))])
+    #expect(end(&t, 2, .failed) == [])
+    #expect(end(&t, 3, .failed) == [])
+    #expect(end(&t, 1) == [])
+    #expect(reload(&t, ["t": .init(maxConcurrent: 1)]) == [.dropSession("s")])
+    t.sessionDropped("s")
+    #expect(reload(&t, ["t": .init(maxConcurrent: 1)]) == [])
+  }
+
+  @Test func aRateArmsItsTimerAndStartsWhatIsDue() {
+    var t = table(["r": .init(maxConcurrent: 5, startIntervalMs: 100)])
+    #expect(submit(&t, 1, session: "r", nowMs: 1000) == [.announceQueued(1, position: nil), .start(1)])
+    #expect(
+      submit(&t, 2, session: "r", nowMs: 1010) == [
+        .announceQueued(2, position: 1), .armRateTimer(session: "r", afterMs: 90),
+      ])
+    var actions: [A] = []
+    t.rateDue("r", nowMs: 1100, into: &actions)
+    #expect(actions == [.start(2)])
+    #expect(t.readsClock("r"))
+  }
+
+  @Test func shutdownCancelsWaitingJobsThenTheGraceEndCancelsTheRest() {
+    var t = table()
+    _ = submit(&t, 1)
+    _ = submit(&t, 2)
+    _ = submit(&t, 3)
+    var actions: [A] = []
+    t.shutdownRequested(into: &actions)
+    #expect(actions == [.cancel(2, .shutdown), .cancel(3, .shutdown)])
+    #expect(submit(&t, 4) == [.refuse(4, WireError(.shuttingDown, "the daemon is shutting down"))])
+    #expect(end(&t, 2, .cancelled) == [])
+    #expect(end(&t, 3, .cancelled) == [])
+    actions = []
+    t.graceExpired(into: &actions)
+    #expect(actions == [.cancel(1, .shutdown)])
+  }
+
+  func counters(running: Int = 0, done: Int = 0, failed: Int = 0, cancelled: Int = 0) -> Stats.Counters {
+    var c = Stats.Counters()
+    c.running = running
+    c.done = done
+    c.failed = failed
+    c.cancelled = cancelled
+    return c
+  }
+}
