@@ -88,7 +88,8 @@ extension JobRun: TransferDelegate {
       let error = abortError ?? error
       if error.code == .resumeMismatch, let path = job.output { OutputFile.removePartial(for: path) }
       // A body too large to hold still had a response: say which (as for unacceptable_status).
-      let head = error.code == .responseTooLarge ? self.head : nil
+      // So did a redirect refused for leaving the credentials' origins (issue 12).
+      let head = error.code == .responseTooLarge || error.code == .originNotAllowed ? self.head : nil
       finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
     case .success(let metrics):
       daemon.recordTransfer(self, metrics: metrics)

@@ -72,6 +72,10 @@ public struct RequestSerializer: Sendable {
     guard let limit = settings.maxRequestBytes else { return }
     if !isURIMethod, job.encoding == .json, job.parts == nil { return }
     guard let parameters = Parameters(job) else { return }
+    // Most jobs are spared the counting pass: n bytes of JSON hold fewer than n leaves, and a
+    // leaf's pair is at most its escaped key path (3n) plus brackets (6 per level, 64 levels)
+    // plus its escaped value (3n).
+    if let text = job.parametersJSON, urlBytes + text.count * (6 * text.count + 400) <= limit { return }
     let size = urlBytes + parameters.flattenedSize(arrayEncoding: job.arrayEncoding ?? .brackets)
     guard size > limit else { return }
     throw WireError.invalidJob(

@@ -78,7 +78,11 @@ extension Transfer {
       guard let origin = CurlURL.origin(of: from, redirectedTo: location) else {
         return WireError(.originNotAllowed, "cannot tell the origin of the redirect to \(location)")
       }
-      if let denial = scope.denial(for: origin, redirect: true) { return denial }
+      if let denial = scope.denial(for: origin, redirect: true) {
+        lastHead = head
+        deliverRefusedRedirect()
+        return denial
+      }
     }
     // The next relative Location resolves against this hop, as curl resolves it.
     curlHopURL = CurlURL.resolve(from, redirectedTo: location)

@@ -56,6 +56,10 @@ import Testing
       let events = try client.run(line, id: "r\(n)")
       #expect(events.last?.event == "failed", "\(method)")
       #expect(events.last?.errorCode == "origin_not_allowed", "\(method)")
+      // With the response so far: the redirect that pointed elsewhere.
+      #expect(events.last?.int("status") == 307, "\(method)")
+      let location = events.last?["headers"]?.objectValue?["location"]?.stringValue
+      #expect(location == other.url("/echo"), "\(method)")
     }
   }
 
