@@ -19,11 +19,18 @@ extension Daemon {
     return target
   }
 
+  /// Records that job `serial` writes `target`, and what is there now.
+  func claimOutput(_ target: String, serial: UInt64) {
+    outputsInUse[target] = serial
+    outputBaselines[serial] = OutputFile.Baseline(of: target)
+  }
+
   /// Forgets the output a finished job held, so another may write it.
   func releaseOutput(of run: JobRun) {
     guard run.job.output != nil, let held = outputsInUse.first(where: { $0.value == run.serial }) else {
       return
     }
     outputsInUse.removeValue(forKey: held.key)
+    outputBaselines.removeValue(forKey: run.serial)
   }
 }

@@ -93,7 +93,7 @@ extension Daemon {
       profile: profile, client: client, daemon: self)
     jobs[serial] = run
     client.jobs[id] = run
-    if let outputKey { outputsInUse[outputKey] = run.serial }
+    if let outputKey { claimOutput(outputKey, serial: serial) }
     if merged.detach == true { registerDetached(run, uid: client.credentials?.uid) }
     perform(actions, known: run)
   }

@@ -32,6 +32,8 @@ import FerryWire
   var jobs: [UInt64: JobRun] = [:]
   /// Output files live jobs write (`FileRoots.outputTarget`), and which job holds each.
   var outputsInUse: [String: UInt64] = [:]
+  /// What each output's target was when its job was accepted (see `OutputFile.Baseline`).
+  var outputBaselines: [UInt64: OutputFile.Baseline] = [:]
   /// Inline response body bytes live jobs hold (bounded by `max_inline_total_bytes`).
   var inlineBytesHeld = 0
   /// The action list of the last job table event, kept for the next (`takeActions`).

@@ -27,7 +27,9 @@ extension JobRun: TransferDelegate {
   /// the job resumes) for the next attempt's `If-Range`.
   func openOutput(_ path: String, resuming: Bool, validator: String? = nil) {
     do throws(WireError) {
-      let file = try OutputFile(path: path, resume: resuming, writeRoots: daemon.config.writeRoots)
+      let file = try OutputFile(
+        path: path, resume: resuming, writeRoots: daemon.config.writeRoots,
+        baseline: daemon.outputBaselines[serial])
       if !resuming, job.resume == true { file.storeValidator(validator) }
       output = file
     } catch {

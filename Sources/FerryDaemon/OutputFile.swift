@@ -27,15 +27,40 @@ public final class OutputFile {
   private var fd: Int32
   private var isOpen = true
   private var isDirectoryOpen = true
+  /// What was at `path` when the job was accepted; the rename never replaces a file that
+  /// appeared, or was replaced, since.
+  private let baseline: Baseline?
+
+  /// The file at an output's path, when its job was accepted.
+  public enum Baseline: Sendable, Equatable {
+    case absent
+    case file(device: UInt64, inode: UInt64)
+
+    /// What is at `path` now (a symlink is itself, not followed).
+    public init(of path: String) {
+      var st = stat()
+      self = lstat(path, &st) == 0 ? .file(device: UInt64(st.st_dev), inode: UInt64(st.st_ino)) : .absent
+    }
+
+    /// What is at `name` in `directory` now.
+    init(at directory: Int32, _ name: String) {
+      var st = stat()
+      let found = fstatat(directory, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+      self = found ? .file(device: UInt64(st.st_dev), inode: UInt64(st.st_ino)) : .absent
+    }
+  }
   /// Bytes written by this transfer.
   public private(set) var written: Int64 = 0
   /// Bytes that were already in the partial file when the transfer resumed from it.
   public let resumedFrom: Int64
 
   /// Opens `<path>.part`: truncated, or appended to when `resume` is set and it exists.
-  public init(path: String, resume: Bool, writeRoots: [String]? = nil) throws(WireError) {
+  public init(
+    path: String, resume: Bool, writeRoots: [String]? = nil, baseline: Baseline? = nil
+  ) throws(WireError) {
     self.path = path
     self.writeRoots = writeRoots
+    self.baseline = baseline
     let name = FileRoots.lastComponent(path)
     self.name = name
     let part = path + ".part"
@@ -162,6 +187,14 @@ public final class OutputFile {
       } catch {
         unlinkat(directory, name + ".part", 0)
         throw error
+      }
+    }
+    if let baseline {
+      let now = Baseline(at: directory, name)
+      if now != .absent, now != baseline {
+        unlinkat(directory, name + ".part", 0)
+        throw WireError(
+          .outputFailed, "\(path) was written by someone else while this job ran; it was not replaced")
       }
     }
     unlinkat(directory, name + ".part.validator", 0)

@@ -100,6 +100,26 @@ import Testing
     #expect(fileSize(outside + "/victim.part") == nil)
   }
 
+  @Test func aFileWrittenThereMeanwhileIsNotReplaced() throws {
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let daemon = try DaemonHarness(config: #"{"files": {"write_roots": ["\#(dir)"]}}"#)
+    let client = try daemon.connect()
+    let out = dir + "/theirs.txt"
+    try client.send(#"{"id":"w","url":"\#(fixture.url("/delay/1500"))","output":"\#(out)"}"#)
+    var events = [try client.readEvent(), try client.readEvent()]
+    #expect(events.map(\.event) == ["queued", "started"])
+    // While the job runs, someone else produces the file.
+    try "someone else's".write(toFile: out, atomically: true, encoding: .utf8)
+    events += try client.readUntilTerminal(id: "w")
+    #expect(events.last?.errorCode == "output_failed")
+    #expect(try String(contentsOfFile: out, encoding: .utf8) == "someone else's")
+    #expect(fileSize(out + ".part") == nil)
+    // A file that was there when the job was accepted is replaced, as always.
+    let again = try client.run(#"{"id":"x","url":"\#(fixture.url("/bytes/4"))","output":"\#(out)"}"#, id: "x")
+    #expect(again.last?.event == "done")
+    #expect(fileSize(out) == 4)
+  }
+
   @Test func anOutputThatIsARootOrADirectoryIsRefused() throws {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let root = dir + "/out"
