@@ -46,6 +46,15 @@ extension ArgumentParser {
     case .include: r.includeHeaders = true
     case .verbose: r.verbose = true
     case .ignoreStdin: r.ignoresStdin = true
+    case .cacert: r.caFile = try nonEmpty(value, name)
+    case .insecure: r.insecure = true
+    case .verify:
+      // HTTPie's --verify: yes, no, or a CA bundle's path.
+      switch value.lowercased() {
+      case "no", "false": r.insecure = true
+      case "yes", "true": r.insecure = false
+      default: r.caFile = try nonEmpty(value, name)
+      }
     case .socket, .help, .version: break
     }
   }

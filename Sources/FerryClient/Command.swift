@@ -77,6 +77,10 @@ public struct RequestOptions: Sendable, Equatable {
   public var ignoresStdin = false
   /// `-A digest`: `-a` credentials are for HTTP Digest rather than Basic.
   public var usesDigest = false
+  /// `--cacert FILE` (or `--verify=FILE`): the job's `tls.ca_file`.
+  public var caFile: String?
+  /// `-k` / `--verify=no` (true), `--verify=yes` (false): the job's `tls.insecure`.
+  public var insecure: Bool?
 
   public init(method: String?, url: String) {
     self.method = method

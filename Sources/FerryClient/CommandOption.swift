@@ -2,6 +2,7 @@
 enum CommandOption: Sendable, CaseIterable {
   case header, json, form, multipart, raw, bodyFile, auth, authType, bearer, session, output, resume, timeout
   case lane, detach, id, acceptStatus, noFollow, retry, arrayEncoding, include, verbose, ignoreStdin
+  case cacert, insecure, verify
   case socket, help, version
 
   /// Which commands an option makes sense for; others refuse it rather than ignore it.
@@ -18,7 +19,8 @@ enum CommandOption: Sendable, CaseIterable {
   /// Whether the option takes the next word (or `=value`) as its value.
   var takesValue: Bool {
     switch self {
-    case .json, .form, .multipart, .resume, .detach, .noFollow, .include, .verbose, .ignoreStdin, .help,
+    case .json, .form, .multipart, .resume, .detach, .noFollow, .include, .verbose, .ignoreStdin, .insecure,
+      .help,
       .version:
       false
     default: true
@@ -53,6 +55,9 @@ enum CommandOption: Sendable, CaseIterable {
     case .include: ["-i", "--include"]
     case .verbose: ["-v", "--verbose"]
     case .ignoreStdin: ["--ignore-stdin"]
+    case .cacert: ["--cacert"]
+    case .insecure: ["-k", "--insecure"]
+    case .verify: ["--verify"]
     case .socket: ["--socket"]
     case .help: ["-h", "--help"]
     case .version: ["--version"]

@@ -2,7 +2,10 @@
 enum HelpText {
   static let exitCodes: String = {
     var s = "Exit status:\n"
-    for code in ExitCode.allCases { s += "  \(code.rawValue)  \(code.meaning)\n" }
+    for code in ExitCode.allCases {
+      let number = String(code.rawValue)
+      s += String(repeating: " ", count: 4 - number.count) + number + "  \(code.meaning)\n"
+    }
     return s
   }()
 
@@ -75,6 +78,8 @@ enum HelpText {
       --bearer TOKEN               bearer auth
       --session NAME               a session from the daemon's config
       --ignore-stdin               do not send a piped stdin as the body (POST, PUT, PATCH)
+      --cacert FILE                trust this CA bundle for this request (--verify=FILE too)
+      -k, --insecure               skip certificate checks for this request (--verify=no too)
       --timeout SECONDS            limit for the whole transfer
       --no-follow                  do not follow redirects (a 3xx is then a response, exit 0)
       --retry N                    retry connection failures and 408/429/5xx up to N times

@@ -13,6 +13,11 @@ public enum JobBuilder {
   /// The job object, members in a fixed order.
   public static func build(_ r: RequestOptions, context: JobContext) throws(UsageError) -> JSONObject {
     var r = r
+    if hasUserInfo(r.url) {
+      throw UsageError(
+        "credentials in the URL are not sent (they would show in logs and events); use -a USER:PASSWORD",
+        topic: .request)
+    }
     let data = r.items.filter(\.isData)
     let files = r.items.compactMap { item -> (String, String, String?)? in
       if case .file(let name, let path, let type) = item { return (name, path, type) }
@@ -69,6 +74,17 @@ public enum JobBuilder {
     return job
   }
 
+  /// Whether `url`'s authority has a `user[:password]@` part.
+  static func hasUserInfo(_ url: String) -> Bool {
+    // No Foundation in the client: find `://` by hand.
+    let scalars = Array(url.utf8)
+    guard let colon = scalars.firstIndex(of: UInt8(ascii: ":")),
+      scalars[colon...].starts(with: Array("://".utf8))
+    else { return false }
+    let authority = scalars[(colon + 3)...].prefix { !"/?#".utf8.contains($0) }
+    return authority.contains(UInt8(ascii: "@"))
+  }
+
   /// Methods whose body a piped stdin becomes; GET and HEAD never read it.
   static let stdinMayBeBody: Set<String> = ["POST", "PUT", "PATCH"]
 
@@ -87,13 +103,21 @@ public enum JobBuilder {
     case .text(let text): job.append(key: "body", value: ["text": .string(text)])
     case .file(let path): job.append(key: "body", value: ["file": .string(context.absolute(path))])
     case .bytes(let bytes):
+      var body = JSONObject()
       if let text = String(validating: bytes, as: UTF8.self), !bytes.contains(0) {
-        job.append(key: "body", value: ["text": .string(text)])
+        body.append(key: "text", value: .string(text))
       } else {
         var encoded: [UInt8] = []
         Base64.encode(bytes, into: &encoded)
-        job.append(key: "body", value: ["base64": .string(String(decoding: encoded, as: UTF8.self))])
+        body.append(key: "base64", value: .string(String(decoding: encoded, as: UTF8.self)))
       }
+      // As HTTPie labels stdin: JSON by default (when it is JSON), a form with --form.
+      if r.encoding == .form {
+        body.append(key: "type", value: "application/x-www-form-urlencoded")
+      } else if (try? JSONReader().read(bytes)) != nil {
+        body.append(key: "type", value: "application/json")
+      }
+      job.append(key: "body", value: .object(body))
     case nil: break
     }
     if let auth = try credentials(r, context: context) { job.append(key: "auth", value: auth) }
@@ -120,6 +144,12 @@ public enum JobBuilder {
       job.append(key: "events", value: progress ? ["progress"] : [])
     }
     if let lane = r.lane { job.append(key: "lane", value: .string(lane)) }
+    if r.caFile != nil || r.insecure != nil {
+      var tls = JSONObject()
+      if let ca = r.caFile { tls.append(key: "ca_file", value: .string(context.absolute(ca))) }
+      if let insecure = r.insecure { tls.append(key: "insecure", value: .bool(insecure)) }
+      job.append(key: "tls", value: .object(tls))
+    }
     if let retry = r.retry { job.append(key: "retry", value: ["max": .number(JSONNumber(retry))]) }
     if r.detach { job.append(key: "detach", value: true) }
   }

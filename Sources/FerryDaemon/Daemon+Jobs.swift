@@ -74,6 +74,16 @@ extension Daemon {
     var outputKey: String?
     do throws(WireError) {
       if let output = merged.output { outputKey = try outputTarget(output) }
+      // A job's CA file is a file it makes the daemon read: read_roots apply.
+      if let ca = merged.tls?.caFile, let roots = config.readRoots {
+        do {
+          try FileRoots.check(ca, within: roots, what: "read_roots", protected: config.protectedPaths)
+        } catch {
+          var e = error
+          e.field = "tls.ca_file"
+          throw e
+        }
+      }
       request = try profile.serializer.serialize(merged)
     } catch {
       return fail(error, id: id, client: client)

@@ -101,7 +101,7 @@ import FerryWire
       followRedirects: job.followRedirects ?? true, maxRedirects: job.maxRedirects ?? 10,
       progressIntervalMs: job.progressIntervalMs ?? 100,
       wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom, ifRange: validator,
-      acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: profile.tls,
+      acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: Self.tls(profile.tls, job.tls),
       egress: profile.egress, readRoots: profile.readRoots)
     spec.protectedPaths = daemon.config.protectedPaths
     return spec
@@ -113,6 +113,15 @@ import FerryWire
     let total = max(1, Int((seconds * 1000).rounded(.up)))
     guard let first = firstStartMs else { return total }
     return max(1, total - Int(daemon.loop.now() - first))
+  }
+
+  /// The session's TLS settings with the job's own over them.
+  static func tls(_ session: TLSOptions, _ job: JobTLS?) -> TLSOptions {
+    guard let job else { return session }
+    var tls = session
+    if let ca = job.caFile { tls.caFile = ca }
+    if let insecure = job.insecure { tls.insecure = insecure }
+    return tls
   }
 
   /// Starts the next attempt after `afterMs`.

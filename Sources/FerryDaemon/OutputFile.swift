@@ -67,7 +67,11 @@ public final class OutputFile {
     let dirPath = FileRoots.directoryOf(path) ?? "."
     let directory = Syscalls.retrying { open(dirPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
     guard directory >= 0 else {
-      throw WireError(.outputFailed, "cannot open \(dirPath): \(Syscalls.describe(errno))", field: "output")
+      let code = errno
+      if code == ENOENT || code == ENOTDIR {
+        throw WireError(.outputFailed, "the directory \(dirPath) does not exist", field: "output")
+      }
+      throw WireError(.outputFailed, "cannot open \(dirPath): \(Syscalls.describe(code))", field: "output")
     }
     if let writeRoots {
       do throws(WireError) {

@@ -14,6 +14,8 @@ public final class BodyReader {
   private let segments: [BodyPlan.Segment]
   /// Total length: the request's Content-Length.
   public let length: Int64
+  /// Bytes handed to curl so far (from the last seek): the body is all sent at `length`.
+  public private(set) var position: Int64 = 0
   private var segmentIndex = 0
   /// Bytes of the current segment already read.
   private var segmentOffset: Int64 = 0
@@ -38,6 +40,7 @@ public final class BodyReader {
   /// `nil` after recording `error`.
   public func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
     var filled = 0
+    defer { position += Int64(filled) }
     while filled < buffer.count, segmentIndex < segments.count {
       let room = UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])
       guard let count = readSegment(into: room) else { return nil }
@@ -60,6 +63,7 @@ public final class BodyReader {
       segmentIndex += 1
     }
     segmentOffset = remaining
+    position = offset
     return true
   }
 

@@ -44,7 +44,10 @@ public enum CurlResultMap {
     case CURLE_TOO_MANY_REDIRECTS:
       return WireError(.tooManyRedirects, message)
     case CURLE_UNSUPPORTED_PROTOCOL:
-      return WireError(isGarbledResponse(message) ? .transferFailed : .unsupportedScheme, message)
+      if isGarbledResponse(message) { return WireError(.transferFailed, message) }
+      // Job URLs are checked before curl sees them: this is a redirect curl refused, and
+      // libcurl's `Protocol "ftp" not supported or disabled in libcurl` blames the wrong party.
+      return WireError(.unsupportedScheme, RedirectRule.refusedSchemeMessage(quotedScheme(message)))
     case CURLE_READ_ERROR:
       return WireError(.fileUnreadable, message)
     default:
@@ -70,6 +73,13 @@ public enum CurlResultMap {
   /// was http or https either way: a garbled answer is the server's fault, `transfer_failed`.
   static func isGarbledResponse(_ message: String) -> Bool {
     !message.hasPrefix("Protocol ") && message.contains("HTTP")
+  }
+
+  /// `ftp` of `Protocol "ftp" not supported…`; nil when the message has no quoted name.
+  static func quotedScheme(_ message: String) -> String? {
+    let parts = message.split(separator: "\"", omittingEmptySubsequences: false)
+    guard message.hasPrefix("Protocol "), parts.count >= 3, !parts[1].isEmpty else { return nil }
+    return String(parts[1])
   }
 
   static func isTLSFailure(_ code: CURLcode) -> Bool {

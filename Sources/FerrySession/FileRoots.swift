@@ -17,9 +17,7 @@ public enum FileRoots {
   ) throws(WireError) {
     let resolved =
       realPath(path) ?? directoryOf(path).flatMap(realPath).map { $0 + "/" + lastComponent(path) }
-    guard let resolved else {
-      throw WireError(.fileNotAllowed, "\(path) cannot be resolved")
-    }
+    guard let resolved else { throw unresolvable(path, what: what) }
     try refuseProtected(resolved, path: path, protected)
     try require(resolved, path: path, within: roots, what: what)
   }
@@ -36,7 +34,9 @@ public enum FileRoots {
       throw WireError(.invalidJob, "output must name a file, not a directory: \(path)", field: "output")
     }
     guard let resolvedDirectory = realPath(directory) else {
-      throw WireError(.fileNotAllowed, "\(path) cannot be resolved", field: "output")
+      var e = unresolvable(path, what: "write_roots")
+      e.field = "output"
+      throw e
     }
     var st = stat()
     if lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR {
@@ -100,6 +100,21 @@ public enum FileRoots {
       if resolved == r || resolved.hasPrefix(prefix) { return }
     }
     throw WireError(.fileNotAllowed, "\(path) is outside \(what)")
+  }
+
+  /// Why `path` could not be checked: a missing file or directory is named as such, with the
+  /// code it gets without roots too (`file_unreadable` for a file to send, `output_failed`
+  /// for an output's directory).
+  private static func unresolvable(_ path: String, what: String) -> WireError {
+    let code = errno
+    guard code == ENOENT || code == ENOTDIR else {
+      return WireError(
+        .fileNotAllowed, "\(path) cannot be checked against \(what): \(String(cString: strerror(code)))")
+    }
+    if what == "write_roots", let directory = directoryOf(path) {
+      return WireError(.outputFailed, "the directory \(directory) does not exist")
+    }
+    return WireError(.fileUnreadable, "\(path) does not exist")
   }
 
   public static func realPath(_ path: String) -> String? {

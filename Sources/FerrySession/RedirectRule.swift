@@ -47,11 +47,30 @@ public enum RedirectRule {
     request.headers.contains { bodyHeaders.contains($0.name.lowercased()) }
   }
 
+  /// The `unsupported_scheme` message for a redirect to `scheme` (nil when unknown).
+  public static func refusedSchemeMessage(_ scheme: String?) -> String {
+    let target = scheme.map { "a redirect to \($0):" } ?? "a redirect to a scheme other than http or https"
+    return "\(target) refused; ferry follows redirects to http and https only"
+  }
+
+  /// The scheme of an absolute `location` (`ftp` of `ftp://x/`), lower-cased.
+  static func scheme(of location: String) -> String? {
+    guard let colon = location.firstIndex(of: ":"), colon != location.startIndex else { return nil }
+    let name = location[..<colon]
+    guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
+      return nil
+    }
+    return name.lowercased()
+  }
+
   /// Whether a redirect may go to `location` at all: http and https only.
   public static func isAllowedScheme(_ location: String) -> Bool {
     let lower = location.prefix(8).lowercased()
     return lower.hasPrefix("http://") || lower.hasPrefix("https://")
   }
+
+  /// Methods a request may be repeated with (RFC 9110 §9.2.2).
+  static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
 
   private static let bodyHeaders: Set<String> = [
     "content-type", "content-encoding", "content-language", "content-location",

@@ -22,6 +22,8 @@ extension Transfer {
     guard let delegate else { return bytes.count }
     switch delegate.transferDidReceiveBody(bytes) {
     case .continue:
+      bodyBytesDelivered += Int64(bytes.count)
+      noteIfResponseEndedEarly()
       return bytes.count
     case .pause:
       isReceivePauseWanted = true
@@ -188,7 +190,31 @@ extension Transfer {
     }
     pendingRedirectStatus = nil
     isDiscardingBody = false
+    bodyBytesDelivered = 0
+    if isReplayingUndecoded {
+      // The same response again, asked for undecoded: its head was reported the first time.
+      isReplayingUndecoded = false
+      return
+    }
     isHeadDelivered = true
     delegate?.transferDidReceiveHead(head)
+    noteIfResponseEndedEarly()
+  }
+
+  /// An HTTP/2 server may answer before the request body is in, end its stream and reset it
+  /// with NO_ERROR (nginx's `return 200` on an upload). libcurl 7.88 then waits to send the
+  /// rest for ever (curl CLI 7.88 hangs the same way), although RFC 9113 §8.1 says the
+  /// complete response must not be discarded. A response whose Content-Length (or bodiless
+  /// status) is all in while the body is still being sent is complete: the transfer's timer
+  /// ends it with that response, outside curl.
+  func noteIfResponseEndedEarly() {
+    guard !isResponseCompleteEarly, let head = lastHead, head.httpVersion == "2" || head.httpVersion == "3",
+      let body, body.position < body.length
+    else { return }
+    let isBodiless = head.status == 204 || head.status == 304 || request.method == "HEAD"
+    let length = head.header("content-length").flatMap { Int64($0) }
+    guard isBodiless || length == bodyBytesDelivered else { return }
+    isResponseCompleteEarly = true
+    slot?.timer.schedule(afterMs: 0)
   }
 }

@@ -176,6 +176,7 @@ extension Transfer {
     if spec.acceptEncoding {
       // The request's own header is what goes out; this makes curl decode what comes back.
       options.set(CURLOPT_ACCEPT_ENCODING, acceptEncoding ?? "")
+      if !decodesContent { options.set(CURLOPT_HTTP_CONTENT_DECODING, 0) }
     }
   }
 

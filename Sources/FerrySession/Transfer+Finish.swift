@@ -7,6 +7,7 @@ extension Transfer {
   func curlDidFinish(_ code: CURLcode) {
     guard isRunning, slot != nil else { return }
     if code == CURLE_OK, let status = pendingRedirectStatus, followRedirect(status) { return }
+    if code == CURLE_BAD_CONTENT_ENCODING, replayUndecoded() { return }
     let metrics = collectMetrics()
     if code == CURLE_OK {
       finish(.success(metrics), metrics: metrics)

@@ -16,7 +16,8 @@ extension Transfer {
       return true
     }
     guard RedirectRule.isAllowedScheme(location) else {
-      let error = WireError(.unsupportedScheme, "redirect to a scheme other than http or https")
+      let error = WireError(
+        .unsupportedScheme, RedirectRule.refusedSchemeMessage(RedirectRule.scheme(of: location)))
       finish(.failure(error), metrics: metrics)
       return true
     }
@@ -49,6 +50,23 @@ extension Transfer {
     guard let head = lastHead, !isHeadDelivered else { return }
     isHeadDelivered = true
     delegate?.transferDidReceiveHead(head)
+  }
+
+  /// curl could not decode the response's Content-Encoding (an unknown coding, or data that
+  /// is not what it says): browsers and caches hand such a body over as received, and so do
+  /// we, by asking again without decoding. Only before any body byte was delivered, and only
+  /// for a method that may be sent twice (RFC 9110 §9.2.2). Returns false when the failure
+  /// stands.
+  func replayUndecoded() -> Bool {
+    guard decodesContent, isHeadDelivered, bodyBytesDelivered == 0, let engine, let slot,
+      RedirectRule.idempotentMethods.contains(request.method)
+    else { return false }
+    let metrics = collectMetrics()
+    priorHops = (metrics.connectionsOpened, metrics.timing.total)
+    decodesContent = false
+    isReplayingUndecoded = true
+    startNextHop(engine, slot)
+    return true
   }
 
   private func startNextHop(_ engine: Engine, _ slot: EasyHandle) {

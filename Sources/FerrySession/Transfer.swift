@@ -43,6 +43,16 @@ import FerryWire
   var headParser = ResponseHeadParser()
   var lastHead: ResponseHead?
   var isHeadDelivered = false
+  /// False once a response's Content-Encoding proved undecodable: the hop is then sent again
+  /// with CURLOPT_HTTP_CONTENT_DECODING 0, and its body delivered as received.
+  var decodesContent = true
+  /// Set while that second try runs: its head is the one already reported.
+  var isReplayingUndecoded = false
+  /// Body bytes of the last head's response delivered to the delegate.
+  var bodyBytesDelivered: Int64 = 0
+  /// The HTTP/2 response is complete while curl still waits to send the request body: ended
+  /// from the transfer's timer, outside curl (see `noteIfResponseEndedEarly`).
+  var isResponseCompleteEarly = false
   /// The status of a redirect this transfer will follow itself once the hop ends.
   var pendingRedirectStatus: Int?
   /// Set while a redirect's own body arrives and must not reach the delegate.
@@ -176,6 +186,10 @@ import FerryWire
   /// A timer fired: a start failure to deliver, or time to check for idleness.
   func timerFired() {
     guard isRunning else { return }
+    if isResponseCompleteEarly {
+      curlDidFinish(CURLE_OK)
+      return
+    }
     if let failure = startFailure {
       // The timer's handler holds this transfer; dropping the timer once it has fired breaks
       // that cycle (the trampoline keeps the timer alive until its handler returns).

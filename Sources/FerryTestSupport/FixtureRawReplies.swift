@@ -16,6 +16,11 @@ public enum FixtureRawReplies {
       return Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nok".utf8)
     case "huge-header": return head(["X-Long: " + String(repeating: "a", count: 200_000)], body: "ok")
     case "odd-headers": return oddHeaders
+    // A transfer coding before chunked that the client never asked for (no TE header).
+    case "te-gzip":
+      return Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n".utf8)
+    case "te-unknown":
+      return Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: x-frob, chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n".utf8)
     default: return nil
     }
   }

@@ -31,6 +31,11 @@ public enum FixtureRoutes {
         status: 200, headers: [FixtureHeader("Content-Type", "text/plain; charset=utf-8")],
         body: Array(sampleText.utf8))
     case ("headers", 1): return headers(head)
+    case ("latin1", 1):
+      // `sampleText` without its check mark, in ISO-8859-1: é and ö are one byte each.
+      return .full(
+        status: 200, headers: [FixtureHeader("Content-Type", "text/plain; charset=ISO-8859-1")],
+        body: [0x68, 0xE9, 0x6C, 0x6C, 0x6F, 0x2C, 0x20, 0x77, 0xF6, 0x72, 0x6C, 0x64, 0x0A])
     case ("redirect-to", 1): return redirectTo(head)
     case ("stall", 1): return .stall
     case ("raw", 2):

@@ -7,7 +7,8 @@ enum JSONKnownKeys {
   /// string to return.
   private static let names: [[(bytes: StaticString, string: String)]] = {
     let all: [(StaticString, String)] = [
-      ("id", "id"), ("op", "op"), ("url", "url"), ("job", "job"), ("body", "body"), ("auth", "auth"),
+      ("id", "id"), ("op", "op"), ("tls", "tls"), ("url", "url"), ("job", "job"), ("body", "body"),
+      ("auth", "auth"),
       ("lane", "lane"), ("parts", "parts"), ("retry", "retry"), ("method", "method"), ("events", "events"),
       ("output", "output"), ("resume", "resume"), ("detach", "detach"), ("accept", "accept"),
       ("session", "session"), ("headers", "headers"), ("timeout", "timeout"), ("response", "response"),

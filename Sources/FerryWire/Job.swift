@@ -35,6 +35,8 @@ public struct Job: Sendable, Equatable {
   public var lane: String?
   public var retry: RetryPolicy?
   public var detach: Bool?
+  /// This job's own TLS settings, over the session's.
+  public var tls: JobTLS?
 
   public init() {}
 }
@@ -112,6 +114,20 @@ public struct RawBody: Sendable, Equatable {
   public init(content: Content, type: String? = nil) {
     self.content = content
     self.type = type
+  }
+}
+
+/// A job's `tls`: what it changes of its session's TLS settings, for itself only.
+public struct JobTLS: Sendable, Equatable {
+  /// PEM bundle of trusted CAs instead of the session's (or the system's); under `read_roots`.
+  public var caFile: String?
+  /// Skip peer and host verification (`true`), or verify even where the session does not
+  /// (`false`).
+  public var insecure: Bool?
+
+  public init(caFile: String? = nil, insecure: Bool? = nil) {
+    self.caFile = caFile
+    self.insecure = insecure
   }
 }
 

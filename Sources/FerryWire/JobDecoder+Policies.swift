@@ -58,6 +58,23 @@ extension JobDecoder {
     return (username, password)
   }
 
+  /// `{"ca_file": "/abs/path", "insecure": bool}`, either or both.
+  func tls(_ field: Field) throws(WireError) -> JobTLS {
+    var tls = JobTLS()
+    for member in try field.object().members {
+      let item = field.child(member.key, member.value)
+      switch member.key {
+      case "ca_file": tls.caFile = try item.absolutePath()
+      case "insecure": tls.insecure = try item.bool()
+      default: throw item.invalid("unknown field")
+      }
+    }
+    guard tls.caFile != nil || tls.insecure != nil else {
+      throw field.invalid("tls needs ca_file or insecure")
+    }
+    return tls
+  }
+
   /// `{"status": [[lo, hi] or code, ...], "content_types": ["type/subtype", ...]}`.
   func accept(_ field: Field) throws(WireError) -> Accept {
     var accept = Accept()

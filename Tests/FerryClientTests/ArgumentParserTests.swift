@@ -86,6 +86,10 @@ struct ArgumentParserTests {
     (["get", "http://h/", "-a", ":pw"], "--auth needs USER[:PASSWORD]"),
     // `-s` is curl's --silent; ferry's --session has no short form.
     (["get", "-s", "http://h/"], "unknown option -s"),
+    (
+      ["get", "http://ann:pw@h/x?a=b@c"],
+      "credentials in the URL are not sent (they would show in logs and events); use -a USER:PASSWORD"
+    ),
     (["get", "http://h/", "--bogus"], "unknown option --bogus"),
     (["get", "http://h/", "-ix"], "unknown option -ix"),
     (["get", "http://h/", "-H"], "-H needs a value"),

@@ -105,6 +105,18 @@ struct JobBuilderTests {
       #"{"id":"t","method":"GET","url":"http://h/x","headers":{"If-None-Match":"\"e1\""},"accept":{"status":[[200,299],304]},"events":[]}"#
     ),
     (
+      ["get", "https://h/x", "--cacert", "ca.pem", "-k"],
+      #"{"id":"t","method":"GET","url":"https://h/x","events":[],"tls":{"ca_file":"/home/u/ca.pem","insecure":true}}"#
+    ),
+    (
+      ["get", "https://h/x", "--verify=no"],
+      #"{"id":"t","method":"GET","url":"https://h/x","events":[],"tls":{"insecure":true}}"#
+    ),
+    (
+      ["get", "https://h/x", "--verify", "/etc/ca.pem"],
+      #"{"id":"t","method":"GET","url":"https://h/x","events":[],"tls":{"ca_file":"/etc/ca.pem"}}"#
+    ),
+    (
       ["get", "http://h/x", "--", "-odd=1"],
       #"{"id":"t","method":"GET","url":"http://h/x","parameters":{"-odd":"1"},"events":[]}"#
     ),
@@ -129,7 +141,12 @@ struct JobBuilderTests {
     let json = Array(#"{"a":1}"#.utf8)
     #expect(
       try Fixture.jobLine(["post", "http://h/x"], stdin: json)
-        == #"{"id":"t","method":"POST","url":"http://h/x","body":{"text":"{\"a\":1}"},"events":[]}"#)
+        == #"{"id":"t","method":"POST","url":"http://h/x","body":{"text":"{\"a\":1}","type":"application/json"},"events":[]}"#
+    )
+    #expect(
+      try Fixture.jobLine(["post", "--form", "http://h/x"], stdin: Array("a=1".utf8))
+        == #"{"id":"t","method":"POST","url":"http://h/x","encoding":"form","body":{"text":"a=1","type":"application/x-www-form-urlencoded"},"events":[]}"#
+    )
     #expect(
       try Fixture.jobLine(["put", "http://h/x"], stdin: [0, 0xFF])
         == #"{"id":"t","method":"PUT","url":"http://h/x","body":{"base64":"AP8="},"events":[]}"#)

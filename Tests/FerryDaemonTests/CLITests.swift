@@ -73,6 +73,17 @@ import Testing
     #expect(try ignored.json()["body_length"] == .number(JSONNumber(0)))
   }
 
+  @Test func latin1TextIsPrintedAsTextNotCalledBinary() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let run = try Self.ferry(["get", fixture.url("/latin1")], socket: daemon.socket)
+    #expect(run.status == 0)
+    #expect(run.stdout == "h\u{e9}llo, w\u{f6}rld\n")
+    let client = try daemon.connect()
+    let events = try client.run(#"{"id":"l","url":"\#(fixture.url("/latin1"))","events":[]}"#, id: "l")
+    #expect(events.last?["charset"]?.stringValue == "iso-8859-1")
+  }
+
   @Test func headPrintsTheStatusLineAndHeaders() throws {
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness()

@@ -39,7 +39,9 @@ import Testing
       // Attached while it still ran: it is this connection's now, so wait for its end here.
       if e.event == "queued" { result = [try c.readEvent()] } else { usleep(20_000) }
     }
-    #expect(result.first?["body"]?.stringValue == FixtureRoutes.sampleText)
+    #expect(
+      result.first?["body"]?.stringValue == FixtureRoutes.sampleText,
+      "\(result.first.map { JSONWriter.string(.object($0)) } ?? "no result")")
     let again = try daemon.connect()
     try again.send(#"{"op":"attach","id":"r1"}"#)
     let e = try again.readEvent()

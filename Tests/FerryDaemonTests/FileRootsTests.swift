@@ -34,5 +34,17 @@ import Testing
     #expect(refused.last?.errorCode == "file_not_allowed")
     #expect(refused.last?["error"]?.objectValue?["field"]?.stringValue == "output")
     #expect(fileSize(dir + "/o.bin") == nil)
+    let missing = try client.run(
+      #"{"id":"m","url":"\#(fixture.url("/bytes/10"))","output":"\#(inside)/no/such/o.bin","events":[]}"#,
+      id: "m")
+    // A missing directory or file is said to be missing, with the code it has without roots.
+    #expect(missing.last?.errorCode == "output_failed")
+    #expect(
+      missing.last?["error"]?.objectValue?["message"]?.stringValue
+        == "the directory \(inside)/no/such does not exist")
+    let gone = try upload("gone", inside + "/gone.txt")
+    #expect(gone?.errorCode == "file_unreadable")
+    #expect(
+      gone?["error"]?.objectValue?["message"]?.stringValue?.hasSuffix("No such file or directory") == true)
   }
 }

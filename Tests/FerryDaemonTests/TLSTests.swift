@@ -36,6 +36,57 @@ import Testing
     #expect(events.last?.errorCode == "tls_failed")
   }
 
+  @Test func jobTLSAppliesToThatJobOnly() throws {
+    let nginx = try NginxHarness()
+    let daemon = try DaemonHarness()
+    let client = try daemon.connect()
+    let url = nginx.https("/small.json")
+    let trusted = try client.run(
+      #"{"id":"a","url":"\#(url)","tls":{"ca_file":"\#(nginx.caFile)"},"events":[]}"#, id: "a")
+    #expect(trusted.last?.event == "done", "\(String(describing: trusted.last))")
+    // Neither the connection nor the TLS session of the job that trusted the CA serves one
+    // that does not.
+    let plain = try client.run(#"{"id":"b","url":"\#(url)","events":[]}"#, id: "b")
+    #expect(plain.last?.errorCode == "tls_failed")
+    let insecure = try client.run(#"{"id":"c","url":"\#(url)","tls":{"insecure":true},"events":[]}"#, id: "c")
+    #expect(insecure.last?.event == "done")
+    let again = try client.run(#"{"id":"d","url":"\#(url)","events":[]}"#, id: "d")
+    #expect(again.last?.errorCode == "tls_failed")
+  }
+
+  @Test func jobCAFileMustLieUnderReadRoots() throws {
+    let nginx = try NginxHarness()
+    let root = Paths.tempDirectory("roots")
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let daemon = try DaemonHarness(config: #"{"files": {"read_roots": ["\#(root)"]}}"#)
+    let client = try daemon.connect()
+    let events = try client.run(
+      #"{"id":"r","url":"\#(nginx.https("/small"))","tls":{"ca_file":"\#(nginx.caFile)"}}"#, id: "r")
+    #expect(events.last?.errorCode == "file_not_allowed")
+    #expect(events.last?["error"]?.objectValue?["field"]?.stringValue == "tls.ca_file")
+  }
+
+  /// nginx's `return 200` on an HTTP/2 upload ends the stream then resets it (NO_ERROR) with
+  /// most of the body unsent; the job ends with that response, not an idle timeout.
+  @Test func http2UploadAnsweredEarlyEndsWithTheResponse() throws {
+    let nginx = try NginxHarness()
+    let daemon = try DaemonHarness(config: config(nginx))
+    let client = try daemon.connect()
+    let path = daemon.dir + "/upload.bin"
+    try Data(count: 16 << 20).write(to: URL(fileURLWithPath: path))
+    let start = Clock.ms()
+    let events = try client.run(
+      #"{"id":"u","session":"tls","method":"POST","url":"\#(nginx.https("/upload"))","body":{"file":"\#(path)"},"idle_timeout":15,"response":"text","events":[]}"#,
+      id: "u")
+    let done = try #require(events.last)
+    #expect(done.event == "done", "\(JSONWriter.string(.object(done)))")
+    #expect(done.int("status") == 200)
+    #expect(done["http_version"]?.stringValue == "2")
+    #expect(done["body"]?.stringValue == "ok\n")
+    #expect(Clock.ms() - start < 10_000)
+  }
+
   @Test func plainHTTPToNginxIsHTTP11() throws {
     let nginx = try NginxHarness()
     let daemon = try DaemonHarness()

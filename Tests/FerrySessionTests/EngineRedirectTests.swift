@@ -122,8 +122,12 @@ import Testing
     defer { harness.close() }
     let result = harness.run(harness.request(redirect(302, to: "ftp://127.0.0.1/file")))
     #expect(result.error?.code == .unsupportedScheme)
+    // Said from ferry's side, not as libcurl's "Protocol "ftp" not supported or disabled".
+    let message = "a redirect to ftp: refused; ferry follows redirects to http and https only"
+    #expect(result.error?.message == message)
     let custom = harness.run(harness.request("DELETE", redirect(307, to: "ftp://127.0.0.1/file")))
     #expect(custom.error?.code == .unsupportedScheme)
+    #expect(custom.error?.message == message)
   }
 
   @Test func credentialsDoNotFollowToAnotherHost() throws {

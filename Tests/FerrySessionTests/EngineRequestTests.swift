@@ -146,6 +146,33 @@ import Testing
     #expect(result.echoedHeader("accept-encoding") == "gzip, deflate")
   }
 
+  /// An unknown coding, or data that is not what its coding says: the body as received, with
+  /// its header, as browsers and caches deliver it (asked again without decoding).
+  @Test(arguments: ["x-custom", "gzip"])
+  func undecodableContentEncodingIsDeliveredAsReceived(coding: String) throws {
+    let harness = try EngineHarness()
+    defer { harness.close() }
+    let result = harness.run(harness.request("/headers?Content-Encoding=\(coding)"))
+    #expect(result.error == nil, "\(String(describing: result.error))")
+    #expect(result.heads.count == 1)
+    #expect(result.heads.first?.header("content-encoding") == coding)
+    #expect(result.bodyText == "{}")
+    // A POST is not sent twice for it: the failure stands.
+    let post = harness.run(
+      harness.request("POST", "/headers?Content-Encoding=\(coding)", body: BodyPlan(bytes: [])))
+    #expect(post.error?.code == .transferFailed)
+  }
+
+  /// A transfer coding curl was not asked to decode (ferry sends no TE) is left as received.
+  @Test(arguments: ["te-gzip", "te-unknown"])
+  func unrequestedTransferCodingIsDeliveredAsReceived(reply: String) throws {
+    let harness = try EngineHarness()
+    defer { harness.close() }
+    let result = harness.run(harness.request("/raw/\(reply)"))
+    #expect(result.error == nil, "\(String(describing: result.error))")
+    #expect(result.bodyText == "ok")
+  }
+
   @Test func reportsProgressBothWaysWithTheLastCountLast() throws {
     let harness = try EngineHarness()
     defer { harness.close() }
