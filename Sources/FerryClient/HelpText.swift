@@ -12,6 +12,7 @@ enum HelpText {
   static let socketLookup = """
     Socket: --socket PATH, else $FERRY_SOCKET, else the first that exists of
     /run/ferry/ferryd.sock and $XDG_RUNTIME_DIR/ferryd.sock, else /tmp/ferryd-$UID/ferryd.sock.
+    Only a daemon of root, of you, or of $FERRY_DAEMON_UID is spoken to.
     Start the daemon with `make run` (source tree) or `systemctl start ferryd.socket`.
 
     """
