@@ -11,7 +11,8 @@ enum HelpText {
 
   static let socketLookup = """
     Socket: --socket PATH, else $FERRY_SOCKET, else the first that exists of
-    /run/ferry/ferryd.sock and $XDG_RUNTIME_DIR/ferryd.sock, else /tmp/ferryd-$UID.sock.
+    /run/ferry/ferryd.sock and $XDG_RUNTIME_DIR/ferryd.sock, else /tmp/ferryd-$UID/ferryd.sock.
+    Only a daemon of root, of you, or of $FERRY_DAEMON_UID is spoken to.
     Start the daemon with `make run` (source tree) or `systemctl start ferryd.socket`.
 
     """
@@ -121,7 +122,7 @@ enum HelpText {
     Usage: ferry job [METHOD] URL [ITEM...] [OPTIONS]
 
     Prints the job line ferry would send, without contacting the daemon, e.g. to feed socat:
-      ferry job post http://host/x a=1 | socat - UNIX-CONNECT:/tmp/ferryd-$UID.sock
+      ferry job post http://host/x a=1 | socat - UNIX-CONNECT:/tmp/ferryd-$UID/ferryd.sock
 
     """
 

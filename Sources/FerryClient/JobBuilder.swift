@@ -133,7 +133,12 @@ public enum JobBuilder {
       }
       job.append(key: "accept", value: ["status": .array(status)])
     }
-    if let output = r.output { job.append(key: "output", value: .string(context.absolute(output))) }
+    if let output = r.output {
+      // `-o DIR/` names a directory: the slash stays, so the daemon refuses it rather than
+      // writing to DIR itself (and DIR.part beside it).
+      let path = context.absolute(output)
+      job.append(key: "output", value: .string(output.hasSuffix("/") && path != "/" ? path + "/" : path))
+    }
     if r.resume { job.append(key: "resume", value: true) }
     if case .forResponse(let progress) = context.events {
       job.append(key: "events", value: progress ? ["progress"] : [])

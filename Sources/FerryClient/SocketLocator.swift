@@ -1,6 +1,8 @@
 /// Where `ferry` looks for the daemon's socket, in order: `--socket PATH`, `$FERRY_SOCKET`,
 /// `/run/ferry/ferryd.sock` if it exists (the systemd units'), `$XDG_RUNTIME_DIR/ferryd.sock` if
-/// it exists, and finally `/tmp/ferryd-$UID.sock` (the daemon's own last fallback).
+/// it exists, and finally `/tmp/ferryd-$UID/ferryd.sock` (the daemon's own last fallback, in
+/// a directory only its user can write). Whatever the path, `ferry` talks only to a daemon of
+/// root or its own user (`DaemonTrust`).
 ///
 /// `$RUNTIME_DIRECTORY` is left out on purpose: systemd sets it for the daemon's service only.
 public struct SocketLocator {
@@ -39,7 +41,13 @@ public struct SocketLocator {
     if let dir = environment("XDG_RUNTIME_DIR"), !dir.isEmpty, exists(dir + "/ferryd.sock") {
       return Choice(path: dir + "/ferryd.sock", source: "$XDG_RUNTIME_DIR")
     }
-    return Choice(path: "/tmp/ferryd-\(uid).sock", source: "the default")
+    return Choice(path: Self.fallbackPath(uid: uid), source: "the default")
+  }
+
+  /// `/tmp/ferryd-UID/ferryd.sock`: the daemon's last fallback, inside a directory it creates
+  /// with mode 0700 (a world-writable /tmp lets anyone create a socket named after your uid).
+  public static func fallbackPath(uid: UInt32) -> String {
+    "/tmp/ferryd-\(uid)/ferryd.sock"
   }
 
   /// The lines printed when nothing answers at `choice`: what was tried and how to start it.

@@ -23,8 +23,10 @@ public enum ConfigLoader {
       }
       merge(try object(text, file: dropIn, environment: environment, base: base), into: &merged)
     }
-    return try DaemonConfig.parse(
+    var config = try DaemonConfig.parse(
       JSONWriter.bytes(.object(merged)), file: path, environment: environment, baseDirectory: base)
+    config.protectedPaths.append(base + "/ferry.d")
+    return config
   }
 
   /// The file's top-level object, after checking it is a valid configuration by itself.

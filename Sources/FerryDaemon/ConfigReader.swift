@@ -1,3 +1,4 @@
+import FerrySerializer
 import FerrySession
 import FerryWire
 
@@ -8,6 +9,8 @@ struct ConfigReader {
   var credentialsDirectory: String?
   /// Relative credential paths resolve here; nil: the directory of `file`.
   var baseDirectory: String?
+  /// The credential files read, so that no job can read them.
+  let credentialFiles = PathList()
 
   func fail(_ field: String, _ reason: String) -> ConfigError {
     ConfigError(file: file, field: field, reason: reason)
@@ -77,6 +80,8 @@ struct ConfigReader {
       case "max_replay_bytes": limits.maxReplayBytes = try int(m.value, field, 0...(1 << 30))
       case "detached_ttl_s": limits.detachedTTLSeconds = try int(m.value, field, 1...(30 * 86_400))
       case "max_detached_bytes": limits.maxDetachedBytes = try int(m.value, field, 0...(1 << 34))
+      case "max_inline_bytes": limits.maxInlineBytes = try int(m.value, field, 0...(1 << 40))
+      case "max_inline_total_bytes": limits.maxInlineTotalBytes = try int(m.value, field, 0...(1 << 42))
       default: throw fail(field, "unknown setting")
       }
     }
@@ -130,7 +135,14 @@ struct ConfigReader {
     for m in extras {
       let field = path + "." + m.key
       switch m.key {
-      case "base_url": session.baseURL = try string(m.value, field)
+      case "base_url":
+        let base = try string(m.value, field)
+        do {
+          _ = try RequestURL.baseOrigin(base)
+        } catch {
+          throw fail(field, error.message)
+        }
+        session.baseURL = base
       case "uri_methods":
         guard case .array(let items) = m.value else { throw fail(field, "expected an array of methods") }
         var methods: Set<String> = []
@@ -150,10 +162,32 @@ struct ConfigReader {
       case "auth": session.defaults.auth = try auth(m.value, field)
       case "rate": session.startIntervalMs = try rate(m.value, field)
       case "proxy": session.proxy = try string(m.value, field)
+      case "auth_origins": session.authOrigins = try origins(m.value, field)
+      case "secret_headers":
+        session.secretHeaders = Set(try strings(m.value, field).map(TextCheck.asciiLowercased))
       default: throw fail(field, "unknown setting")
       }
     }
+    // Credentials with no origin to go to would go wherever a job points them.
+    if session.hasCredentials, session.baseURL == nil, session.authOrigins.isEmpty {
+      throw fail(
+        path + ".auth_origins",
+        "a session with credentials (auth or a secret header) needs base_url or auth_origins")
+    }
     return session
+  }
+
+  /// `auth_origins`: `http(s)://host[:port]` each, nothing after the authority but one `/`.
+  func origins(_ v: JSONValue, _ field: String) throws(ConfigError) -> [URLOrigin] {
+    var out: [URLOrigin] = []
+    for text in try strings(v, field) {
+      let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
+      guard let origin = try? RequestURL.baseOrigin(trimmed),
+        !trimmed.dropFirst(origin.scheme.count + 3).contains(where: { $0 == "/" || $0 == "?" || $0 == "#" })
+      else { throw fail(field, "expected origins such as \"https://api.example.com:8443\", got \(text)") }
+      out.append(origin)
+    }
+    return out
   }
 }
 
@@ -195,11 +229,17 @@ extension ConfigReader {
     }
     for path in candidates {
       guard var text = readSmallFile(path, limit: 64 << 10) else { continue }
+      credentialFiles.paths.append(path)
       while let last = text.last, last.isNewline { text.removeLast() }
       return text
     }
     throw fail(field, "cannot read credential \(name) (looked in: \(candidates.joined(separator: ", ")))")
   }
+}
+
+/// Paths collected while a config is read (a class: the reader is a value passed around).
+final class PathList {
+  var paths: [String] = []
 }
 
 #if canImport(Glibc)

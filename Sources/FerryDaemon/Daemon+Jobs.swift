@@ -57,26 +57,27 @@ extension Daemon {
     else {
       return fail(WireError(.overloaded, "too many jobs in flight; try again later"), id: id, client: client)
     }
-    let merged = profile.merged(job)
+    var merged = profile.merged(job)
+    if let wanted = merged.maxInlineBytes, wanted > config.limits.maxInlineBytes {
+      return fail(
+        WireError.invalidJob(
+          "max_inline_bytes",
+          "max_inline_bytes may be at most \(config.limits.maxInlineBytes) (limits.max_inline_bytes)"),
+        id: id, client: client)
+    }
+    merged.maxInlineBytes = merged.maxInlineBytes ?? min(8 << 20, config.limits.maxInlineBytes)
     if merged.detach == true, isDetachedIDTaken(id) {
       client.send(.error(WireError(.duplicateID, "a detached job with id \(id) exists"), id: id))
       return
     }
     let request: Request
+    var outputKey: String?
     do throws(WireError) {
-      if let output = merged.output, let roots = config.writeRoots {
-        do {
-          try FileRoots.check(output, within: roots, what: "write_roots")
-        } catch {
-          var e = error
-          e.field = "output"
-          throw e
-        }
-      }
+      if let output = merged.output { outputKey = try outputTarget(output) }
       // A job's CA file is a file it makes the daemon read: read_roots apply.
       if let ca = merged.tls?.caFile, let roots = config.readRoots {
         do {
-          try FileRoots.check(ca, within: roots, what: "read_roots")
+          try FileRoots.check(ca, within: roots, what: "read_roots", protected: config.protectedPaths)
         } catch {
           var e = error
           e.field = "tls.ca_file"
@@ -87,7 +88,8 @@ extension Daemon {
     } catch {
       return fail(error, id: id, client: client)
     }
-    let held = request.body?.inMemoryBytes ?? 0
+    // The URL (its query string included) is held in memory as much as a body is.
+    let held = (request.body?.inMemoryBytes ?? 0) + request.url.utf8.count
     nextSerial += 1
     let serial = nextSerial
     var actions = takeActions()
@@ -101,6 +103,7 @@ extension Daemon {
       profile: profile, client: client, daemon: self)
     jobs[serial] = run
     client.accepted(run)
+    if let outputKey { claimOutput(outputKey, serial: serial) }
     if merged.detach == true { registerDetached(run, uid: client.credentials?.uid) }
     perform(actions, known: run)
   }
@@ -119,6 +122,8 @@ extension Daemon {
   /// Called once per job, right after its terminal event was queued.
   func jobFinished(_ run: JobRun, event: JobEvent) {
     guard jobs.removeValue(forKey: run.serial) != nil else { return }
+    releaseOutput(of: run)
+    inlineBytesHeld -= run.collector.keptBytes
     let outcome: JobTable.Outcome
     switch event {
     case .done: outcome = .done

@@ -41,6 +41,8 @@ extension Daemon {
     logger.level = next.logLevel
     var env = environment
     env.readRoots = next.readRoots
+    env.protectedPaths = next.protectedPaths
+    env.maxRequestBytes = next.limits.maxRequestBytes
     for (name, sessionConfig) in next.sessions {
       let profile = SessionProfile(config: sessionConfig, environment: env, egress: next.egress)
       if let session = sessions[name] {

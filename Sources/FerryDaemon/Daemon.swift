@@ -30,6 +30,12 @@ import FerryWire
   var table: JobTable
   /// The loop objects of live jobs, by serial (what the table's actions act on).
   var jobs: [UInt64: JobRun] = [:]
+  /// Output files live jobs write (`FileRoots.outputTarget`), and which job holds each.
+  var outputsInUse: [String: UInt64] = [:]
+  /// What each output's target was when its job was accepted (see `OutputFile.Baseline`).
+  var outputBaselines: [UInt64: OutputFile.Baseline] = [:]
+  /// Inline response body bytes live jobs hold (bounded by `max_inline_total_bytes`).
+  var inlineBytesHeld = 0
   /// The action list of the last job table event, kept for the next (`takeActions`).
   var spareActions: [JobTable.Action] = []
   /// Detached jobs by id: running ones, and results waiting for `attach`.
@@ -59,10 +65,11 @@ import FerryWire
     self.curl = CurlFeatures.current()
     self.startedAtMs = loop.now()
     self.notifier = SystemdNotifier(environment: environment)
-    let env = DaemonEnvironment(
+    var env = DaemonEnvironment(
       acceptLanguage: AcceptLanguage(language: environment["LANGUAGE"], lang: environment["LANG"]).value,
       acceptEncoding: curl.encodings.isEmpty ? nil : curl.encodings.joined(separator: ", "),
-      mimeTypes: Self.readMIMETypes(), readRoots: config.readRoots)
+      mimeTypes: Self.readMIMETypes(), readRoots: config.readRoots, protectedPaths: config.protectedPaths)
+    env.maxRequestBytes = config.limits.maxRequestBytes
     self.environment = env
     self.processEnvironment = environment
     do {

@@ -25,6 +25,9 @@ public struct DaemonConfig: Sendable {
   public var writeRoots: [String]?
   /// Daemon-wide egress policy; nil when nothing is configured (no checks, no cost).
   public var egress: EgressPolicy?
+  /// The daemon's own files: this config, its drop-ins, the credential files it read and
+  /// `$CREDENTIALS_DIRECTORY`. No job reads or writes them, whatever the roots say.
+  public var protectedPaths: [String] = []
 
   public init() {}
 
@@ -48,6 +51,11 @@ public struct DaemonConfig: Sendable {
     public var detachedTTLSeconds = 3_600
     /// Bytes all such waiting results may hold; past it the oldest are forgotten.
     public var maxDetachedBytes = 64 << 20
+    /// The largest `max_inline_bytes` a job may ask for; a larger one is `invalid_job`.
+    public var maxInlineBytes = 64 << 20
+    /// Inline response bodies all live jobs may hold together; a job whose body would take
+    /// more fails `response_too_large`.
+    public var maxInlineTotalBytes = 256 << 20
 
     public init() {}
   }
@@ -82,9 +90,13 @@ public struct DaemonConfig: Sendable {
       case "files": (config.readRoots, config.writeRoots) = try reader.files(member.value)
       case "allow_uids": config.allowUIDs = try reader.uids(member.value, "allow_uids")
       case "allow_groups": config.allowGroups = try reader.groups(member.value, "allow_groups")
+      // A note for whoever reads the file (JSON has no comments); ignored.
+      case "comment": _ = try reader.string(member.value, "comment")
       default: throw ConfigError(file: file, field: member.key, reason: "unknown setting")
       }
     }
+    config.protectedPaths = [file] + reader.credentialFiles.paths
+    if let dir = environment["CREDENTIALS_DIRECTORY"] { config.protectedPaths.append(dir) }
     if config.sessions["default"] == nil {
       config.sessions["default"] = SessionConfig(name: "default")
     }

@@ -64,6 +64,9 @@ public enum DaemonMain {
       {
         try daemon.listen(path: nil, adoptingFD: fd)
       } else {
+        if path == SocketPath.resolve(argument: nil, configured: nil, environment: [:], uid: getuid()) {
+          try SocketPath.prepareFallbackDirectory(uid: getuid())
+        }
         try daemon.listen(path: path)
       }
       if announce {

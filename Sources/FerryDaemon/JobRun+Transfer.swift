@@ -27,7 +27,9 @@ extension JobRun: TransferDelegate {
   /// the job resumes) for the next attempt's `If-Range`.
   func openOutput(_ path: String, resuming: Bool, validator: String? = nil) {
     do throws(WireError) {
-      let file = try OutputFile(path: path, resume: resuming)
+      let file = try OutputFile(
+        path: path, resume: resuming, writeRoots: daemon.config.writeRoots,
+        baseline: daemon.outputBaselines[serial])
       if !resuming, job.resume == true { file.storeValidator(validator) }
       output = file
     } catch {
@@ -51,6 +53,15 @@ extension JobRun: TransferDelegate {
     let before = collector.keptBytes
     collector.append(bytes)
     countBody(collector.keptBytes - before)
+    daemon.inlineBytesHeld += collector.keptBytes - before
+    if daemon.inlineBytesHeld > daemon.config.limits.maxInlineTotalBytes, job.output == nil {
+      let error = WireError(
+        .responseTooLarge,
+        "inline bodies of live jobs would exceed limits.max_inline_total_bytes; use output to stream it to a file"
+      )
+      abortError = error
+      return .abort(error)
+    }
     if collector.isOverLimit, job.output == nil {
       let error = WireError(
         .responseTooLarge,
@@ -78,7 +89,8 @@ extension JobRun: TransferDelegate {
       let error = abortError ?? error
       if error.code == .resumeMismatch, let path = job.output { OutputFile.removePartial(for: path) }
       // A body too large to hold still had a response: say which (as for unacceptable_status).
-      let head = error.code == .responseTooLarge ? self.head : nil
+      // So did a redirect refused for leaving the credentials' origins (issue 12).
+      let head = error.code == .responseTooLarge || error.code == .originNotAllowed ? self.head : nil
       finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
     case .success(let metrics):
       daemon.recordTransfer(self, metrics: metrics)
@@ -96,10 +108,21 @@ extension JobRun: TransferDelegate {
     let delay = plan.delayMs(
       afterAttempt: lifecycle.attempt, retryAfter: head?.header("retry-after"), nowSeconds: time(nil),
       random: { Int.random(in: 0...$0) })
+    if let left = remainingTimeoutMs(), delay >= left {
+      // The wait (a server's Retry-After, or the backoff) would outlast the job's timeout.
+      output?.abandon(keepPartial: job.resume == true)
+      output = nil
+      let error = WireError(
+        .timeout, "the job's timeout ends in \(left) ms, before the next attempt (in \(delay) ms)",
+        timer: "total")
+      finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt)))
+      return true
+    }
     // What this attempt collected is not the job's answer.
     output?.abandon(keepPartial: job.resume == true)
     output = nil
     countBody(-countedBodyBytes)
+    daemon.inlineBytesHeld -= collector.keptBytes
     collector = ResponseCollector(mode: collector.mode, maxInlineBytes: collector.maxInlineBytes)
     head = nil
     lifecycle.attemptWillRetry()

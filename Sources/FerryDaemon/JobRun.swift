@@ -32,6 +32,9 @@ import FerryWire
   var retryTimer: Timer?
   /// Body bytes of this job counted in its client's budget; changed only here, in JobRun.swift.
   private(set) var countedBodyBytes = 0
+  /// When the first attempt started: the whole-job `timeout` runs from here, across retries
+  /// and their waits.
+  var firstStartMs: UInt64?
   /// Request body bytes this job holds in memory, counted in the daemon's
   /// `max_request_bytes` while it lives.
   let heldRequestBytes: Int
@@ -76,6 +79,7 @@ import FerryWire
   /// The session granted a slot: start the first attempt.
   func start() {
     guard !isFinished else { return }
+    if firstStartMs == nil { firstStartMs = daemon.loop.now() }
     if let seq = lifecycle.attemptStarted() {
       emit(seq, .started(attempt: lifecycle.attempt, method: request.method, url: request.url))
     }
@@ -93,14 +97,24 @@ import FerryWire
     }
     resumeBase = resumeFrom
     partIsComplete = false
-    return TransferSpec(
+    var spec = TransferSpec(
       request: request, connectTimeoutMs: ms(job.connectTimeout) ?? 30_000,
-      idleTimeoutMs: ms(job.idleTimeout) ?? 60_000, totalTimeoutMs: ms(job.timeout),
+      idleTimeoutMs: ms(job.idleTimeout) ?? 60_000, totalTimeoutMs: remainingTimeoutMs(),
       followRedirects: job.followRedirects ?? true, maxRedirects: job.maxRedirects ?? 10,
       progressIntervalMs: job.progressIntervalMs ?? 100,
       wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom, ifRange: validator,
       acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: Self.tls(profile.tls, job.tls),
       egress: profile.egress, readRoots: profile.readRoots)
+    spec.protectedPaths = daemon.config.protectedPaths
+    return spec
+  }
+
+  /// What is left of the whole-job `timeout` (at least 1 ms), or nil without one.
+  func remainingTimeoutMs() -> Int? {
+    guard let seconds = job.timeout else { return nil }
+    let total = max(1, Int((seconds * 1000).rounded(.up)))
+    guard let first = firstStartMs else { return total }
+    return max(1, total - Int(daemon.loop.now() - first))
   }
 
   /// The session's TLS settings with the job's own over them.

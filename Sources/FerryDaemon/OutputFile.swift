@@ -1,3 +1,4 @@
+import FerrySession
 import FerryWire
 
 #if canImport(Glibc)
@@ -7,44 +8,99 @@ import FerryWire
 /// Streams a response body to `<path>.part` and renames it to `path` only when the response is
 /// accepted; a rejected or failed transfer removes the partial file (unless resuming).
 ///
+/// The file's directory is opened once and everything after goes through that descriptor
+/// (`openat`, `renameat`, `unlinkat`, with `O_NOFOLLOW`): a directory on the path swapped for a
+/// symlink after the job was accepted cannot redirect the write. With `writeRoots`, the opened
+/// directory itself must lie under one (checked on open and again before the rename).
+///
 /// Writes are plain `write(2)` on the loop thread: page-cache writes of one curl buffer at a time
 /// are short and bounded.
 public final class OutputFile {
   public let path: String
   public var partPath: String { path + ".part" }
+  private let name: String
+  private let directory: Int32
+  private let writeRoots: [String]?
   /// Where the validator (ETag or Last-Modified) of the response that began the partial file
   /// is kept, for the `If-Range` of the next resume.
   public var validatorPath: String { Self.validatorPath(for: path) }
   private var fd: Int32
   private var isOpen = true
+  private var isDirectoryOpen = true
+  /// What was at `path` when the job was accepted; the rename never replaces a file that
+  /// appeared, or was replaced, since.
+  private let baseline: Baseline?
+
+  /// The file at an output's path, when its job was accepted.
+  public enum Baseline: Sendable, Equatable {
+    case absent
+    case file(device: UInt64, inode: UInt64)
+
+    /// What is at `path` now (a symlink is itself, not followed).
+    public init(of path: String) {
+      var st = stat()
+      self = lstat(path, &st) == 0 ? .file(device: UInt64(st.st_dev), inode: UInt64(st.st_ino)) : .absent
+    }
+
+    /// What is at `name` in `directory` now.
+    init(at directory: Int32, _ name: String) {
+      var st = stat()
+      let found = fstatat(directory, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+      self = found ? .file(device: UInt64(st.st_dev), inode: UInt64(st.st_ino)) : .absent
+    }
+  }
   /// Bytes written by this transfer.
   public private(set) var written: Int64 = 0
   /// Bytes that were already in the partial file when the transfer resumed from it.
   public let resumedFrom: Int64
 
   /// Opens `<path>.part`: truncated, or appended to when `resume` is set and it exists.
-  public init(path: String, resume: Bool) throws(WireError) {
+  public init(
+    path: String, resume: Bool, writeRoots: [String]? = nil, baseline: Baseline? = nil
+  ) throws(WireError) {
     self.path = path
+    self.writeRoots = writeRoots
+    self.baseline = baseline
+    let name = FileRoots.lastComponent(path)
+    self.name = name
     let part = path + ".part"
+    let dirPath = FileRoots.directoryOf(path) ?? "."
+    let directory = Syscalls.retrying { open(dirPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+    guard directory >= 0 else {
+      let code = errno
+      if code == ENOENT || code == ENOTDIR {
+        throw WireError(.outputFailed, "the directory \(dirPath) does not exist", field: "output")
+      }
+      throw WireError(.outputFailed, "cannot open \(dirPath): \(Syscalls.describe(code))", field: "output")
+    }
+    if let writeRoots {
+      do throws(WireError) {
+        try FileRoots.checkOpened(directory, path: path, within: writeRoots, what: "write_roots")
+      } catch {
+        close(directory)
+        var e = error
+        e.field = "output"
+        throw e
+      }
+    }
     // O_NOFOLLOW: write_roots vetted `path`, not `<path>.part`; a symlink planted under that
     // name must not carry the write out of the roots. O_NONBLOCK: a FIFO planted there would
     // block open(2), and the loop with it, until some reader came (regular files ignore it).
     var flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
     flags |= resume ? O_APPEND : O_TRUNC
-    let fd = Syscalls.retrying { open(part, flags, 0o644) }
+    let fd = Syscalls.retrying { openat(directory, name + ".part", flags, 0o644) }
     guard fd >= 0 else {
-      let code = errno
-      if code == ENOENT, let slash = path.lastIndex(of: "/") {
-        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
-        throw WireError(.outputFailed, "the directory \(directory) does not exist", field: "output")
-      }
-      throw WireError(.outputFailed, "cannot open \(part): \(Syscalls.describe(code))", field: "output")
+      let e = errno
+      close(directory)
+      throw WireError(.outputFailed, "cannot open \(part): \(Syscalls.describe(e))", field: "output")
     }
     var st = stat()
     guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
       close(fd)
+      close(directory)
       throw WireError(.outputFailed, "\(part) is not a regular file", field: "output")
     }
+    self.directory = directory
     self.fd = fd
     resumedFrom = resume ? Int64(st.st_size) : 0
   }
@@ -105,11 +161,12 @@ public final class OutputFile {
   /// Records `validator` as the one the partial file was begun with; nil removes any stored
   /// one (a response without a usable validator cannot be resumed safely with `If-Range`).
   public func storeValidator(_ validator: String?) {
-    let vpath = validatorPath
-    unlink(vpath)
+    // Through the output's directory, like the partial file itself.
+    let vname = name + ".part.validator"
+    unlinkat(directory, vname, 0)
     guard let validator else { return }
     let fd = Syscalls.retrying {
-      open(vpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
+      openat(directory, vname, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
     }
     guard fd >= 0 else { return }
     let bytes = Array(validator.utf8)
@@ -117,18 +174,37 @@ public final class OutputFile {
       Syscalls.retrying { Glibc.write(fd, buffer.baseAddress!, buffer.count) }
     }
     close(fd)
-    if n != bytes.count { unlink(vpath) }
+    if n != bytes.count { unlinkat(directory, vname, 0) }
   }
 
-  /// Closes and renames the partial file into place; returns the file's size.
+  /// Closes and renames the partial file into place, in the directory opened at the start;
+  /// returns the file's size.
   public func commit() throws(WireError) -> Int64 {
     let part = partPath
     let total = resumedFrom + written
     closeFile()
-    unlink(validatorPath)
-    guard rename(part, path) == 0 else {
+    defer { closeDirectory() }
+    if let writeRoots {
+      // The directory itself may have been moved out of the roots since it was opened.
+      do throws(WireError) {
+        try FileRoots.checkOpened(directory, path: path, within: writeRoots, what: "write_roots")
+      } catch {
+        unlinkat(directory, name + ".part", 0)
+        throw error
+      }
+    }
+    if let baseline {
+      let now = Baseline(at: directory, name)
+      if now != .absent, now != baseline {
+        unlinkat(directory, name + ".part", 0)
+        throw WireError(
+          .outputFailed, "\(path) was written by someone else while this job ran; it was not replaced")
+      }
+    }
+    unlinkat(directory, name + ".part.validator", 0)
+    guard renameat(directory, name + ".part", directory, name) == 0 else {
       let e = errno
-      unlink(part)
+      unlinkat(directory, name + ".part", 0)
       throw WireError(.outputFailed, "cannot rename \(part) to \(path): \(Syscalls.describe(e))")
     }
     return total
@@ -138,9 +214,10 @@ public final class OutputFile {
   public func abandon(keepPartial: Bool) {
     closeFile()
     if !keepPartial {
-      unlink(partPath)
-      unlink(validatorPath)
+      unlinkat(directory, name + ".part", 0)
+      unlinkat(directory, name + ".part.validator", 0)
     }
+    closeDirectory()
   }
 
   private func closeFile() {
@@ -148,7 +225,15 @@ public final class OutputFile {
     isOpen = false
   }
 
-  deinit { closeFile() }
+  private func closeDirectory() {
+    if isDirectoryOpen { close(directory) }
+    isDirectoryOpen = false
+  }
+
+  deinit {
+    closeFile()
+    closeDirectory()
+  }
 }
 
 /// The syscall funnel for the daemon's own few calls: retries EINTR, describes errno.

@@ -67,13 +67,17 @@ final class SessionProfile: Sendable {
     tls = TLSOptions(
       caFile: config.caFile, pinnedPublicKey: config.pinnedPublicKey, insecure: config.insecure,
       proxy: config.proxy)
-    let settings = SerializerSettings(
+    var settings = SerializerSettings(
       version: FerryVersion.string, baseURL: config.baseURL, uriMethods: config.uriMethods,
       headers: config.defaults.headers ?? [], auth: config.defaults.auth, accept: "*/*",
       acceptLanguage: environment.acceptLanguage, acceptEncoding: environment.acceptEncoding)
+    settings.credentialScope = config.credentialScope
+    settings.secretHeaders = config.secretHeaders
+    settings.maxRequestBytes = environment.maxRequestBytes
     serializer = RequestSerializer(
       settings: settings, mimeTypes: environment.mimeTypes,
-      files: SystemFileProbe(readRoots: environment.readRoots))
+      files: SystemFileProbe(
+        readRoots: environment.readRoots, protected: environment.protectedPaths, requiresRoots: true))
   }
 
   /// The job with every field it left out taken from the session's defaults. Headers and auth
@@ -129,6 +133,10 @@ struct DaemonEnvironment: Sendable {
   var acceptEncoding: String?
   var mimeTypes: MIMETypes
   var readRoots: [String]?
+  /// The daemon's config, drop-ins and credentials (`DaemonConfig.protectedPaths`).
+  var protectedPaths: [String] = []
+  /// `limits.max_request_bytes`: parameters flattening past it are refused before built.
+  var maxRequestBytes: Int?
 }
 
 /// The version ferry reports in `User-Agent` and `hello`.

@@ -1,3 +1,4 @@
+import FerrySerializer
 import FerryWire
 
 /// One named session from the config: defaults for any job field, plus what only a session has
@@ -25,12 +26,35 @@ public struct SessionConfig: Sendable {
   public var insecure = false
   /// Proxy URL (`http://`, `https://`, `socks5h://`…), as curl's `--proxy`.
   public var proxy: String?
+  /// Origins beside `base_url`'s that the session's credentials may be sent to.
+  public var authOrigins: [URLOrigin] = []
+  /// Header names (lower-case) marked secret beyond the default credential names.
+  public var secretHeaders: Set<String> = []
 
   public init(name: String) { self.name = name }
 
   /// The session-only keys, beside the job field names.
   static let sessionKeys: Set<String> = [
     "base_url", "uri_methods", "max_concurrent", "max_host_connections", "max_connections",
-    "ca_file", "pinned_public_key", "insecure", "proxy", "auth", "rate",
+    "ca_file", "pinned_public_key", "insecure", "proxy", "auth", "rate", "auth_origins",
+    "secret_headers",
   ]
+
+  /// Whether the session has anything a job must not carry elsewhere: its `auth`, or a
+  /// header that is secret.
+  public var hasCredentials: Bool {
+    defaults.auth != nil
+      || (defaults.headers ?? []).contains {
+        $0.value != nil && Request.isSecretHeader($0.name, extra: secretHeaders)
+      }
+  }
+
+  /// Where the session's credentials may go: `base_url`'s origin and `auth_origins`; nil for a
+  /// session without credentials.
+  public var credentialScope: CredentialScope? {
+    guard hasCredentials else { return nil }
+    var origins = authOrigins
+    if let base = baseURL, let origin = try? RequestURL.baseOrigin(base) { origins.insert(origin, at: 0) }
+    return CredentialScope(session: name, origins: origins)
+  }
 }

@@ -1,8 +1,12 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Where the daemon listens and the client connects, in PROTOCOL order.
 ///
 /// `--socket`, then the config's `socket`, then a socket passed by systemd (handled by the caller
 /// before this is consulted), then `$RUNTIME_DIRECTORY/ferryd.sock`, `$XDG_RUNTIME_DIR/ferryd.sock`
-/// and finally `/tmp/ferryd-$UID.sock`.
+/// and finally `/tmp/ferryd-$UID/ferryd.sock`, in a directory only this user can write.
 public enum SocketPath {
   /// The path to use given the explicit choices and the environment.
   public static func resolve(
@@ -16,6 +20,27 @@ public enum SocketPath {
       return first + "/ferryd.sock"
     }
     if let dir = environment["XDG_RUNTIME_DIR"], !dir.isEmpty { return dir + "/ferryd.sock" }
-    return "/tmp/ferryd-\(uid).sock"
+    return fallbackDirectory(uid: uid) + "/ferryd.sock"
+  }
+
+  /// `/tmp/ferryd-UID`: the fallback socket's directory.
+  public static func fallbackDirectory(uid: UInt32) -> String { "/tmp/ferryd-\(uid)" }
+
+  /// Creates the fallback directory with mode 0700, or checks the one there: a real directory
+  /// (not a symlink), owned by `uid`, writable by no one else. Throws the reason otherwise:
+  /// in a world-writable /tmp another user could have made it first.
+  public static func prepareFallbackDirectory(uid: UInt32) throws(StartupError) {
+    let dir = fallbackDirectory(uid: uid)
+    if mkdir(dir, 0o700) != 0, errno != EEXIST {
+      throw StartupError("cannot create \(dir): \(String(cString: strerror(errno)))")
+    }
+    var st = stat()
+    guard lstat(dir, &st) == 0 else {
+      throw StartupError("cannot inspect \(dir): \(String(cString: strerror(errno)))")
+    }
+    guard st.st_mode & S_IFMT == S_IFDIR, st.st_uid == uid, st.st_mode & 0o022 == 0 else {
+      throw StartupError(
+        "\(dir) is not a directory of uid \(uid) that only it can write; refusing to put the socket there")
+    }
   }
 }

@@ -36,6 +36,25 @@ enum Parameters {
     }
   }
 
+  /// The bytes of the escaped query string (or form body) these parameters flatten to, counted
+  /// without building it; 0 when they are not an object.
+  func flattenedSize(arrayEncoding: ArrayEncoding) -> Int {
+    switch self {
+    case .tree(let value):
+      guard case .object(let object) = value else { return 0 }
+      var flattener = Flattener(sink: SizeCounter(), arrayEncoding: arrayEncoding)
+      flattener.flatten(object)
+      return flattener.sink.total
+    case .text(let text):
+      guard text.first == UInt8(ascii: "{") else { return 0 }
+      return text.withUnsafeBufferPointer { text in
+        var flattener = TextFlattener(sink: SizeCounter(), arrayEncoding: arrayEncoding, text: text)
+        flattener.flatten()
+        return flattener.sink.total
+      }
+    }
+  }
+
   /// Appends the escaped query string to `out`, for `use` (named in the error when the
   /// parameters are not an object); returns the number of pairs.
   func appendQuery(arrayEncoding: ArrayEncoding, for use: String, into out: inout [UInt8]) throws(WireError)

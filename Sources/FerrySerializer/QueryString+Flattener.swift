@@ -164,3 +164,21 @@ struct Flattener<Sink: PairSink & ~Copyable>: ~Copyable {
     }
   }
 }
+
+/// Counts the bytes of the escaped query string a flattening would write, without writing it:
+/// what lets the serializer refuse parameters that amplify (deep keys around many elements
+/// repeat the whole key path per element) before building them.
+struct SizeCounter: PairSink, ~Copyable {
+  var total = 0
+
+  static func appendField(_ bytes: UnsafeBufferPointer<UInt8>, to field: inout ByteWriter) {
+    QueryString.appendEscaped(bytes, into: &field)
+  }
+
+  mutating func pair(field: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>?) {
+    total += 1 + field.count
+    guard let value else { return }
+    total += 1
+    for b in value { total += QueryString.isUnescaped(b) ? 1 : 3 }
+  }
+}

@@ -12,6 +12,11 @@ public struct Request: Sendable, Equatable {
   /// The body, or `nil` for none (which is different from an empty body: a POST with no
   /// parameters has an empty form body).
   public var body: BodyPlan?
+  /// Set when the request carries its session's credentials: the origins they may go to, on
+  /// the first hop and on every redirect. Nil: nothing of the session's is secret here.
+  public var credentialScope: CredentialScope?
+  /// Header names (lower-case) the session marked secret, beyond `Request.isSecretHeader`'s.
+  public var extraSecretHeaders: Set<String> = []
   /// Digest credentials for libcurl to answer the server's challenge with (they are no
   /// header: the Authorization is computed per challenge). Never shown by `explain`.
   public var digest: DigestCredentials?

@@ -44,6 +44,7 @@ public struct RequestSerializer: Sendable {
     guard let urlText = job.url else { throw WireError.invalidJob("url", "url is required") }
     var url = try RequestURL.resolve(urlText, base: base)
     let isURIMethod = settings.uriMethods.contains(method)
+    try checkAmplification(job, isURIMethod: isURIMethod, urlBytes: url.bytes.count)
     let body: EncodedBody
     if !isURIMethod, job.encoding == .json, job.body == nil, job.parts == nil, let text = job.parametersJSON {
       // The client's own compact JSON, which is what JSONWriter would make of the tree.
@@ -53,10 +54,48 @@ public struct RequestSerializer: Sendable {
     }
 
     let headers = try headerFields(job, body: body)
-    let request = Request(
+    var request = Request(
       method: method, url: String(decoding: url.bytes, as: UTF8.self), headers: headers, body: body.plan,
       digest: digestCredentials(job, headers: headers))
+    request.extraSecretHeaders = settings.secretHeaders
+    if let scope = settings.credentialScope, carriesSessionCredentials(job) {
+      if let denial = scope.denial(for: URLOrigin(request.url)) { throw denial }
+      request.credentialScope = scope
+    }
     return SerializedRequest(request: request, form: body.form)
+  }
+
+  /// Refuses parameters whose flattened form (query string, form body, multipart fields) with
+  /// the URL would pass `maxRequestBytes`, counting first so that nothing that large is built.
+  /// A JSON body is the client's own compact text or the tree written back: no amplification.
+  func checkAmplification(_ job: Job, isURIMethod: Bool, urlBytes: Int) throws(WireError) {
+    guard let limit = settings.maxRequestBytes else { return }
+    if !isURIMethod, job.encoding == .json, job.parts == nil { return }
+    guard let parameters = Parameters(job) else { return }
+    // Most jobs are spared the counting pass: n bytes of JSON hold fewer than n leaves, and a
+    // leaf's pair is at most its escaped key path (3n) plus brackets (6 per level, 64 levels)
+    // plus its escaped value (3n).
+    if let text = job.parametersJSON, urlBytes + text.count * (6 * text.count + 400) <= limit { return }
+    let size = urlBytes + parameters.flattenedSize(arrayEncoding: job.arrayEncoding ?? .brackets)
+    guard size > limit else { return }
+    throw WireError.invalidJob(
+      "parameters",
+      "the parameters would make a request of \(size) bytes, more than limits.max_request_bytes (\(limit))")
+  }
+
+  /// Whether the session's credentials survive the job's own headers: its `auth` (unless the
+  /// job brings its own or sets `Authorization`), or any of its secret headers the job does
+  /// not set or remove.
+  func carriesSessionCredentials(_ job: Job) -> Bool {
+    let jobHeaders = job.headers ?? []
+    func jobSets(_ name: String) -> Bool {
+      jobHeaders.contains { TextCheck.equalsIgnoringASCIICase($0.name, name) }
+    }
+    if settings.auth != nil, job.auth == nil, !jobSets("Authorization") { return true }
+    return settings.headers.contains { header in
+      header.value != nil && Request.isSecretHeader(header.name, extra: settings.secretHeaders)
+        && !jobSets(header.name)
+    }
   }
 
   /// The body of `job`, and its parameters in the query of `url` for a uri method.

@@ -53,6 +53,16 @@ public enum RequestURL {
   }
 
   /// Parses and checks a session's base URL.
+  /// The origin of a session's `base_url`, after checking it as the serializer would (absolute,
+  /// http or https, no user info): what the config loader refuses a bad base with.
+  public static func baseOrigin(_ text: String) throws(WireError) -> URLOrigin {
+    let base = try parseBase(text)
+    var bytes: [UInt8] = []
+    if let scheme = base.parts.scheme { bytes += scheme + Array("://".utf8) }
+    if let authority = base.parts.authority { bytes += authority }
+    return URLOrigin(String(decoding: bytes, as: UTF8.self))
+  }
+
   static func parseBase(_ text: String) throws(WireError) -> Base {
     let bytes: [UInt8]
     do throws(WireError) {

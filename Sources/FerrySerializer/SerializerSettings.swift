@@ -20,6 +20,15 @@ public struct SerializerSettings: Sendable, Equatable {
   public var acceptLanguage: String?
   /// Every decoding libcurl has, e.g. `gzip, deflate, br`; `nil` leaves the header out.
   public var acceptEncoding: String?
+  /// Where the session's credentials may go; nil: anywhere (a session without credentials, or
+  /// a serializer outside the daemon).
+  public var credentialScope: CredentialScope?
+  /// Header names (lower-case) the session marked secret, beyond the default ones.
+  public var secretHeaders: Set<String> = []
+  /// The most bytes a serialized request may hold in memory (URL, query string, in-memory
+  /// body); parameters that would flatten past it are refused before they are built. Nil: no
+  /// limit.
+  public var maxRequestBytes: Int?
 
   /// AFHTTPRequestSerializer's `HTTPMethodsEncodingParametersInURI`.
   public static let defaultURIMethods: Set<String> = ["GET", "HEAD", "DELETE"]

@@ -25,8 +25,11 @@ public final class BodyReader {
   public private(set) var error: WireError?
   /// `read_roots`: every file opened must lie under one (checked on the open descriptor).
   private let readRoots: [String]?
+  /// The daemon's own files, never read whatever the roots say.
+  private let protected: [String]
 
-  public init(_ plan: BodyPlan, readRoots: [String]? = nil) {
+  public init(_ plan: BodyPlan, readRoots: [String]? = nil, protected: [String] = []) {
+    self.protected = protected
     segments = plan.segments
     length = plan.length
     self.readRoots = readRoots
@@ -110,7 +113,7 @@ public final class BodyReader {
     }
     if let readRoots {
       do throws(WireError) {
-        try FileRoots.checkOpened(fd, path: path, within: readRoots, what: "read_roots")
+        try FileRoots.checkOpened(fd, path: path, within: readRoots, what: "read_roots", protected: protected)
       } catch {
         _ = Glibc.close(fd)
         self.error = error

@@ -65,8 +65,34 @@ extension EgressPolicy {
       }
     }
 
-    /// The name of the private range the address is in (for an IPv6 address carrying an IPv4
-    /// one, the range of the IPv4 address), or nil for a public address.
+    /// The address as it is compared with the IP literals of `allow_hosts` and `deny_hosts`:
+    /// an IPv4-mapped IPv6 address is its IPv4 address (a dual-stack socket connects to it),
+    /// and the unspecified addresses are loopback (connecting to `0.0.0.0` or `::` reaches this
+    /// host).
+    public var canonical: Address {
+      switch self {
+      case .v4(0): return .v4(0x7F00_0001)
+      case .v4: return self
+      case .v6(0, 0): return .v6(high: 0, low: 1)
+      case .v6(0, let low) where low >> 32 == 0xFFFF:
+        return Address.v4(UInt32(truncatingIfNeeded: low)).canonical
+      case .v6: return self
+      }
+    }
+
+    /// The IPv4 address an IPv6 one carries in any form (see `embeddedV4`), canonical; nil for
+    /// IPv4 addresses and IPv6 ones that carry none. A denied IPv4 address is denied in these
+    /// spellings too.
+    public var embeddedV4Canonical: Address? {
+      guard case .v6(let high, let low) = self, let v4 = Self.embeddedV4(high: high, low: low) else {
+        return nil
+      }
+      return Address.v4(v4).canonical
+    }
+
+    /// The name of the special-purpose range (RFC 6890 and its updates) the address is in (for
+    /// an IPv6 address carrying an IPv4 one, the range of the IPv4 address), or nil for a
+    /// global unicast address.
     public var privateRange: String? {
       switch self {
       case .v4(let value): Self.privateRange(v4: value)
@@ -74,31 +100,56 @@ extension EgressPolicy {
       }
     }
 
+    /// IPv4 special-purpose blocks, as (prefix, length, name).
+    private static let v4Ranges: [(UInt32, UInt32, String)] = [
+      (0x0000_0000, 8, "unspecified"),
+      (0x0A00_0000, 8, "private"),
+      (0x6440_0000, 10, "shared (CGNAT)"),
+      (0x7F00_0000, 8, "loopback"),
+      (0xA9FE_0000, 16, "link-local"),
+      (0xAC10_0000, 12, "private"),
+      (0xC000_0000, 24, "IETF protocol assignments"),
+      (0xC000_0200, 24, "documentation"),
+      (0xC058_6300, 24, "6to4 relay anycast"),
+      (0xC0A8_0000, 16, "private"),
+      (0xC612_0000, 15, "benchmarking"),
+      (0xC633_6400, 24, "documentation"),
+      (0xCB00_7100, 24, "documentation"),
+      (0xE000_0000, 4, "multicast"),
+      (0xFFFF_FFFF, 32, "broadcast"),
+      (0xF000_0000, 4, "reserved"),
+    ]
+
     private static func privateRange(v4 value: UInt32) -> String? {
-      func within(_ prefix: UInt32, _ bits: UInt32) -> Bool {
-        value >> (32 - bits) == prefix >> (32 - bits)
+      for (prefix, bits, name) in v4Ranges where value >> (32 - bits) == prefix >> (32 - bits) {
+        return name
       }
-      if within(0x0000_0000, 8) { return "unspecified" }
-      if within(0x7F00_0000, 8) { return "loopback" }
-      if within(0x0A00_0000, 8) || within(0xAC10_0000, 12) || within(0xC0A8_0000, 16) {
-        return "private"
-      }
-      if within(0x6440_0000, 10) { return "shared (CGNAT)" }
-      if within(0xA9FE_0000, 16) { return "link-local" }
       return nil
     }
+
+    /// IPv6 special-purpose blocks within the high 64 bits, as (prefix, length, name).
+    private static let v6Ranges: [(UInt64, UInt64, String)] = [
+      (0x0064_FF9B_0001_0000, 48, "local-use NAT64"),
+      (0x0000_0000_0000_0000, 8, "reserved"),
+      (0x0100_0000_0000_0000, 64, "discard-only"),
+      (0x2001_0DB8_0000_0000, 32, "documentation"),
+      (0x2001_0000_0000_0000, 23, "IETF protocol assignments"),
+      (0x3FFF_0000_0000_0000, 20, "documentation"),
+      (0xFC00_0000_0000_0000, 7, "unique-local"),
+      (0xFE80_0000_0000_0000, 10, "link-local"),
+      (0xFEC0_0000_0000_0000, 10, "site-local"),
+      (0xFF00_0000_0000_0000, 8, "multicast"),
+    ]
 
     private static func privateRange(high: UInt64, low: UInt64) -> String? {
       if let embedded = embeddedV4(high: high, low: low) { return privateRange(v4: embedded) }
       if high == 0, low == 0 { return "unspecified" }
       if high == 0, low == 1 { return "loopback" }
-      let top16 = high >> 48
-      if top16 & 0xFFC0 == 0xFE80 { return "link-local" }
-      if top16 & 0xFFC0 == 0xFEC0 { return "site-local" }
-      if top16 & 0xFE00 == 0xFC00 { return "unique-local" }
       // RFC 8215's local-use NAT64 prefix: where the IPv4 address sits depends on the
-      // operator's prefix length, so the whole range is refused.
-      if high >> 16 == 0x0064_FF9B_0001 { return "local-use NAT64" }
+      // operator's prefix length, so the whole range is refused (it is in the table).
+      for (prefix, bits, name) in v6Ranges where high >> (64 - bits) == prefix >> (64 - bits) {
+        return name
+      }
       return nil
     }
 

@@ -15,9 +15,25 @@ import FerryWire
 public struct EgressPolicy: Sendable, Equatable {
   /// When not empty, only hosts matching one of these patterns may be reached. Patterns are
   /// kept normalized (see `normalized`), so checks, run on every hop, do not redo it.
-  public var allowHosts: [String] { didSet { allowHosts = allowHosts.map(Self.normalized) } }
+  public var allowHosts: [String] {
+    didSet {
+      allowHosts = allowHosts.map(Self.normalized)
+      allowAddresses = Self.addresses(allowHosts)
+    }
+  }
   /// Hosts matching one of these patterns are never reached, even when also allowed.
-  public var denyHosts: [String] { didSet { denyHosts = denyHosts.map(Self.normalized) } }
+  public var denyHosts: [String] {
+    didSet {
+      denyHosts = denyHosts.map(Self.normalized)
+      denyAddresses = Self.addresses(denyHosts)
+    }
+  }
+  /// The IP literals among the patterns, as addresses in their canonical form (see
+  /// `Address.canonical`): an address rule matches the address in any spelling, and a denied
+  /// one is also checked against every address actually connected to (so `localhost`, `0` or
+  /// a name that resolves to it do not get around it).
+  public private(set) var allowAddresses: [Address] = []
+  public private(set) var denyAddresses: [Address] = []
   /// Refuse loopback, private, shared (CGNAT), link-local, unique-local and unspecified
   /// addresses, including IPv4 ones embedded in IPv6 addresses.
   public var denyPrivate: Bool
@@ -26,7 +42,17 @@ public struct EgressPolicy: Sendable, Equatable {
     self.allowHosts = allowHosts.map(Self.normalized)
     self.denyHosts = denyHosts.map(Self.normalized)
     self.denyPrivate = denyPrivate
+    allowAddresses = Self.addresses(self.allowHosts)
+    denyAddresses = Self.addresses(self.denyHosts)
   }
+
+  /// The canonical addresses of the patterns that are IP literals.
+  static func addresses(_ patterns: [String]) -> [Address] {
+    patterns.compactMap { Address($0)?.canonical }
+  }
+
+  /// Whether addresses connected to need a check: `denyPrivate`, or an address in `deny_hosts`.
+  public var checksAddresses: Bool { denyPrivate || !denyAddresses.isEmpty }
 
   /// Whether any host-name rule exists (so host names need checking at all).
   public var checksHosts: Bool { !allowHosts.isEmpty || !denyHosts.isEmpty }
@@ -36,19 +62,38 @@ public struct EgressPolicy: Sendable, Equatable {
   public func check(host: String) -> WireError? {
     guard checksHosts else { return nil }
     let name = Self.normalized(host)
+    let address = Address(name)?.canonical
     if let pattern = denyHosts.first(where: { Self.matches(name, pattern: $0) }) {
       return WireError(.egressDenied, "egress to host \(host) is denied (deny_hosts has \(pattern))")
     }
-    if !allowHosts.isEmpty, !allowHosts.contains(where: { Self.matches(name, pattern: $0) }) {
+    if let literal = Address(name), let denied = deniedAddress(literal) {
+      return WireError(.egressDenied, "egress to host \(host) is denied (deny_hosts has \(denied))")
+    }
+    if !allowHosts.isEmpty, !allowHosts.contains(where: { Self.matches(name, pattern: $0) }),
+      !(address.map(allowAddresses.contains) ?? false)
+    {
       return WireError(.egressDenied, "egress to host \(host) is denied (not in allow_hosts)")
     }
     return nil
   }
 
-  /// `egress_denied` naming `address` when `denyPrivate` refuses it, else nil.
+  /// `egress_denied` naming `address` when `denyPrivate` or an address in `deny_hosts` refuses
+  /// it, else nil. Allocates nothing unless it refuses.
   public func check(address: Address) -> WireError? {
+    if !denyAddresses.isEmpty, let denied = deniedAddress(address) {
+      return WireError(.egressDenied, "egress to \(address) is denied (deny_hosts has \(denied))")
+    }
     guard denyPrivate, let range = address.privateRange else { return nil }
     return WireError(.egressDenied, "egress to \(address) is denied (deny_private: \(range) address)")
+  }
+
+  /// The `deny_hosts` address that `address` is, in any spelling (canonical, or the IPv4
+  /// address it carries), or nil.
+  func deniedAddress(_ address: Address) -> Address? {
+    let canonical = address.canonical
+    if denyAddresses.contains(canonical) { return canonical }
+    if let embedded = address.embeddedV4Canonical, denyAddresses.contains(embedded) { return embedded }
+    return nil
   }
 
   /// Whether `name` matches `pattern` (both already normalized).
@@ -78,18 +123,7 @@ extension EgressPolicy {
   /// `location` resolves against `url` rather than the current hop: only the host is kept,
   /// and a relative redirect stays on a host that was already checked.
   static func host(of url: String, redirectedTo location: String? = nil) -> String? {
-    guard let parser = curl_url() else { return nil }
-    defer { curl_url_cleanup(parser) }
-    let firstFlags = UInt32(CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME)
-    guard curl_url_set(parser, CURLUPART_URL, url, firstFlags) == CURLUE_OK else { return nil }
-    if let location {
-      let followFlags = UInt32(CURLU_ALLOW_SPACE)
-      guard curl_url_set(parser, CURLUPART_URL, location, followFlags) == CURLUE_OK else { return nil }
-    }
-    var host: UnsafeMutablePointer<CChar>?
-    guard curl_url_get(parser, CURLUPART_HOST, &host, 0) == CURLUE_OK, let host else { return nil }
-    defer { curl_free(host) }
-    return String(cString: host)
+    CurlURL.host(of: url, redirectedTo: location)
   }
 
   /// The check of the host of `url` (or of its redirect to `location`); a URL whose host

@@ -9,11 +9,69 @@ import FerryWire
 public enum FileRoots {
   /// Throws `file_not_allowed` unless `path` resolves under a root. For a file that does not
   /// exist yet (an output), its directory is resolved instead.
-  public static func check(_ path: String, within roots: [String], what: String) throws(WireError) {
+  ///
+  /// `protected` paths (the daemon's config, drop-ins and credentials, files or directories)
+  /// are refused whatever the roots say.
+  public static func check(
+    _ path: String, within roots: [String], what: String, protected: [String] = []
+  ) throws(WireError) {
     let resolved =
       realPath(path) ?? directoryOf(path).flatMap(realPath).map { $0 + "/" + lastComponent(path) }
     guard let resolved else { throw unresolvable(path, what: what) }
+    try refuseProtected(resolved, path: path, protected)
     try require(resolved, path: path, within: roots, what: what)
+  }
+
+  /// Where an `output` goes: the real path of its directory, which must be a write root or lie
+  /// inside one (so `<path>.part` is inside too), and its file name, which must name a file
+  /// (not `.`, `..`, empty, or an existing directory). Returns `directory/name`, the key two
+  /// jobs writing the same file share.
+  public static func outputTarget(_ path: String, within roots: [String], protected: [String] = [])
+    throws(WireError) -> String
+  {
+    let name = lastComponent(path)
+    guard !name.isEmpty, name != ".", name != "..", let directory = directoryOf(path) else {
+      throw WireError(.invalidJob, "output must name a file, not a directory: \(path)", field: "output")
+    }
+    guard let resolvedDirectory = realPath(directory) else {
+      var e = unresolvable(path, what: "write_roots")
+      e.field = "output"
+      throw e
+    }
+    var st = stat()
+    if lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR {
+      throw WireError(.invalidJob, "output must name a file, not a directory: \(path)", field: "output")
+    }
+    let target = (resolvedDirectory == "/" ? "" : resolvedDirectory) + "/" + name
+    do throws(WireError) {
+      // An existing symlink is replaced by the rename, not written through; one that points
+      // out of the roots is still refused, as it always was.
+      if lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFLNK {
+        guard let linked = realPath(path) else {
+          throw WireError(.fileNotAllowed, "\(path) cannot be resolved")
+        }
+        try refuseProtected(linked, path: path, protected)
+        try require(linked, path: path, within: roots, what: "write_roots")
+      }
+      try refuseProtected(target, path: path, protected)
+      try refuseProtected(target + ".part", path: path, protected)
+      try require(resolvedDirectory, path: path, within: roots, what: "write_roots")
+    } catch {
+      var e = error
+      e.field = "output"
+      throw e
+    }
+    return target
+  }
+
+  /// Throws `file_not_allowed` when `resolved` is, or lies under, one of `protected`.
+  static func refuseProtected(_ resolved: String, path: String, _ protected: [String]) throws(WireError) {
+    for p in protected {
+      let r = realPath(p) ?? p
+      if resolved == r || resolved.hasPrefix(r.hasSuffix("/") ? r : r + "/") {
+        throw WireError(.fileNotAllowed, "\(path) is one of the daemon's own files (config or credentials)")
+      }
+    }
   }
 
   /// Throws `file_not_allowed` unless the file open on `fd` lies under a root.
@@ -21,12 +79,13 @@ public enum FileRoots {
   /// The check by name when a job is accepted leaves a gap: while the job waits, someone who
   /// can write inside a root can swap the file, or a directory on its path, for a symlink to a
   /// file outside. Checking what was actually opened (its path from `/proc/self/fd`) closes it.
-  public static func checkOpened(_ fd: Int32, path: String, within roots: [String], what: String)
-    throws(WireError)
-  {
+  public static func checkOpened(
+    _ fd: Int32, path: String, within roots: [String], what: String, protected: [String] = []
+  ) throws(WireError) {
     guard let resolved = realPath("/proc/self/fd/\(fd)") else {
       throw WireError(.fileNotAllowed, "\(path) cannot be resolved")
     }
+    try refuseProtected(resolved, path: path, protected)
     try require(resolved, path: path, within: roots, what: what)
   }
 

@@ -46,7 +46,7 @@ extension Transfer {
     var event = ResponseHeadParser.Event.none
     lines.drain { event = headParser.feed($0) }
     if case .complete(let head) = event {
-      if let denial = redirectEgressDenial(head) {
+      if let denial = redirectDenial(head) {
         // Returning short makes curl fail (CURLE_WRITE_ERROR) before it follows the redirect.
         recordedError = denial
         return false
@@ -56,14 +56,39 @@ extension Transfer {
     return true
   }
 
-  /// The egress policy's refusal of the host a redirect that curl is about to follow leads to.
+  /// The refusal of a redirect that curl is about to follow: more than one `Location` (curl
+  /// takes the first non-empty one, a check of the joined values would check another URL), a
+  /// host the egress policy refuses, or an origin the request's credentials may not go to.
   /// Redirects the transfer follows itself are checked when their hop is configured. The one
   /// libcurl call made here is its URL parser, which touches no easy or multi handle.
-  private func redirectEgressDenial(_ head: ResponseHead) -> WireError? {
-    guard let policy = spec.egress, policy.checksHosts, spec.followRedirects, !followsRedirectsItself,
-      RedirectRule.isFollowed(head, byCurl: true), let location = head.header("location")
+  private func redirectDenial(_ head: ResponseHead) -> WireError? {
+    guard spec.followRedirects, !followsRedirectsItself, RedirectRule.isFollowed(head, byCurl: true)
     else { return nil }
-    return policy.check(url: request.url, redirectedTo: location)
+    var location: String?
+    for field in head.headers where field.name == "location" {
+      guard location == nil else {
+        return WireError(
+          .transferFailed, "redirect refused: the response has more than one Location field")
+      }
+      location = field.value
+    }
+    let scope = request.credentialScope
+    guard let location, (spec.egress?.checksHosts ?? false) || scope != nil else { return nil }
+    let from = curlHopURL ?? request.url
+    if let denial = spec.egress?.check(url: from, redirectedTo: location) { return denial }
+    if let scope {
+      guard let origin = CurlURL.origin(of: from, redirectedTo: location) else {
+        return WireError(.originNotAllowed, "cannot tell the origin of the redirect to \(location)")
+      }
+      if let denial = scope.denial(for: origin, redirect: true) {
+        lastHead = head
+        deliverRefusedRedirect()
+        return denial
+      }
+    }
+    // The next relative Location resolves against this hop, as curl resolves it.
+    curlHopURL = CurlURL.resolve(from, redirectedTo: location)
+    return nil
   }
 
   // Worked out once, so the socket callback evaluates no key path.
@@ -76,7 +101,7 @@ extension Transfer {
   func curlOpenSocket(_ address: UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t {
     guard isRunning, let address else { return FERRY_CURL_SOCKET_BAD }
     let family = address.pointee.family
-    if let policy = spec.egress, policy.denyPrivate {
+    if let policy = spec.egress, policy.checksAddresses {
       let sockaddr = UnsafeRawPointer(address) + Self.curlSockaddrAddressOffset
       let length = Int(address.pointee.addrlen)
       guard let parsed = EgressPolicy.Address(sockaddr: sockaddr, length: length) else {
@@ -98,7 +123,7 @@ extension Transfer {
   /// reused connection never passes through `curlOpenSocket`. A refusal aborts the transfer.
   func curlPrerequest(primaryIP: UnsafePointer<CChar>?) -> Int32 {
     guard isRunning else { return 1 }
-    guard let policy = spec.egress, policy.denyPrivate else { return FERRY_CURL_PREREQFUNC_OK }
+    guard let policy = spec.egress, policy.checksAddresses else { return FERRY_CURL_PREREQFUNC_OK }
     guard let primaryIP, let parsed = EgressPolicy.Address(cString: primaryIP) else {
       recordedError = WireError(.egressDenied, "egress denied: the connected address is not IP")
       return 1

@@ -1,5 +1,6 @@
 import CFerryCurl
 import FerrySerializer
+import FerryWire
 
 #if canImport(Glibc)
   import Glibc
@@ -13,7 +14,7 @@ extension Transfer {
     var options = EasyOptions(slot.handle)
     let me = Unmanaged.passUnretained(self).toOpaque()
     options.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(slot.errorBuffer))
-    if let denial = spec.egress?.check(url: request.url) {
+    if let denial = spec.egress?.check(url: request.url) ?? credentialDenial() {
       // curl never gets a denied URL, so it resolves and dials nothing: it fails the hop with
       // CURLE_URL_MALFORMAT ("No URL set"), which the recorded error explains.
       recordedError = denial
@@ -44,6 +45,16 @@ extension Transfer {
       options.set(CURLOPT_XFERINFODATA, pointer: me)
     }
     return options.result
+  }
+
+  /// `origin_not_allowed` when the hop's URL, as curl reads it, leaves the origins the
+  /// request's credentials may go to.
+  private func credentialDenial() -> WireError? {
+    guard let scope = request.credentialScope else { return nil }
+    guard let origin = CurlURL.origin(of: request.url) else {
+      return WireError(.originNotAllowed, "cannot tell the origin of \(request.url)")
+    }
+    return scope.denial(for: origin, redirect: redirectsFollowed > 0)
   }
 
   private func configureTLS(_ options: inout EasyOptions) {
@@ -90,7 +101,7 @@ extension Transfer {
           options.handle, CURLOPT_CLOSESOCKETFUNCTION, CurlTrampolines.closeSocket))
       options.set(CURLOPT_CLOSESOCKETDATA, pointer: Unmanaged.passUnretained(closer).toOpaque())
     }
-    guard let policy = spec.egress, policy.denyPrivate else { return }
+    guard let policy = spec.egress, policy.checksAddresses else { return }
     options.check(
       ferry_curl_easy_setopt_func_prereq(options.handle, CURLOPT_PREREQFUNCTION, CurlTrampolines.prerequest))
     options.set(CURLOPT_PREREQDATA, pointer: me)
@@ -237,7 +248,8 @@ extension Transfer {
       body = nil
       return
     }
-    let reader = BodyReader(request.body ?? BodyPlan(segments: []), readRoots: spec.readRoots)
+    let reader = BodyReader(
+      request.body ?? BodyPlan(segments: []), readRoots: spec.readRoots, protected: spec.protectedPaths)
     body = reader
     let length = curl_off_t(reader.length)
     if method == "POST" {

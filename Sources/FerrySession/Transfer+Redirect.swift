@@ -21,6 +21,16 @@ extension Transfer {
       finish(.failure(error), metrics: metrics)
       return true
     }
+    if let scope = request.credentialScope {
+      let denial =
+        CurlURL.origin(of: location).map { scope.denial(for: $0, redirect: true) }
+        ?? WireError(.originNotAllowed, "cannot tell the origin of the redirect to \(location)")
+      if let denial {
+        deliverRefusedRedirect()
+        finish(.failure(denial), metrics: metrics)
+        return true
+      }
+    }
     let elapsed = loop.now() - attachedAtMs
     if let total = spec.totalTimeoutMs, elapsed >= UInt64(max(0, total)) {
       let error = WireError(.timeout, "Operation timed out after \(elapsed) milliseconds", timer: "total")
@@ -32,6 +42,14 @@ extension Transfer {
     request = RedirectRule.nextRequest(after: request, status: status, location: location)
     startNextHop(engine, slot)
     return true
+  }
+
+  /// Reports the head of a redirect refused `origin_not_allowed` as the response, so that the
+  /// failure comes with the response so far (which server sent the client where).
+  func deliverRefusedRedirect() {
+    guard let head = lastHead, !isHeadDelivered else { return }
+    isHeadDelivered = true
+    delegate?.transferDidReceiveHead(head)
   }
 
   /// curl could not decode the response's Content-Encoding (an unknown coding, or data that

@@ -34,6 +34,9 @@ import FerryWire
   /// so the transfer follows their redirects hop by hop itself.
   let followsRedirectsItself: Bool
   var redirectsFollowed = 0
+  /// The URL of the hop curl is on, when curl follows redirects and one was checked: what the
+  /// next relative `Location` resolves against.
+  var curlHopURL: String?
   /// Totals of the hops before the current one, when following redirects ourselves.
   var priorHops = (connections: 0, totalMs: 0.0)
 

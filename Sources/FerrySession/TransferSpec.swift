@@ -40,6 +40,8 @@ public struct TransferSpec: Sendable, Equatable {
   public var enqueuedAtMs: UInt64?
   /// `read_roots`: body files must still lie under one when opened; nil checks nothing.
   public var readRoots: [String]?
+  /// The daemon's config, drop-ins and credentials: body files never read from there.
+  public var protectedPaths: [String] = []
 
   public init(
     request: Request, connectTimeoutMs: Int = 30_000, idleTimeoutMs: Int = 60_000,

@@ -115,14 +115,16 @@ public enum FixtureRoutes {
       body: Array("{}".utf8))
   }
 
-  /// `/redirect-to?url=U&status=S`.
+  /// `/redirect-to?url=U&status=S`; `url` given more than once makes as many `Location`
+  /// fields, in order (what a hostile server sends to make clients disagree on the target).
   private static func redirectTo(_ head: HTTPRequestHead) -> FixtureReply {
-    guard let url = head.queryValue("url"), isSafeHeaderValue(url) else {
+    let urls = head.queryItems.filter { $0.name == "url" }.map(\.value)
+    guard !urls.isEmpty, urls.allSatisfy(isSafeHeaderValue) else {
       return .text("url missing or bad\n", status: 400)
     }
     let status = head.queryValue("status").flatMap { Int($0) } ?? 302
     guard (300...399).contains(status) else { return .text("bad status\n", status: 400) }
-    return .full(status: status, headers: [FixtureHeader("Location", url)], body: [])
+    return .full(status: status, headers: urls.map { FixtureHeader("Location", $0) }, body: [])
   }
 
   /// `/flaky/N?key=K`: the key and the number of 503s its first requests get. The count lives in

@@ -19,6 +19,11 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case timeout
   case tooManyRedirects = "too_many_redirects"
   case egressDenied = "egress_denied"
+  /// A job (or a redirect of it) would carry its session's credentials to an origin outside
+  /// the session's `base_url` and `auth_origins`.
+  case originNotAllowed = "origin_not_allowed"
+  /// Another live job is writing the same `output` file.
+  case outputBusy = "output_busy"
   case transferFailed = "transfer_failed"
   case unacceptableStatus = "unacceptable_status"
   case unacceptableContentType = "unacceptable_content_type"

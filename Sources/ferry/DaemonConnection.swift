@@ -41,6 +41,18 @@ struct DaemonConnection {
     return .success(DaemonConnection(fd: fd))
   }
 
+  /// The uid of the process that listens on the other end (SO_PEERCRED: for a listening
+  /// socket, whoever created it), or nil when the kernel does not say.
+  func peerUID() -> UInt32? {
+    // struct ucred: pid, uid, gid.
+    var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
+    var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+    guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0,
+      Int(length) == MemoryLayout.size(ofValue: credentials)
+    else { return nil }
+    return credentials.1
+  }
+
   /// Sends every line followed by a newline; false when the daemon went away.
   func send(_ lines: [[UInt8]]) -> Bool {
     var bytes: [UInt8] = []

@@ -43,6 +43,14 @@ func converse(_ lines: [[UInt8]], settings: EventRenderer.Settings, socket: Sock
     return .unreachable
   }
   defer { close(connection.fd) }
+  // Before a byte is sent: the job line may carry a token (`--bearer`).
+  let refusal = DaemonTrust.refusal(
+    peerUID: connection.peerUID() ?? UInt32.max, callerUID: getuid(),
+    trustedUID: System.environment("FERRY_DAEMON_UID"), path: socket.path)
+  if let refusal {
+    System.write(STDERR_FILENO, refusal)
+    return .unreachable
+  }
   var renderer = EventRenderer(settings)
   var bar = ProgressBar(startMs: System.nowMs())
   guard connection.send(lines) else { return perform(renderer.endOfStream(), bar: &bar) ?? .unreachable }

@@ -18,7 +18,7 @@ struct HelpAndPlanTests {
       #expect(text.contains(command), "\(command)")
     }
     #expect(text.contains("$FERRY_SOCKET"))
-    #expect(text.contains("/tmp/ferryd-$UID.sock"))
+    #expect(text.contains("/tmp/ferryd-$UID/ferryd.sock"))
     for code in ExitCode.allCases { #expect(text.contains("  \(code.rawValue)  \(code.meaning)\n")) }
   }
 

@@ -65,6 +65,11 @@ struct JobBuilderTests {
       ],
       #"{"id":"mine","method":"GET","url":"http://h/x","session":"s","auth":{"basic":{"username":"u","password":"p:w"}},"timeout":2.5,"follow_redirects":false,"accept":{"status":[[200,299],404]},"output":"/home/u/out.bin","resume":true,"events":[],"lane":"l","retry":{"max":3}}"#
     ),
+    // Issue 12: `-o DIR/` keeps its slash, so the daemon refuses a directory.
+    (
+      ["get", "http://h/x", "-o", "dl/"],
+      #"{"id":"t","method":"GET","url":"http://h/x","output":"/home/u/dl/","events":[]}"#
+    ),
     (
       ["post", "http://h/x", "--raw", "hi there", "q==1", "Content-Type:text/plain"],
       #"{"id":"t","method":"POST","url":"http://h/x?q=1","headers":{"Content-Type":"text/plain"},"body":{"text":"hi there"},"events":[]}"#

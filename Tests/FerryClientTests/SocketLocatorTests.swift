@@ -18,16 +18,31 @@ struct SocketLocatorTests {
     #expect(
       user.locate(argument: nil) == .init(path: "/run/user/1000/ferryd.sock", source: "$XDG_RUNTIME_DIR"))
     let none = locator(env: ["XDG_RUNTIME_DIR": "/run/user/1000", "FERRY_SOCKET": ""], existing: [])
-    #expect(none.locate(argument: "") == .init(path: "/tmp/ferryd-1000.sock", source: "the default"))
+    #expect(none.locate(argument: "") == .init(path: "/tmp/ferryd-1000/ferryd.sock", source: "the default"))
   }
 
   @Test func unreachableMessageNamesTheSocketAndHowToStartTheDaemon() {
     let text = SocketLocator.unreachableMessage(
-      .init(path: "/tmp/ferryd-1000.sock", source: "the default"), reason: "No such file or directory")
+      .init(path: "/tmp/ferryd-1000/ferryd.sock", source: "the default"), reason: "No such file or directory")
     #expect(
       text.hasPrefix(
-        "ferry: cannot reach ferryd at /tmp/ferryd-1000.sock (the default): No such file or directory\n"))
+        "ferry: cannot reach ferryd at /tmp/ferryd-1000/ferryd.sock (the default): No such file or directory\n"
+      ))
     #expect(text.contains("make run"))
     #expect(text.contains("systemctl start ferryd.socket"))
+  }
+}
+
+/// Issue 12: whom `ferry` hands its job lines to.
+struct DaemonTrustTests {
+  @Test func onlyRootTheCallerOrANamedUIDIsTrusted() {
+    #expect(DaemonTrust.refusal(peerUID: 0, callerUID: 1000, trustedUID: nil, path: "/s") == nil)
+    #expect(DaemonTrust.refusal(peerUID: 1000, callerUID: 1000, trustedUID: nil, path: "/s") == nil)
+    #expect(DaemonTrust.refusal(peerUID: 998, callerUID: 1000, trustedUID: "998", path: "/s") == nil)
+    let refusal = DaemonTrust.refusal(peerUID: 1001, callerUID: 1000, trustedUID: "998", path: "/tmp/s")
+    #expect(refusal?.hasPrefix("ferry: refusing to talk to /tmp/s: it is held by uid 1001") == true)
+    #expect(refusal?.contains("FERRY_DAEMON_UID=1001") == true)
+    #expect(DaemonTrust.refusal(peerUID: 1001, callerUID: 1000, trustedUID: "x", path: "/s") != nil)
+    #expect(DaemonTrust.refusal(peerUID: UInt32.max, callerUID: 1000, trustedUID: nil, path: "/s") != nil)
   }
 }

@@ -53,6 +53,7 @@ struct DaemonConfigTests {
         argument: nil, configured: nil, environment: ["XDG_RUNTIME_DIR": "/run/user/5"], uid: 5)
         == "/run/user/5/ferryd.sock")
     #expect(
-      SocketPath.resolve(argument: nil, configured: nil, environment: [:], uid: 5) == "/tmp/ferryd-5.sock")
+      SocketPath.resolve(argument: nil, configured: nil, environment: [:], uid: 5)
+        == "/tmp/ferryd-5/ferryd.sock")
   }
 }

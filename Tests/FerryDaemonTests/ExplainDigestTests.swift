@@ -18,7 +18,9 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let content = Array((0..<200_000).map { UInt8($0 % 251) })
     #expect(FileManager.default.createFile(atPath: dir + "/body", contents: Data(content)))
-    let d = try InProcessDaemon(config: #"{"sessions": {"default": {}}}"#)
+    // Jobs read files only under read roots (issue 12).
+    let d = try InProcessDaemon(
+      config: #"{"files": {"read_roots": ["\#(dir)"]}, "sessions": {"default": {}}}"#)
     defer { d.close() }
     let c = try d.connect()
     let body = explainedBody(d, c, file: dir + "/body")

@@ -94,6 +94,28 @@ struct EgressPolicyTests {
     ("2002:7f00:1::", "loopback"),
     ("2002:c0a8:101::1", "private"),
     ("2002:a9fe:a9fe:1::1", "link-local"),
+    // Issue 12: every RFC 6890 special-purpose block, broadcast and 0.0.0.0/8 included.
+    ("255.255.255.255", "broadcast"),
+    ("::ffff:255.255.255.255", "broadcast"),
+    ("::255.255.255.255", "broadcast"),
+    ("240.0.0.1", "reserved"),
+    ("224.0.0.251", "multicast"),
+    ("239.255.255.250", "multicast"),
+    ("192.0.0.8", "IETF protocol assignments"),
+    ("192.0.2.1", "documentation"),
+    ("198.51.100.7", "documentation"),
+    ("203.0.113.9", "documentation"),
+    ("192.88.99.1", "6to4 relay anycast"),
+    ("198.18.0.1", "benchmarking"),
+    ("198.19.255.255", "benchmarking"),
+    ("0.255.255.255", "unspecified"),
+    ("100::1", "discard-only"),
+    ("2001::1", "IETF protocol assignments"),
+    ("2001:1ff::1", "IETF protocol assignments"),
+    ("2001:db8::1", "documentation"),
+    ("3fff::1", "documentation"),
+    ("ff02::1", "multicast"),
+    ("::2:0:0:1", "reserved"),
   ])
   func privateAddressesAreRefused(text: String, range: String) throws {
     let address = try #require(Address(text))
@@ -108,12 +130,45 @@ struct EgressPolicyTests {
     "1.1.1.1", "9.255.255.255", "11.0.0.0", "100.63.255.255", "100.128.0.0", "126.255.255.255",
     "128.0.0.1", "169.253.0.1", "172.15.255.255", "172.32.0.0", "192.167.0.1", "192.169.0.1",
     "2606:4700::1111", "::ffff:8.8.8.8", "::8.8.8.8", "64:ff9b::8.8.8.8", "2002:808:808::1",
-    "fe7f::1", "fbff::1", "::2:0:0:1",
+    "fe7f::1", "fbff::1", "2a00:1450::1", "198.20.0.1", "192.0.1.255", "223.255.255.255", "2001:200::1",
   ])
   func publicAddressesPass(text: String) throws {
     let address = try #require(Address(text))
     #expect(address.privateRange == nil)
     #expect(EgressPolicy(denyPrivate: true).check(address: address) == nil)
+  }
+
+  /// Issue 12: an IP-literal rule is an address, matched in every spelling of it.
+  @Test func addressRulesMatchEverySpellingOfTheAddress() throws {
+    let deny2 = EgressPolicy(denyHosts: ["127.0.0.2"])
+    for host in ["[::ffff:127.0.0.2]", "::ffff:7f00:2", "[::127.0.0.2]", "::ffff:0:127.0.0.2", "127.0.0.2"] {
+      #expect(deny2.check(host: host)?.code == .egressDenied, "\(host)")
+    }
+    #expect(deny2.check(host: "127.0.0.3") == nil)
+    #expect(deny2.check(address: try #require(Address("::ffff:127.0.0.2")))?.code == .egressDenied)
+    #expect(deny2.check(address: .v4(0x7F00_0002))?.code == .egressDenied)
+    #expect(deny2.check(address: .v4(0x7F00_0001)) == nil)
+    #expect(deny2.checksAddresses)
+    // Connecting to 0.0.0.0 or :: reaches this host: they are loopback to an address rule.
+    let denyLoopback = EgressPolicy(denyHosts: ["127.0.0.1", "::1"])
+    for host in ["0.0.0.0", "[::]", "[::ffff:127.0.0.1]", "[::ffff:0.0.0.0]"] {
+      #expect(denyLoopback.check(host: host)?.code == .egressDenied, "\(host)")
+    }
+    for text in ["0.0.0.0", "::", "::1", "::ffff:127.0.0.1", "127.0.0.1"] {
+      #expect(denyLoopback.check(address: try #require(Address(text)))?.code == .egressDenied, "\(text)")
+    }
+    // curl's own reading of the URL: `0`, `127.1`, `2130706433` and `0x7f.1` are addresses.
+    for url in [
+      "http://0/", "http://127.1/", "http://2130706433/", "http://0x7f.1/", "http://[::ffff:7f00:1]/",
+    ] {
+      #expect(denyLoopback.check(url: url)?.code == .egressDenied, "\(url)")
+    }
+    // An allowed address is allowed in its mapped spelling, not in spellings that reach
+    // another host (IPv4-compatible `::a.b.c.d` is an IPv6 destination).
+    let allow = EgressPolicy(allowHosts: ["127.0.0.1"])
+    #expect(allow.check(host: "[::ffff:127.0.0.1]") == nil)
+    #expect(allow.check(host: "[::127.0.0.1]")?.code == .egressDenied)
+    #expect(!EgressPolicy(allowHosts: ["example.com"]).checksAddresses)
   }
 
   @Test func addressesParseAndPrint() {

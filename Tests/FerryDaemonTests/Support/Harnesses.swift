@@ -12,13 +12,21 @@ final class DaemonHarness {
   /// then execs ferryd, so `process.pid` is the daemon's. `logLevel`: nothing reads the daemon's
   /// stderr pipe until the end, so a test with thousands of clients logs less than `debug`, or
   /// the full pipe would block the daemon. `environment`: the daemon's, instead of ours.
+  /// `fileRoots`: a config without `files` gets `/tmp` as its read and write root (where the
+  /// tests keep their files), since with no roots jobs may use no files at all.
   init(
     config: String = #"{"sessions": {"default": {}}}"#, tag: String = "d", prlimit: [String] = [],
-    logLevel: String = "debug", environment: [String: String]? = nil
+    logLevel: String = "debug", environment: [String: String]? = nil, fileRoots: Bool = true
   ) throws {
     dir = Paths.tempDirectory(tag)
     socket = dir + "/ferryd.sock"
     let configPath = dir + "/ferry.json"
+    var config = config
+    if fileRoots, !config.contains(#""files""#), let brace = config.firstIndex(of: "{") {
+      let rest = config[config.index(after: brace)...]
+      let separator = rest.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("}") ? "" : ", "
+      config = #"{"files": {"read_roots": ["/tmp"], "write_roots": ["/tmp"]}"# + separator + rest
+    }
     try config.write(toFile: configPath, atomically: true, encoding: .utf8)
     let arguments = ["--config", configPath, "--socket", socket, "--log-level", logLevel]
     process =

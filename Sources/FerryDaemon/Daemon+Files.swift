@@ -1,0 +1,36 @@
+import FerrySession
+import FerryWire
+
+/// Output files: where a job may write, and one live job per file.
+extension Daemon {
+  /// The output's target (`FileRoots.outputTarget`), refused when no `write_roots` are
+  /// configured, when it is outside them or one of the daemon's own files, and `output_busy`
+  /// when a live job already writes it.
+  func outputTarget(_ path: String) throws(WireError) -> String {
+    guard let roots = config.writeRoots else {
+      throw WireError(
+        .fileNotAllowed, "\(path): no files.write_roots are configured, so jobs write no files",
+        field: "output")
+    }
+    let target = try FileRoots.outputTarget(path, within: roots, protected: config.protectedPaths)
+    if outputsInUse[target] != nil || outputsInUse[target + ".part"] != nil {
+      throw WireError(.outputBusy, "another live job writes \(path)", field: "output")
+    }
+    return target
+  }
+
+  /// Records that job `serial` writes `target`, and what is there now.
+  func claimOutput(_ target: String, serial: UInt64) {
+    outputsInUse[target] = serial
+    outputBaselines[serial] = OutputFile.Baseline(of: target)
+  }
+
+  /// Forgets the output a finished job held, so another may write it.
+  func releaseOutput(of run: JobRun) {
+    guard run.job.output != nil, let held = outputsInUse.first(where: { $0.value == run.serial }) else {
+      return
+    }
+    outputsInUse.removeValue(forKey: held.key)
+    outputBaselines.removeValue(forKey: run.serial)
+  }
+}
