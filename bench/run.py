@@ -55,8 +55,12 @@ class Context:
 
     def daemon_config(self):
         ca = self.nginx.ca
+        # B3 downloads into and uploads from its files directory (files_dir: under /dev/shm or
+        # the work dir); ferryd reads and writes no files outside configured roots.
+        roots = [self.workdir] + (["/dev/shm"] if os.path.isdir("/dev/shm") else [])
         return {
             "log_level": "warning",
+            "files": {"read_roots": roots, "write_roots": roots},
             "limits": {"max_jobs": 20_000, "max_jobs_per_connection": 20_000, "max_clients": 4096},
             "sessions": {
                 "default": {"ca_file": ca},
