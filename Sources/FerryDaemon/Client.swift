@@ -39,10 +39,10 @@ import FerryWire
   /// Jobs holding back a chunk until the budget has room.
   private var waitingForBudget: [UInt64: JobRun] = [:]
 
-  init(serial: UInt64, fd: Int32, daemon: Daemon) {
+  init(serial: UInt64, fd: Int32, daemon: Daemon, credentials: PeerCredentials? = nil) {
     self.serial = serial
     self.daemon = daemon
-    self.credentials = PeerCredentials.read(fd: fd)
+    self.credentials = credentials ?? PeerCredentials.read(fd: fd)
     let limits = daemon.config.limits
     self.connection = BufferedConnection(
       loop: daemon.loop, fd: fd, highWatermark: limits.maxOutputBytes,

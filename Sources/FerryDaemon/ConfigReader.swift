@@ -165,6 +165,7 @@ struct ConfigReader {
       case "auth_origins": session.authOrigins = try origins(m.value, field)
       case "secret_headers":
         session.secretHeaders = Set(try strings(m.value, field).map(TextCheck.asciiLowercased))
+      case "shared_lanes": session.sharedLanes = Set(try strings(m.value, field))
       default: throw fail(field, "unknown setting")
       }
     }

@@ -3,10 +3,19 @@ import FerryWire
 /// `detach` and `attach`: a detached job outlives its client; `attach` from a connection of the
 /// same user replays what the job has sent so far (bounded) and hands it its remaining events.
 extension Daemon {
-  /// Whether `id` names a detached job that runs or whose result waits for `attach`.
-  func isDetachedIDTaken(_ id: String) -> Bool {
+  /// Whether `id` names a detached job of user `uid` that runs or whose result waits for
+  /// `attach`. Ids are per user: another user's ids are neither revealed nor taken.
+  func isDetachedIDTaken(_ id: String, uid: UInt32?) -> Bool {
     expireDetachedResults()
-    return detached[id] != nil
+    return detached[DetachedJob.Key(uid: uid, id: id)] != nil
+  }
+
+  /// The detached job `id` that a client running as `uid` may reach: its own, or for root,
+  /// its own first, else another user's of that id.
+  private func detachedRecord(_ id: String, for uid: UInt32?) -> DetachedJob? {
+    if let record = detached[DetachedJob.Key(uid: uid, id: id)], record.admits(uid: uid) { return record }
+    guard uid == 0 else { return nil }
+    return detached.values.filter { $0.id == id }.min { ($0.uid ?? .max) < ($1.uid ?? .max) }
   }
 
   /// Starts recording a detached job's events.
@@ -16,7 +25,7 @@ extension Daemon {
       id: run.id, uid: uid, replay: ReplayBuffer(maxEvents: l.maxReplayEvents, maxBytes: l.maxReplayBytes))
     record.run = run
     run.detachedRecord = record
-    detached[run.id] = record
+    detached[record.key] = record
   }
 
   /// The job's client went away: it runs on with nobody to tell, its events recorded.
@@ -31,10 +40,10 @@ extension Daemon {
   /// A detached job ended: with a client, the result reached it; without, it waits for
   /// `attach` until it expires or newer results push it out.
   func detachedJobEnded(_ run: JobRun) {
-    guard let record = run.detachedRecord, detached[record.id] === record else { return }
+    guard let record = run.detachedRecord, detached[record.key] === record else { return }
     record.run = nil
     guard run.client == nil else {
-      detached[record.id] = nil
+      detached[record.key] = nil
       return
     }
     record.orphanedResultSinceMs = loop.now()
@@ -45,7 +54,7 @@ extension Daemon {
 
   /// The running detached job `id`, when `client`'s user may reach it.
   func runningDetachedJob(_ id: String, for client: Client) -> JobRun? {
-    guard let record = detached[id], record.admits(uid: client.credentials?.uid) else { return nil }
+    guard let record = detachedRecord(id, for: client.credentials?.uid) else { return nil }
     guard let run = record.run, !run.isFinished else { return nil }
     return run
   }
@@ -54,7 +63,7 @@ extension Daemon {
   func attach(_ id: String, from client: Client) {
     expireDetachedResults()
     // Another user's job is reported as unknown: its existence is not theirs to learn.
-    guard let record = detached[id], record.admits(uid: client.credentials?.uid) else {
+    guard let record = detachedRecord(id, for: client.credentials?.uid) else {
       client.send(.error(WireError(.unknownID, "no detached job \(id) to attach to"), id: id))
       return
     }
@@ -75,8 +84,8 @@ extension Daemon {
   }
 
   private func forgetDetachedResult(_ record: DetachedJob) {
-    guard detached[record.id] === record else { return }
-    detached[record.id] = nil
+    guard detached[record.key] === record else { return }
+    detached[record.key] = nil
     detachedResultBytes -= record.replay.byteCount
   }
 

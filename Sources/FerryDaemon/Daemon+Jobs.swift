@@ -66,7 +66,7 @@ extension Daemon {
         id: id, client: client)
     }
     merged.maxInlineBytes = merged.maxInlineBytes ?? min(8 << 20, config.limits.maxInlineBytes)
-    if merged.detach == true, isDetachedIDTaken(id) {
+    if merged.detach == true, isDetachedIDTaken(id, uid: client.credentials?.uid) {
       client.send(.error(WireError(.duplicateID, "a detached job with id \(id) exists"), id: id))
       return
     }
@@ -95,7 +95,8 @@ extension Daemon {
     var actions = takeActions()
     defer { recycle(&actions) }
     table.submitted(
-      serial, session: session.name, lane: merged.lane, client: client.serial, clientJobs: client.jobs.count,
+      serial, session: session.name, lane: merged.lane, client: client.serial, uid: client.credentials?.uid,
+      clientJobs: client.jobs.count,
       heldRequestBytes: held, nowMs: clock(session), into: &actions)
     if case .refuse(_, let error) = actions.first { return fail(error, id: id, client: client) }
     let run = JobRun(

@@ -44,6 +44,9 @@ extension Daemon {
       o.append(key: "max_concurrent", value: .number(JSONNumber(c.maxConcurrent)))
       o.append(key: "max_host_connections", value: .number(JSONNumber(c.maxHostConnections)))
       o.append(key: "max_connections", value: .number(JSONNumber(c.maxConnections)))
+      if !c.sharedLanes.isEmpty {
+        o.append(key: "shared_lanes", value: .array(c.sharedLanes.sorted().map(JSONValue.string)))
+      }
       var headers = JSONObject()
       for h in c.defaults.headers ?? [] {
         let secret = Request.isSecretHeader(h.name, extra: c.secretHeaders)

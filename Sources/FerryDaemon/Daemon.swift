@@ -38,8 +38,8 @@ import FerryWire
   var inlineBytesHeld = 0
   /// The action list of the last job table event, kept for the next (`takeActions`).
   var spareActions: [JobTable.Action] = []
-  /// Detached jobs by id: running ones, and results waiting for `attach`.
-  var detached: [String: DetachedJob] = [:]
+  /// Detached jobs by user and id: running ones, and results waiting for `attach`.
+  var detached: [DetachedJob.Key: DetachedJob] = [:]
   /// Bytes held by results waiting for `attach` (bounded by `max_detached_bytes`).
   var detachedResultBytes = 0
   var nextSerial: UInt64 = 0
@@ -127,14 +127,14 @@ import FerryWire
   }
 
   /// Takes a connected, non-blocking client descriptor (from the listener, or a test's
-  /// socketpair).
-  func accept(_ fd: Int32) {
+  /// socketpair, which may name the peer's `credentials` instead of SO_PEERCRED's).
+  func accept(_ fd: Int32, credentials: PeerCredentials? = nil) {
     guard case .running = shutdown else {
       close(fd)
       return
     }
     nextSerial += 1
-    let client = Client(serial: nextSerial, fd: fd, daemon: self)
+    let client = Client(serial: nextSerial, fd: fd, daemon: self, credentials: credentials)
     if clients.count >= config.limits.maxClients {
       // Kept in `clients` until its one line is flushed (clientClosed removes it).
       clients[client.serial] = client

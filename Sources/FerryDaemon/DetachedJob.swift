@@ -1,8 +1,9 @@
 /// A job submitted with `detach: true`: it outlives its client, and `attach` from another
 /// connection of the same user takes its events over.
 ///
-/// Registered daemon-wide by id (a detached job's id is unique among detached jobs, not just on
-/// its connection, so `attach` can name it). While the job runs, `run` is set and its events are
+/// Registered daemon-wide by user and id (a detached job's id is unique among its user's
+/// detached jobs, not just on its connection, so `attach` can name it; another user's ids are
+/// another namespace, never revealed by `duplicate_id` nor taken). While the job runs, `run` is set and its events are
 /// recorded into `replay`; once it has ended with no client to tell, the record keeps the
 /// replay (with the terminal event) until an `attach` takes it or it expires.
 @MainActor final class DetachedJob {
@@ -16,6 +17,14 @@
   /// When the job ended with no client attached (loop clock, ms); nil while it runs or while a
   /// client receives it.
   var orphanedResultSinceMs: UInt64?
+
+  /// Where the daemon files it: the user's namespace, then the id.
+  struct Key: Hashable {
+    var uid: UInt32?
+    var id: String
+  }
+
+  var key: Key { Key(uid: uid, id: id) }
 
   init(id: String, uid: UInt32?, replay: ReplayBuffer) {
     self.id = id

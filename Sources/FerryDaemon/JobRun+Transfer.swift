@@ -49,7 +49,10 @@ extension JobRun: TransferDelegate {
       }
       return .continue
     }
-    if let client, !client.mayTakeBody(self, bytes: bytes.count) { return .pause }
+    if let client, !client.mayTakeBody(self, bytes: bytes.count) {
+      pausedForClient()
+      return .pause
+    }
     let before = collector.keptBytes
     collector.append(bytes)
     countBody(collector.keptBytes - before)
@@ -81,6 +84,7 @@ extension JobRun: TransferDelegate {
 
   func transferDidFinish(_ result: Result<TransferMetrics, WireError>) {
     transfer = nil
+    pauseTimer?.cancel()
     switch result {
     case .failure(let error):
       if abortError == nil, retryIfWorthIt(error: error, status: nil) { return }

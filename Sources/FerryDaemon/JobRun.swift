@@ -30,6 +30,10 @@ import FerryWire
   let enqueuedAtMs: UInt64
   /// Waits out a retry's backoff.
   var retryTimer: Timer?
+  /// Runs while the transfer is paused for its client's sake (budget spent, output full): a
+  /// pause longer than the job's `idle_timeout` fails it `timeout` (timer `idle`), as a
+  /// stalled server would, so a client that never reads cannot keep a session's slot.
+  private(set) var pauseTimer: Timer?
   /// Body bytes of this job counted in its client's budget; changed only here, in JobRun.swift.
   private(set) var countedBodyBytes = 0
   /// When the first attempt started: the whole-job `timeout` runs from here, across retries
@@ -99,7 +103,7 @@ import FerryWire
     partIsComplete = false
     var spec = TransferSpec(
       request: request, connectTimeoutMs: ms(job.connectTimeout) ?? 30_000,
-      idleTimeoutMs: ms(job.idleTimeout) ?? 60_000, totalTimeoutMs: remainingTimeoutMs(),
+      idleTimeoutMs: idleTimeoutMs, totalTimeoutMs: remainingTimeoutMs(),
       followRedirects: job.followRedirects ?? true, maxRedirects: job.maxRedirects ?? 10,
       progressIntervalMs: job.progressIntervalMs ?? 100,
       wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom, ifRange: validator,
@@ -107,6 +111,11 @@ import FerryWire
       egress: profile.egress, readRoots: profile.readRoots)
     spec.protectedPaths = daemon.config.protectedPaths
     return spec
+  }
+
+  /// The job's `idle_timeout` in ms (60 s without one).
+  var idleTimeoutMs: Int {
+    job.idleTimeout.map { max(1, Int(($0 * 1000).rounded(.up))) } ?? 60_000
   }
 
   /// What is left of the whole-job `timeout` (at least 1 ms), or nil without one.
@@ -157,9 +166,31 @@ import FerryWire
     client?.bodyBytesChanged(by: delta)
   }
 
+  /// The transfer holds a chunk back for its client: the pause runs the idle timeout.
+  func pausedForClient() {
+    if pauseTimer == nil {
+      pauseTimer = Timer(loop: daemon.loop) { [unowned self] in self.pausedTooLong() }
+    }
+    if pauseTimer?.isScheduled == false { pauseTimer?.schedule(afterMs: idleTimeoutMs) }
+  }
+
   /// The client's budget has room again: take the chunk held back, and go on.
   func resumeForClient() {
+    pauseTimer?.cancel()
     transfer?.resumeReceive()
+  }
+
+  /// Paused for the client longer than `idle_timeout`: the job fails as a stalled one would.
+  private func pausedTooLong() {
+    guard !isFinished else { return }
+    transfer?.cancel()
+    transfer = nil
+    output?.abandon(keepPartial: job.resume == true)
+    output = nil
+    let error = WireError(
+      .timeout, "paused for its client (not reading) longer than idle_timeout (\(idleTimeoutMs) ms)",
+      timer: "idle")
+    finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
   }
 
   /// Ends the job as `cancelled` (op, disconnect or shutdown); nothing of it follows.
@@ -176,6 +207,7 @@ import FerryWire
   /// Sends the terminal event and hands the job back to the daemon.
   func finish(_ event: JobEvent) {
     guard let seq = lifecycle.terminal() else { return }
+    pauseTimer?.cancel()
     emit(seq, event)
     daemon.jobFinished(self, event: event)
   }

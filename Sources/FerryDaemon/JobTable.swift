@@ -57,10 +57,13 @@ public struct JobTable: Sendable {
   public struct SessionLimits: Sendable, Equatable {
     public var maxConcurrent: Int
     public var startIntervalMs: UInt64?
+    /// Lanes all users share (`shared_lanes`); any other lane is per user.
+    public var sharedLanes: Set<String>
 
-    public init(maxConcurrent: Int, startIntervalMs: UInt64? = nil) {
+    public init(maxConcurrent: Int, startIntervalMs: UInt64? = nil, sharedLanes: Set<String> = []) {
       self.maxConcurrent = maxConcurrent
       self.startIntervalMs = startIntervalMs
+      self.sharedLanes = sharedLanes
     }
   }
 
@@ -89,9 +92,7 @@ public struct JobTable: Sendable {
 
   public init(sessions: [String: SessionLimits], limits: Limits) {
     self.limits = limits
-    for (name, s) in sessions {
-      schedulers[name] = SessionScheduler(maxConcurrent: s.maxConcurrent, startIntervalMs: s.startIntervalMs)
-    }
+    for (name, s) in sessions { schedulers[name] = SessionScheduler(s) }
   }
 
   public var liveCount: Int { entries.count }
@@ -108,9 +109,11 @@ public struct JobTable: Sendable {
   /// A job line was accepted by the driver: admit it (`waiting` or `running`) or refuse it.
   ///
   /// `clientJobs`: the live jobs of `client` now, from the driver's client, which holds them
-  /// anyway (a count per client here would cost two more hash updates per job).
+  /// anyway (a count per client here would cost two more hash updates per job). `uid`: the
+  /// client's user (nil when unknown), whose lanes are its own unless the session shares them.
+  /// The client is the job's owner in the session's fair share for the job's whole life.
   public mutating func submitted(
-    _ serial: UInt64, session: String, lane: String?, client: UInt64, clientJobs: Int,
+    _ serial: UInt64, session: String, lane: String?, client: UInt64, uid: UInt32? = nil, clientJobs: Int,
     heldRequestBytes held: Int,
     nowMs: UInt64, into actions: inout [Action]
   ) {
@@ -136,7 +139,8 @@ public struct JobTable: Sendable {
             .overloaded, "request bodies of live jobs exceed limits.max_request_bytes; try again later")))
     }
     requestBytesInFlight += held
-    let (admission, rateDelay) = schedulers.values[index].submitPaced(serial, lane: lane, nowMs: nowMs)
+    let (admission, rateDelay) = schedulers.values[index].submitPaced(
+      serial, lane: lane, uid: uid, owner: client, nowMs: nowMs)
     switch admission {
     case .start:
       entries[serial] = Entry(
@@ -227,10 +231,10 @@ public struct JobTable: Sendable {
     for (name, s) in sessions.sorted(by: { $0.key < $1.key }) {
       retired.remove(name)
       if schedulers[name] == nil {
-        schedulers[name] = SessionScheduler(
-          maxConcurrent: s.maxConcurrent, startIntervalMs: s.startIntervalMs)
+        schedulers[name] = SessionScheduler(s)
         continue
       }
+      schedulers[name]!.sharedLanes = s.sharedLanes
       let started = schedulers[name]!.reconfigure(
         maxConcurrent: s.maxConcurrent, startIntervalMs: s.startIntervalMs, nowMs: nowMs)
       begin(started, in: name, into: &actions)
@@ -282,12 +286,28 @@ public struct JobTable: Sendable {
 /// waiting job start (nil without a rate or when no one waits for it): one access to the
 /// scheduler per event, in place.
 extension SessionScheduler {
+  fileprivate init(_ s: JobTable.SessionLimits) {
+    self.init(maxConcurrent: s.maxConcurrent, startIntervalMs: s.startIntervalMs)
+    sharedLanes = s.sharedLanes
+  }
+
   fileprivate func rateDelay(nowMs: UInt64) -> Int? {
     startIntervalMs == nil ? nil : nextStartDelayMs(nowMs: nowMs)
   }
 
-  fileprivate mutating func submitPaced(_ key: UInt64, lane: String?, nowMs: UInt64) -> (Admission, Int?) {
-    let admission = submit(key, lane: lane, nowMs: nowMs)
+  /// The scheduler's key for a job's lane: the user's own lane (`u<uid>:name`, `u?:` when the
+  /// user is unknown) unless the session shares it (`s:name`). Both prefixed, so no shared name
+  /// can spell a user's lane.
+  fileprivate func laneKey(_ lane: String?, uid: UInt32?) -> String? {
+    guard let lane else { return nil }
+    if !sharedLanes.isEmpty, sharedLanes.contains(lane) { return "s:" + lane }
+    return "u\(uid.map { "\($0)" } ?? "?"):\(lane)"
+  }
+
+  fileprivate mutating func submitPaced(
+    _ key: UInt64, lane: String?, uid: UInt32?, owner: UInt64, nowMs: UInt64
+  ) -> (Admission, Int?) {
+    let admission = submit(key, lane: laneKey(lane, uid: uid), owner: owner, nowMs: nowMs)
     return (admission, rateDelay(nowMs: nowMs))
   }
 

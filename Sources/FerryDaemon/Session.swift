@@ -111,7 +111,8 @@ final class SessionProfile: Sendable {
 extension SessionConfig {
   /// What the job table's scheduler needs of the session.
   var schedulingLimits: JobTable.SessionLimits {
-    JobTable.SessionLimits(maxConcurrent: maxConcurrent, startIntervalMs: startIntervalMs)
+    JobTable.SessionLimits(
+      maxConcurrent: maxConcurrent, startIntervalMs: startIntervalMs, sharedLanes: sharedLanes)
   }
 
   /// The session's connection limits as the engine applies them.

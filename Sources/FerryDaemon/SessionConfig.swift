@@ -30,6 +30,8 @@ public struct SessionConfig: Sendable {
   public var authOrigins: [URLOrigin] = []
   /// Header names (lower-case) marked secret beyond the default credential names.
   public var secretHeaders: Set<String> = []
+  /// Lanes every user's jobs share; any other lane is scoped to the submitting user.
+  public var sharedLanes: Set<String> = []
 
   public init(name: String) { self.name = name }
 
@@ -37,7 +39,7 @@ public struct SessionConfig: Sendable {
   static let sessionKeys: Set<String> = [
     "base_url", "uri_methods", "max_concurrent", "max_host_connections", "max_connections",
     "ca_file", "pinned_public_key", "insecure", "proxy", "auth", "rate", "auth_origins",
-    "secret_headers",
+    "secret_headers", "shared_lanes",
   ]
 
   /// Whether the session has anything a job must not carry elsewhere: its `auth`, or a

@@ -1,23 +1,36 @@
 /// Decides when a session's jobs may run: at most `maxConcurrent` at once, and jobs sharing a
-/// lane strictly one at a time in submission order. Pure; keys are the daemon's job serials.
+/// lane strictly one at a time in submission order. Pure; keys are the daemon's job serials,
+/// owners the submitting clients' serials.
 ///
 /// A job waits when the session is full or its lane is busy. When a running job ends, the waiting
 /// jobs are scanned in submission order and every one that now fits starts, so a busy lane never
 /// blocks jobs of other lanes behind it.
+///
+/// Fair share: with jobs of `n` owners in the session, an owner's share is
+/// `max(1, maxConcurrent / n)` slots. A freed slot goes first to the oldest waiting job whose
+/// owner holds fewer running slots than its share, and only when no such job fits to the
+/// oldest waiting job (so no slot stays idle while a job could use it). One owner whose
+/// transfers are paused cannot keep another's job waiting behind its whole queue.
 public struct SessionScheduler: Sendable {
   public var maxConcurrent: Int
   /// Least time between two job starts (a session's `rate`), or nil.
   public var startIntervalMs: UInt64?
+  /// Lane names all users share (`shared_lanes`); the job table scopes every other lane to
+  /// its user before it reaches `submit`.
+  public var sharedLanes: Set<String> = []
   /// When the next start is allowed by the rate.
   private var nextStartMs: UInt64 = 0
   /// The clock of the last call, for `fits`.
   private var nowMs: UInt64 = 0
-  private var running: Set<UInt64> = []
+  /// Running jobs and their owners.
+  private var running: [UInt64: UInt64] = [:]
+  /// Per owner with jobs here: how many run and how many wait. An owner with none leaves.
+  private var owners: [UInt64: OwnerJobs] = [:]
   private var busyLanes: [String: UInt64] = [:]
   /// Waiting jobs in submission order: `waiting[head...]`. Starting the oldest moves `head`
   /// instead of shifting the array (with a deep queue, a shift per start was most of the cost
   /// of a waiting job); the dead prefix is dropped once it is most of the array.
-  private var waiting: [(key: UInt64, lane: String?)] = []
+  private var waiting: [(key: UInt64, lane: String?, owner: UInt64)] = []
   private var head = 0
   private var laneOfRunning: [UInt64: String] = [:]
 
@@ -28,6 +41,17 @@ public struct SessionScheduler: Sendable {
 
   public var runningCount: Int { running.count }
   public var waitingCount: Int { waiting.count - head }
+
+  /// Running slots an owner may hold while another owner's jobs wait.
+  public var share: Int { max(1, maxConcurrent / max(1, owners.count)) }
+
+  /// The running jobs of `owner`.
+  public func runningCount(of owner: UInt64) -> Int { owners[owner]?.running ?? 0 }
+
+  private struct OwnerJobs {
+    var running = 0
+    var waiting = 0
+  }
 
   /// What happened to a submitted job.
   public enum Admission: Equatable, Sendable {
@@ -40,23 +64,27 @@ public struct SessionScheduler: Sendable {
   ///
   /// Invariant: after every call no waiting job fits (they are started eagerly when a slot or
   /// lane frees), so a newcomer that fits jumps no one who could have run.
-  public mutating func submit(_ key: UInt64, lane: String?, nowMs: UInt64 = 0) -> Admission {
+  public mutating func submit(_ key: UInt64, lane: String?, owner: UInt64 = 0, nowMs: UInt64 = 0) -> Admission
+  {
     self.nowMs = nowMs
     if fits(lane) {
-      begin(key, lane: lane)
+      owners[owner, default: OwnerJobs()].running += 1
+      begin(key, lane: lane, owner: owner)
       return .start
     }
-    waiting.append((key, lane))
+    owners[owner, default: OwnerJobs()].waiting += 1
+    waiting.append((key, lane, owner))
     return .wait(position: waitingCount)
   }
 
   /// A running job ended (done, failed or cancelled); returns the jobs to start now, in order.
   public mutating func finish(_ key: UInt64, nowMs: UInt64 = 0) -> [UInt64] {
     self.nowMs = nowMs
-    guard running.remove(key) != nil else {
+    guard let owner = running.removeValue(forKey: key) else {
       withdraw(key)
       return []
     }
+    left(owner, running: 1, waiting: 0)
     if let lane = laneOfRunning.removeValue(forKey: key) { busyLanes[lane] = nil }
     return startWaiting()
   }
@@ -64,6 +92,7 @@ public struct SessionScheduler: Sendable {
   /// Removes a waiting job (cancelled before it ran).
   public mutating func withdraw(_ key: UInt64) {
     guard let i = waiting[head...].firstIndex(where: { $0.key == key }) else { return }
+    left(waiting[i].owner, running: 0, waiting: 1)
     if i == head {
       advanceHead()
     } else {
@@ -105,8 +134,16 @@ public struct SessionScheduler: Sendable {
     return Int(nextStartMs - nowMs)
   }
 
-  private mutating func begin(_ key: UInt64, lane: String?) {
-    running.insert(key)
+  /// One of `owner`'s jobs left (ended running, or withdrawn waiting).
+  private mutating func left(_ owner: UInt64, running r: Int, waiting w: Int) {
+    guard let index = owners.index(forKey: owner) else { return }
+    owners.values[index].running -= r
+    owners.values[index].waiting -= w
+    if owners.values[index].running == 0, owners.values[index].waiting == 0 { owners.remove(at: index) }
+  }
+
+  private mutating func begin(_ key: UInt64, lane: String?, owner: UInt64) {
+    running[key] = owner
     if let interval = startIntervalMs { nextStartMs = max(nextStartMs, nowMs) + interval }
     if let lane {
       busyLanes[lane] = key
@@ -116,23 +153,42 @@ public struct SessionScheduler: Sendable {
 
   private mutating func startWaiting() -> [UInt64] {
     var started: [UInt64] = []
+    // With one owner, shares change nothing: the plain scan, no per-owner look-up.
+    if owners.count > 1, someOwnerUnderShareWaits() { startWaiting(underShareOnly: true, into: &started) }
+    startWaiting(underShareOnly: false, into: &started)
+    return started
+  }
+
+  /// Whether an owner below its share has a job waiting (else the share scan would find none).
+  private func someOwnerUnderShareWaits() -> Bool {
+    let share = self.share
+    return owners.values.contains { $0.waiting > 0 && $0.running < share }
+  }
+
+  /// Starts, in submission order, the waiting jobs that fit (and, with `underShareOnly`, whose
+  /// owner is below its share).
+  private mutating func startWaiting(underShareOnly: Bool, into started: inout [UInt64]) {
+    let share = self.share
     var i = head
     while i < waiting.count, running.count < maxConcurrent {
-      let (key, lane) = waiting[i]
-      if fits(lane) {
+      let (key, lane, owner) = waiting[i]
+      if fits(lane), !underShareOnly || (owners[owner]?.running ?? 0) < share {
         if i == head {
           advanceHead()
           i = head
         } else {
           waiting.remove(at: i)
         }
-        begin(key, lane: lane)
+        if let index = owners.index(forKey: owner) {
+          owners.values[index].running += 1
+          owners.values[index].waiting -= 1
+        }
+        begin(key, lane: lane, owner: owner)
         started.append(key)
       } else {
         i += 1
       }
     }
-    return started
   }
 
   /// The oldest waiting job left the queue.

@@ -14,12 +14,12 @@ struct JobTableTests {
 
   func submit(
     _ t: inout JobTable, _ serial: UInt64, session: String = "s", lane: String? = nil, client: UInt64 = 1,
-    clientJobs: Int = 0, held: Int = 0, nowMs: UInt64 = 0
+    uid: UInt32? = 1000, clientJobs: Int = 0, held: Int = 0, nowMs: UInt64 = 0
   ) -> [A] {
     var actions: [A] = []
     t.submitted(
-      serial, session: session, lane: lane, client: client, clientJobs: clientJobs, heldRequestBytes: held,
-      nowMs: nowMs, into: &actions)
+      serial, session: session, lane: lane, client: client, uid: uid, clientJobs: clientJobs,
+      heldRequestBytes: held, nowMs: nowMs, into: &actions)
     return actions
   }
 
@@ -92,6 +92,34 @@ struct JobTableTests {
     #expect(t.entries[1]?.client == nil)
     t.clientChanged(1, to: 8)
     #expect(t.entries[1]?.client == 8)
+  }
+
+  /// issue 12: a freed slot goes to the oldest waiting job of a client under its share
+  /// (`max(1, max_concurrent / clients with jobs)`), FIFO when none fits.
+  @Test func aFreedSlotGoesFirstToAClientUnderItsShare() {
+    var t = table(["s": .init(maxConcurrent: 4)])
+    for serial in UInt64(1)...6 { _ = submit(&t, serial, client: 7) }
+    #expect(submit(&t, 7, client: 8) == [.announceQueued(7, position: 3)])
+    // Client 7 holds 4 of 4 (its share is 2 with two clients): 8's job goes first.
+    #expect(end(&t, 1) == [.start(7)])
+    // 7 holds 3, 8 holds 1 and waits for nothing: FIFO.
+    #expect(end(&t, 2) == [.start(5)])
+    #expect(submit(&t, 8, client: 8) == [.announceQueued(8, position: 2)])
+    // 8 holds 1 of its share of 2: its job jumps 7's older one.
+    #expect(end(&t, 3) == [.start(8)])
+    #expect(end(&t, 7) == [.start(6)])
+  }
+
+  @Test func lanesArePerUserUnlessShared() {
+    var t = table(["s": .init(maxConcurrent: 9, sharedLanes: ["both"])])
+    _ = submit(&t, 1, lane: "nightly", client: 7, uid: 1001)
+    #expect(
+      submit(&t, 2, lane: "nightly", client: 8, uid: 1002) == [.announceQueued(2, position: nil), .start(2)])
+    #expect(submit(&t, 3, lane: "nightly", client: 9, uid: 1001) == [.announceQueued(3, position: 1)])
+    _ = submit(&t, 4, lane: "both", client: 7, uid: 1001)
+    #expect(submit(&t, 5, lane: "both", client: 8, uid: 1002) == [.announceQueued(5, position: 2)])
+    #expect(end(&t, 4) == [.start(5)])
+    #expect(end(&t, 1) == [.start(3)])
   }
 
   /// The reload reproduction of issue 11, on the table alone.

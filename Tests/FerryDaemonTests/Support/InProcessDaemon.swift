@@ -29,12 +29,13 @@ import Testing
   /// The fixture's URL for `path`.
   func url(_ path: String) -> String { server.baseURL + path }
 
-  /// A new client connection, accepted by the daemon.
-  func connect() throws -> InProcessClient {
+  /// A new client connection, accepted by the daemon; with `uid`, the daemon takes its peer
+  /// for that user (as SO_PEERCRED would say of another user's process).
+  func connect(uid: UInt32? = nil) throws -> InProcessClient {
     var fds: [Int32] = [-1, -1]
     let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
     guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { throw TestFailure("socketpair: errno \(errno)") }
-    daemon.accept(fds[0])
+    daemon.accept(fds[0], credentials: uid.map { PeerCredentials(pid: getpid(), uid: $0, gid: $0) })
     let client = InProcessClient(fd: fds[1], host: self)
     clients.append(client)
     return client
@@ -72,6 +73,8 @@ import Testing
   private var buffer: [UInt8] = []
   /// Every event line received so far, parsed.
   private(set) var events: [JSONObject] = []
+  /// False: the client reads nothing (a client that never reads), until set again.
+  var isReading = true
 
   init(fd: Int32, host: InProcessDaemon) {
     self.fd = fd
@@ -87,7 +90,7 @@ import Testing
 
   /// Reads what has arrived, without blocking.
   func pump() {
-    guard fd >= 0 else { return }
+    guard fd >= 0, isReading else { return }
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
       let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
