@@ -8,9 +8,10 @@ import FerryWire
 /// One client connection: frames its lines, hands them to the daemon, and writes events back
 /// with backpressure.
 ///
-/// When its output passes the high watermark, its transfers are paused and its input is no
-/// longer read, so neither a slow reader nor a fast writer can make the daemon buffer without
-/// bound; both resume when the output drains.
+/// When its output passes the high watermark, its transfers are paused (its body budget is the
+/// job table's, `JobTable+Bodies`) and its input is no longer read, so neither a slow reader
+/// nor a fast writer can make the daemon buffer without bound; both resume when the output
+/// drains.
 @MainActor final class Client {
   let serial: UInt64
   unowned let daemon: Daemon
@@ -31,13 +32,6 @@ import FerryWire
   /// Events are encoded straight into it (no line buffer per event, no copy).
   private var outbox = ByteWriter(capacity: 512)
   private var flushTimer: Timer?
-  /// Response body bytes collected for this client's jobs and not yet sent.
-  private(set) var bufferedBodyBytes = 0
-  /// The one job allowed to keep receiving while the budget is spent, so that some job can
-  /// always finish and free its share (without it, every job could wait on every other).
-  private var favouredJob: UInt64?
-  /// Jobs holding back a chunk until the budget has room.
-  private var waitingForBudget: [UInt64: JobRun] = [:]
 
   init(serial: UInt64, fd: Int32, daemon: Daemon, credentials: PeerCredentials? = nil) {
     self.serial = serial
@@ -56,6 +50,11 @@ import FerryWire
 
   /// Output not yet taken by the kernel: the outbox and the connection's queue.
   private var pendingOutputBytes: Int { outbox.count + connection.pendingOutputBytes }
+
+  /// The output as the job table's body budget sees it.
+  var output: JobTable.ClientOutput {
+    JobTable.ClientOutput(pendingBytes: pendingOutputBytes, isFull: connection.isOutputFull)
+  }
 
   /// Encodes and queues one event line.
   func send(_ event: Event) {
@@ -111,66 +110,20 @@ import FerryWire
     jobs[job.id] = job
   }
 
-  /// A detached job attached from this connection: its events come here from now on, and the
-  /// body it holds counts in this client's budget.
+  /// A detached job attached from this connection: its events come here from now on.
   func adopt(_ job: JobRun) {
     jobs[job.id] = job
-    bufferedBodyBytes += job.moveToClient(self)
-    job.resumeForClient()
   }
 
   /// A job of this client ended (its terminal event is already queued), or moved to another
   /// client by `attach`.
-  func jobEnded(_ job: JobRun) {
+  func letGo(of job: JobRun) {
     // One hash of the id: the index found is the one removed.
     if let index = jobs.index(forKey: job.id), jobs[index].value === job {
       jobs.remove(at: index)
       if job.isFinished { endedJobIDs.insert(job.id) }
     }
-    bufferedBodyBytes -= job.releaseCountedBody()
-    if !waitingForBudget.isEmpty { waitingForBudget[job.serial] = nil }
-    if favouredJob == job.serial { favouredJob = nil }
-    budgetMayHaveRoom()
     closeIfDone()
-  }
-
-  /// Whether `job` may take `bytes` more of response body now. The budget is
-  /// `max_output_bytes`, shared by queued output and bodies being collected: past it, only
-  /// the favoured job goes on, and none while the output itself is full.
-  func mayTakeBody(_ job: JobRun, bytes: Int) -> Bool {
-    if !connection.isOutputFull {
-      if bufferedBodyBytes + pendingOutputBytes + bytes <= budget { return true }
-      if favouredJob == nil { favouredJob = job.serial }
-      if favouredJob == job.serial { return true }
-    }
-    waitingForBudget[job.serial] = job
-    return false
-  }
-
-  func bodyBytesChanged(by delta: Int) { bufferedBodyBytes += delta }
-
-  private var budget: Int { daemon.config.limits.maxOutputBytes }
-
-  /// Resumes jobs that held back a chunk: all of them when output is not full and the budget
-  /// has room; otherwise, when no job is favoured, the oldest waiting one alone, so that one
-  /// job always makes progress toward freeing its share.
-  private func budgetMayHaveRoom() {
-    guard !waitingForBudget.isEmpty, !connection.isOutputFull else { return }
-    if bufferedBodyBytes + pendingOutputBytes < budget {
-      let waiting = waitingForBudget.values.sorted { $0.serial < $1.serial }
-      waitingForBudget.removeAll()
-      for job in waiting { job.resumeForClient() }
-    } else if let next = nextFavoured(), let job = waitingForBudget.removeValue(forKey: next) {
-      favouredJob = next
-      job.resumeForClient()
-    }
-  }
-
-  /// The favoured job when it is itself waiting (it met a full output), else the oldest
-  /// waiting job when none is favoured.
-  private func nextFavoured() -> UInt64? {
-    if let favouredJob { return waitingForBudget[favouredJob] == nil ? nil : favouredJob }
-    return waitingForBudget.keys.min()
   }
 
   /// After the client's half-close: once every job has ended, flush and close.
@@ -223,7 +176,7 @@ extension Client: BufferedConnectionDelegate {
     return poll(&p, 1, 0) > 0 && p.revents & Int16(POLLHUP | POLLERR) != 0
   }
 
-  // Transfers stop at their next chunk by themselves (`mayTakeBody`); input stops here, so a
+  // Transfers stop at their next chunk by themselves (the job table's budget); input stops here, so a
   // client that writes jobs but never reads cannot grow its own output without bound.
   func connectionDidFillOutput(_ connection: BufferedConnection) {
     connection.pauseReading()
@@ -231,20 +184,13 @@ extension Client: BufferedConnectionDelegate {
 
   func connectionDidDrainOutput(_ connection: BufferedConnection) {
     if !isReadEOF { connection.resumeReading() }
-    budgetMayHaveRoom()
+    daemon.outputDrained(self)
   }
 
   func connectionDidClose(_ connection: BufferedConnection, error: LoopError?) {
     isGone = true
-    let live = Array(jobs.values)
+    let live = jobs.values.map(\.serial)
     jobs.removeAll()
-    for job in live {
-      if job.detachedRecord != nil {
-        daemon.orphan(job)
-      } else {
-        job.cancel(.disconnected)
-      }
-    }
-    daemon.clientClosed(self)
+    daemon.clientClosed(self, jobs: live)
   }
 }

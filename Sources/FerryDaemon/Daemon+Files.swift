@@ -19,10 +19,10 @@ extension Daemon {
     return target
   }
 
-  /// Records that job `serial` writes `target`, and what is there now.
-  func claimOutput(_ target: String, serial: UInt64) {
+  /// Records that job `serial` writes `target`; returns what is there now, for the job.
+  func claimOutput(_ target: String, serial: UInt64) -> OutputFile.Baseline {
     outputsInUse[target] = serial
-    outputBaselines[serial] = OutputFile.Baseline(of: target)
+    return OutputFile.Baseline(of: target)
   }
 
   /// Forgets the output a finished job held, so another may write it.
@@ -31,6 +31,5 @@ extension Daemon {
       return
     }
     outputsInUse.removeValue(forKey: held.key)
-    outputBaselines.removeValue(forKey: run.serial)
   }
 }

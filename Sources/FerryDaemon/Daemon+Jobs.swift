@@ -66,9 +66,16 @@ extension Daemon {
         id: id, client: client)
     }
     merged.maxInlineBytes = merged.maxInlineBytes ?? min(8 << 20, config.limits.maxInlineBytes)
-    if merged.detach == true, isDetachedIDTaken(id, uid: client.credentials?.uid) {
-      client.send(.error(WireError(.duplicateID, "a detached job with id \(id) exists"), id: id))
-      return
+    var detachedKey: JobTable.DetachedKey?
+    if merged.detach == true {
+      // Ids are per user: another user's detached ids are neither revealed nor taken.
+      let key = JobTable.DetachedKey(uid: client.credentials?.uid, id: id)
+      table.expireDetached(nowMs: loop.now())
+      if table.isDetachedIDTaken(key) {
+        client.send(.error(WireError(.duplicateID, "a detached job with id \(id) exists"), id: id))
+        return
+      }
+      detachedKey = key
     }
     let request: Request
     var outputKey: String?
@@ -97,21 +104,22 @@ extension Daemon {
     table.submitted(
       serial, session: session.name, lane: merged.lane, client: client.serial, uid: client.credentials?.uid,
       clientJobs: client.jobs.count,
-      heldRequestBytes: held, nowMs: clock(session), into: &actions)
+      heldRequestBytes: held, detached: detachedKey, nowMs: clock(session), into: &actions)
     if case .refuse(_, let error) = actions.first { return fail(error, id: id, client: client) }
+    let baseline = outputKey.map { claimOutput($0, serial: serial) }
     let run = JobRun(
       serial: serial, id: id, job: merged, request: request, heldRequestBytes: held, session: session,
-      profile: profile, client: client, daemon: self)
+      profile: profile, client: client, outputBaseline: baseline, daemon: self)
     jobs[serial] = run
     client.accepted(run)
-    if let outputKey { claimOutput(outputKey, serial: serial) }
-    if merged.detach == true { registerDetached(run, uid: client.credentials?.uid) }
     perform(actions, known: run)
   }
 
   /// A job of this connection, or a detached job of the same user from anywhere.
   private func cancel(_ id: String, from client: Client) {
-    if let run = client.jobs[id] ?? runningDetachedJob(id, for: client) {
+    if let run = client.jobs[id]
+      ?? table.liveDetachedJob(id, uid: client.credentials?.uid).flatMap({ jobs[$0] })
+    {
       run.cancel(.client)
     } else if client.endedJobIDs.contains(id) {
       return  // decision 1: the job already ended; nothing to do, nothing to say
@@ -124,7 +132,6 @@ extension Daemon {
   func jobFinished(_ run: JobRun, event: JobEvent) {
     guard jobs.removeValue(forKey: run.serial) != nil else { return }
     releaseOutput(of: run)
-    inlineBytesHeld -= run.collector.keptBytes
     let outcome: JobTable.Outcome
     switch event {
     case .done: outcome = .done
@@ -132,11 +139,13 @@ extension Daemon {
     default: outcome = .failed
     }
     var actions = takeActions()
-    table.ended(run.serial, outcome: outcome, nowMs: clock(run.session), into: &actions)
+    // A detached job's result may wait for attach from now: that clock is always read.
+    let now = run.isDetached ? loop.now() : clock(run.session)
+    table.ended(run.serial, outcome: outcome, nowMs: now, output: run.client?.output, into: &actions)
     perform(actions)
     recycle(&actions)
-    if run.detachedRecord != nil { detachedJobEnded(run) }
-    run.client?.jobEnded(run)
+    if run.isDetached, run.client == nil { logger.debug("detached result waits for attach", ["job": run.id]) }
+    run.client?.letGo(of: run)
     shutdownProgress()
   }
 
@@ -175,8 +184,32 @@ extension Daemon {
           session.engine.shutdown()
         }
         table.sessionDropped(name)
+      case .resume(let serial): job(serial)?.resumeForClient()
+      case .moveJob(let serial, let client):
+        if let run = job(serial) { move(run, to: client.flatMap { clients[$0] }) }
+      case .sendLines(let client, let lines): clients[client]?.sendLines(lines)
+      case .sendError(let client, let error, let id): clients[client]?.send(.error(error, id: id))
+      case .budgetMayHaveRoom(let serial):
+        if let client = clients[serial] { outputDrained(client) }
       }
     }
+  }
+
+  /// The client's output drained: jobs holding a chunk back for its budget may go on.
+  func outputDrained(_ client: Client) {
+    var actions: [JobTable.Action] = []
+    table.budgetMayHaveRoom(client.serial, output: client.output, into: &actions)
+    perform(actions)
+  }
+
+  /// A chunk of `bytes` came for the job, `kept` more of which its collector would hold.
+  func bodyReceived(_ run: JobRun, bytes: Int, kept: Int) -> JobTable.BodyVerdict {
+    table.bodyReceived(run.serial, bytes: bytes, kept: kept, output: run.client?.output)
+  }
+
+  /// What the job collected is dropped (a retry starts over).
+  func bodyDropped(_ run: JobRun) {
+    table.bodyDropped(run.serial)
   }
 
   /// The time the scheduler goes by: only a `rate` reads it, so a session without one is

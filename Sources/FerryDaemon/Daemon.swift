@@ -25,23 +25,16 @@ import FerryWire
   /// One runtime per session name, kept across reloads; a removed session stays (without a
   /// profile) while its jobs run, and a later reload drops it once idle.
   var sessions: [String: Session] = [:]
-  /// Every live job's state: phases, sessions' schedulers, budgets, counters. The one place
-  /// where a job changes phase; the daemon performs what it decides (`perform`).
+  /// Every live job's state: phases, sessions' schedulers, clients' body budgets, inline
+  /// bodies, detached records, counters. The one place where a job changes phase; the daemon
+  /// performs what it decides (`perform`).
   var table: JobTable
   /// The loop objects of live jobs, by serial (what the table's actions act on).
   var jobs: [UInt64: JobRun] = [:]
   /// Output files live jobs write (`FileRoots.outputTarget`), and which job holds each.
   var outputsInUse: [String: UInt64] = [:]
-  /// What each output's target was when its job was accepted (see `OutputFile.Baseline`).
-  var outputBaselines: [UInt64: OutputFile.Baseline] = [:]
-  /// Inline response body bytes live jobs hold (bounded by `max_inline_total_bytes`).
-  var inlineBytesHeld = 0
   /// The action list of the last job table event, kept for the next (`takeActions`).
   var spareActions: [JobTable.Action] = []
-  /// Detached jobs by user and id: running ones, and results waiting for `attach`.
-  var detached: [DetachedJob.Key: DetachedJob] = [:]
-  /// Bytes held by results waiting for `attach` (bounded by `max_detached_bytes`).
-  var detachedResultBytes = 0
   var nextSerial: UInt64 = 0
   var signals: [SignalWatch] = []
   let startedAtMs: UInt64
@@ -157,6 +150,7 @@ import FerryWire
       return
     }
     clients[client.serial] = client
+    table.clientConnected(client.serial, budget: config.limits.maxOutputBytes)
     logger.debug(
       "client connected",
       [
@@ -165,8 +159,13 @@ import FerryWire
       ])
   }
 
-  func clientClosed(_ client: Client) {
+  /// A client connection is gone, with the serials of the live jobs it held: detached ones
+  /// run on without it, the others are cancelled (the job table decides).
+  func clientClosed(_ client: Client, jobs held: [UInt64]) {
     clients[client.serial] = nil
+    var actions: [JobTable.Action] = []
+    table.clientClosed(client.serial, jobs: held, into: &actions)
+    perform(actions)
     logger.debug("client closed", ["client": "\(client.serial)"])
     shutdownProgress()
   }

@@ -29,7 +29,7 @@ extension JobRun: TransferDelegate {
     do throws(WireError) {
       let file = try OutputFile(
         path: path, resume: resuming, writeRoots: daemon.config.writeRoots,
-        baseline: daemon.outputBaselines[serial])
+        baseline: outputBaseline)
       if !resuming, job.resume == true { file.storeValidator(validator) }
       output = file
     } catch {
@@ -49,15 +49,14 @@ extension JobRun: TransferDelegate {
       }
       return .continue
     }
-    if let client, !client.mayTakeBody(self, bytes: bytes.count) {
+    let verdict = daemon.bodyReceived(
+      self, bytes: bytes.count, kept: collector.keptDelta(forChunk: bytes.count))
+    if verdict == .hold {
       pausedForClient()
       return .pause
     }
-    let before = collector.keptBytes
     collector.append(bytes)
-    countBody(collector.keptBytes - before)
-    daemon.inlineBytesHeld += collector.keptBytes - before
-    if daemon.inlineBytesHeld > daemon.config.limits.maxInlineTotalBytes, job.output == nil {
+    if verdict == .overInlineTotal {
       let error = WireError(
         .responseTooLarge,
         "inline bodies of live jobs would exceed limits.max_inline_total_bytes; use output to stream it to a file"
@@ -125,8 +124,7 @@ extension JobRun: TransferDelegate {
     // What this attempt collected is not the job's answer.
     output?.abandon(keepPartial: job.resume == true)
     output = nil
-    countBody(-countedBodyBytes)
-    daemon.inlineBytesHeld -= collector.keptBytes
+    daemon.bodyDropped(self)
     collector = ResponseCollector(mode: collector.mode, maxInlineBytes: collector.maxInlineBytes)
     head = nil
     lifecycle.attemptWillRetry()

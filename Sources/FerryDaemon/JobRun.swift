@@ -15,7 +15,7 @@ import FerryWire
   /// The configuration the job was submitted under, kept through reloads and retries.
   let profile: SessionProfile
   /// The connection its events go to; nil while a detached job has none. Changed only by
-  /// `moveToClient`.
+  /// `moveToClient`, when the job table says (`moveJob`).
   private(set) weak var client: Client?
   unowned let daemon: Daemon
   var lifecycle: JobLifecycle
@@ -34,8 +34,6 @@ import FerryWire
   /// pause longer than the job's `idle_timeout` fails it `timeout` (timer `idle`), as a
   /// stalled server would, so a client that never reads cannot keep a session's slot.
   private(set) var pauseTimer: Timer?
-  /// Body bytes of this job counted in its client's budget; changed only here, in JobRun.swift.
-  private(set) var countedBodyBytes = 0
   /// When the first attempt started: the whole-job `timeout` runs from here, across retries
   /// and their waits.
   var firstStartMs: UInt64?
@@ -48,12 +46,16 @@ import FerryWire
   /// file is whole already, and the 416's own body is dropped.
   var partIsComplete = false
   /// Set when the job was submitted with `detach`: its events are also recorded for `attach`.
-  var detachedRecord: DetachedJob?
+  let isDetached: Bool
+  /// What the output's target was when the job was accepted (see `OutputFile.Baseline`).
+  let outputBaseline: OutputFile.Baseline?
 
   init(
     serial: UInt64, id: String, job: Job, request: Request, heldRequestBytes: Int, session: Session,
-    profile: SessionProfile, client: Client, daemon: Daemon
+    profile: SessionProfile, client: Client, outputBaseline: OutputFile.Baseline?, daemon: Daemon
   ) {
+    self.isDetached = job.detach == true
+    self.outputBaseline = outputBaseline
     self.serial = serial
     self.id = id
     self.job = job
@@ -144,26 +146,9 @@ import FerryWire
   }
 
   /// The job's events go to `newClient` from now on (`attach`), or to nobody (a detached job
-  /// whose client went away). Returns the body bytes now counted in `newClient`'s budget: what
-  /// the job holds. The caller resumes it (`resumeForClient`) once the budget knows.
-  func moveToClient(_ newClient: Client?) -> Int {
+  /// whose client went away).
+  func moveToClient(_ newClient: Client?) {
     client = newClient
-    countedBodyBytes = newClient == nil ? 0 : collector.keptBytes
-    return countedBodyBytes
-  }
-
-  /// The client let go of the job (it ended, or moved to another client): returns the bytes
-  /// that were counted in that client's budget, counted nowhere from now on.
-  func releaseCountedBody() -> Int {
-    defer { countedBodyBytes = 0 }
-    return countedBodyBytes
-  }
-
-  /// The collector kept `delta` more (or, negative, fewer) body bytes: the client's budget
-  /// counts them.
-  func countBody(_ delta: Int) {
-    countedBodyBytes += delta
-    client?.bodyBytesChanged(by: delta)
   }
 
   /// The transfer holds a chunk back for its client: the pause runs the idle timeout.
@@ -214,13 +199,13 @@ import FerryWire
 
   /// Sends one of the job's events to its client, and records it when the job is detached.
   func emit(_ seq: Int, _ event: JobEvent) {
-    guard let record = detachedRecord else {
+    guard isDetached else {
       client?.send(.job(id: id, seq: seq, event))
       return
     }
     var line: [UInt8] = []
     EventEncoder.encode(event, id: id, seq: seq, into: &line)
-    record.replay.record(line, isTerminal: event.isTerminal)
+    daemon.recordDetached(self, line: line, isTerminal: event.isTerminal)
     client?.sendLines(line)
   }
 }

@@ -1,9 +1,10 @@
 import FerryWire
 
 /// The daemon's live jobs as one pure value: each job's session, lane, phase, the client that
-/// holds it and the request bytes it keeps in memory; one scheduler per session name, kept
-/// across reloads; the daemon's job limits; and the counters `stats` reports. Events go in
-/// (one `mutating func` each), actions come out; `Daemon` performs them.
+/// holds it, the request bytes it keeps in memory and the body bytes it collects; each client's
+/// body budget (JobTable+Bodies); detached jobs' records (JobTable+Detached); one scheduler
+/// per session name, kept across reloads; the daemon's job limits; and the counters `stats`
+/// reports. Events go in (one `mutating func` each), actions come out; `Daemon` performs them.
 ///
 /// This is the one place where a job changes phase: `submitted` makes it `waiting` or
 /// `running`, the scheduler's releases (`ended`, `reloaded`, `rateDue`) make a waiting job
@@ -26,6 +27,11 @@ public struct JobTable: Sendable {
     /// The client connection that receives its events; nil while a detached job has none.
     public var client: UInt64?
     public var heldRequestBytes: Int
+    /// Response body bytes it collects for inline return (in its client's budget and the
+    /// daemon's `max_inline_total_bytes`).
+    public var bodyBytes = 0
+    /// Where a detached job's record is filed; nil for a job that is not detached.
+    public var detached: DetachedKey?
   }
 
   /// What the driver does, in the order given.
@@ -44,6 +50,17 @@ public struct JobTable: Sendable {
     case armRateTimer(session: String, afterMs: Int)
     /// A session the configuration no longer names has nothing left: its engine may go.
     case dropSession(String)
+    /// The job may take the body chunk it held back for its client's budget.
+    case resume(UInt64)
+    /// The job's events go to this client from now on (`attach`), or to none (its detached
+    /// job's client went away).
+    case moveJob(UInt64, to: UInt64?)
+    /// Send encoded event lines to a client (a detached job's replay).
+    case sendLines(client: UInt64, [UInt8])
+    /// Send an `error` event to a client.
+    case sendError(client: UInt64, WireError, id: String)
+    /// Call `budgetMayHaveRoom` for the client with its output now.
+    case budgetMayHaveRoom(client: UInt64)
   }
 
   /// How a job ended, for the counters.
@@ -72,20 +89,43 @@ public struct JobTable: Sendable {
     public var maxJobs: Int
     public var maxJobsPerConnection: Int
     public var maxRequestBytes: Int
+    public var maxInlineTotalBytes: Int
+    public var maxReplayEvents: Int
+    public var maxReplayBytes: Int
+    public var detachedTTLMs: UInt64
+    public var maxDetachedBytes: Int
 
-    public init(maxJobs: Int, maxJobsPerConnection: Int, maxRequestBytes: Int) {
+    public init(
+      maxJobs: Int, maxJobsPerConnection: Int, maxRequestBytes: Int, maxInlineTotalBytes: Int = 256 << 20,
+      maxReplayEvents: Int = 256, maxReplayBytes: Int = 1 << 20, detachedTTLMs: UInt64 = 3_600_000,
+      maxDetachedBytes: Int = 64 << 20
+    ) {
       self.maxJobs = maxJobs
       self.maxJobsPerConnection = maxJobsPerConnection
       self.maxRequestBytes = maxRequestBytes
+      self.maxInlineTotalBytes = maxInlineTotalBytes
+      self.maxReplayEvents = maxReplayEvents
+      self.maxReplayBytes = maxReplayBytes
+      self.detachedTTLMs = detachedTTLMs
+      self.maxDetachedBytes = maxDetachedBytes
     }
   }
 
-  public private(set) var entries: [UInt64: Entry] = [:]
+  /// Live jobs. Set only in JobTable.swift and its extensions (JobTable+Bodies, +Detached).
+  public internal(set) var entries: [UInt64: Entry] = [:]
   private var schedulers: [String: SessionScheduler] = [:]
   /// Sessions a reload removed that still have jobs.
   private var retired: Set<String> = []
   /// Request body bytes live jobs hold in memory (bounded by `maxRequestBytes`).
   public private(set) var requestBytesInFlight = 0
+  /// Body budgets of connected clients, by client.
+  var budgets: [UInt64: ClientBudget] = [:]
+  /// Inline response body bytes live jobs hold (bounded by `maxInlineTotalBytes`).
+  public internal(set) var inlineBytesHeld = 0
+  /// Detached jobs: live ones, and results waiting for `attach`.
+  var detached: [DetachedKey: DetachedRecord] = [:]
+  /// Bytes held by results waiting for `attach` (bounded by `maxDetachedBytes`).
+  public internal(set) var detachedResultBytes = 0
   public private(set) var stats = Stats()
   public private(set) var limits: Limits
   public private(set) var isShuttingDown = false
@@ -112,9 +152,12 @@ public struct JobTable: Sendable {
   /// anyway (a count per client here would cost two more hash updates per job). `uid`: the
   /// client's user (nil when unknown), whose lanes are its own unless the session shares them.
   /// The client is the job's owner in the session's fair share for the job's whole life.
+  ///
+  /// `detached`: a detached job's key (the caller checked `isDetachedIDTaken` first); its
+  /// events are recorded from now on.
   public mutating func submitted(
     _ serial: UInt64, session: String, lane: String?, client: UInt64, uid: UInt32? = nil, clientJobs: Int,
-    heldRequestBytes held: Int,
+    heldRequestBytes held: Int, detached key: DetachedKey? = nil,
     nowMs: UInt64, into actions: inout [Action]
   ) {
     guard !isShuttingDown else {
@@ -144,25 +187,36 @@ public struct JobTable: Sendable {
     switch admission {
     case .start:
       entries[serial] = Entry(
-        session: session, lane: lane, phase: .running, client: client, heldRequestBytes: held)
+        session: session, lane: lane, phase: .running, client: client, heldRequestBytes: held, detached: key)
       stats.update(session) { $0.running += 1 }
       actions.append(.announceQueued(serial, position: nil))
       actions.append(.start(serial))
     case .wait(let position):
       entries[serial] = Entry(
-        session: session, lane: lane, phase: .waiting, client: client, heldRequestBytes: held)
+        session: session, lane: lane, phase: .waiting, client: client, heldRequestBytes: held, detached: key)
       stats.update(session) { $0.queued += 1 }
       actions.append(.announceQueued(serial, position: position))
     }
+    if let key { registerDetached(key, serial: serial) }
     if let rateDelay { actions.append(.armRateTimer(session: session, afterMs: rateDelay)) }
   }
 
-  /// The job's terminal event was sent: it leaves the table, and what waited for its slot or
-  /// lane starts.
-  public mutating func ended(_ serial: UInt64, outcome: Outcome, nowMs: UInt64, into actions: inout [Action])
-  {
+  /// The job's terminal event was sent: it leaves the table, its body bytes leave its client's
+  /// budget (what held a chunk back there may resume), a detached job's result waits for
+  /// `attach` when no client took it, and what waited for its slot or lane starts.
+  ///
+  /// `output`: its client's output now (nil without a client).
+  public mutating func ended(
+    _ serial: UInt64, outcome: Outcome, nowMs: UInt64, output: ClientOutput? = nil,
+    into actions: inout [Action]
+  ) {
     guard let entry = entries.removeValue(forKey: serial) else { return }
     requestBytesInFlight -= entry.heldRequestBytes
+    inlineBytesHeld -= entry.bodyBytes
+    if let client = entry.client {
+      releaseBody(of: serial, bytes: entry.bodyBytes, client: client, output: output, into: &actions)
+    }
+    if let key = entry.detached { detachedJobEnded(key, hadClient: entry.client != nil, nowMs: nowMs) }
     stats.update(entry.session) { c in
       if entry.phase == .waiting { c.queued -= 1 } else { c.running -= 1 }
       switch outcome {
@@ -185,12 +239,6 @@ public struct JobTable: Sendable {
     guard let (started, rateDelay) = schedulers[session]?.startDuePaced(nowMs: nowMs) else { return }
     begin(started, in: session, into: &actions)
     if let rateDelay { actions.append(.armRateTimer(session: session, afterMs: rateDelay)) }
-  }
-
-  /// Another client (or none) receives the job's events from now on (`attach`, or its detached
-  /// job's client went away).
-  public mutating func clientChanged(_ serial: UInt64, to client: UInt64?) {
-    entries[serial]?.client = client
   }
 
   /// A transfer's counters, for `stats`.
@@ -331,6 +379,9 @@ extension JobTable.Limits {
   /// The admission limits of a configuration.
   init(_ l: DaemonConfig.Limits) {
     self.init(
-      maxJobs: l.maxJobs, maxJobsPerConnection: l.maxJobsPerConnection, maxRequestBytes: l.maxRequestBytes)
+      maxJobs: l.maxJobs, maxJobsPerConnection: l.maxJobsPerConnection, maxRequestBytes: l.maxRequestBytes,
+      maxInlineTotalBytes: l.maxInlineTotalBytes, maxReplayEvents: l.maxReplayEvents,
+      maxReplayBytes: l.maxReplayBytes, detachedTTLMs: UInt64(l.detachedTTLSeconds) * 1000,
+      maxDetachedBytes: l.maxDetachedBytes)
   }
 }

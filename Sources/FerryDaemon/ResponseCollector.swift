@@ -23,6 +23,12 @@ public struct ResponseCollector: Sendable {
   /// Bytes held for the event.
   public var keptBytes: Int { bytes.count }
 
+  /// How many more bytes (negative: fewer) it would keep after `append` of `count` bytes.
+  public func keptDelta(forChunk count: Int) -> Int {
+    guard mode != .discard, !isOverLimit else { return 0 }
+    return bytes.count + count > maxInlineBytes ? -bytes.count : count
+  }
+
   /// Takes the next chunk of body bytes.
   public mutating func append(_ chunk: UnsafeRawBufferPointer) {
     totalBytes += Int64(chunk.count)

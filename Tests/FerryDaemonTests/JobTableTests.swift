@@ -85,13 +85,105 @@ struct JobTableTests {
     #expect(t.requestBytesInFlight == 40)
   }
 
-  @Test func attachMovesTheJobToItsNewClient() {
+  static let idle = JobTable.ClientOutput(pendingBytes: 0, isFull: false)
+  static let full = JobTable.ClientOutput(pendingBytes: 70_000, isFull: true)
+
+  /// A detached job: its client goes, it runs on; attach from the same user replays what it
+  /// sent and takes it; once it ends with no client, its result waits for one attach.
+  @Test func aDetachedJobRunsOnWithoutItsClientAndAttachTakesIt() {
     var t = table(["s": .init(maxConcurrent: 5)])
-    _ = submit(&t, 1, client: 7)
-    t.clientChanged(1, to: nil)
+    t.clientConnected(7, budget: 1000)
+    t.clientConnected(8, budget: 1000)
+    let key = JobTable.DetachedKey(uid: 1000, id: "d")
+    var actions: [A] = []
+    t.submitted(
+      1, session: "s", lane: nil, client: 7, uid: 1000, clientJobs: 0, heldRequestBytes: 0, detached: key,
+      nowMs: 0, into: &actions)
+    t.recorded(1, line: Array("q\n".utf8), isTerminal: false)
+    #expect(t.isDetachedIDTaken(key))
+    #expect(!t.isDetachedIDTaken(JobTable.DetachedKey(uid: 1001, id: "d")))
+    actions = []
+    t.clientClosed(7, jobs: [1], into: &actions)
+    #expect(actions == [.moveJob(1, to: nil), .resume(1)])
     #expect(t.entries[1]?.client == nil)
-    t.clientChanged(1, to: 8)
+    // Another user learns nothing; the same user gets the replay and the job.
+    actions = []
+    t.attachRequested("d", uid: 1001, client: 8, hasLiveID: false, nowMs: 10, into: &actions)
+    #expect(
+      actions == [.sendError(client: 8, WireError(.unknownID, "no detached job d to attach to"), id: "d")])
+    actions = []
+    t.attachRequested("d", uid: 1000, client: 8, hasLiveID: false, nowMs: 10, into: &actions)
+    #expect(actions == [.sendLines(client: 8, Array("q\n".utf8)), .moveJob(1, to: 8), .resume(1)])
     #expect(t.entries[1]?.client == 8)
+    #expect(t.liveDetachedJob("d", uid: 1000) == 1)
+    // Its new client goes too; it ends with nobody: the result waits, for one attach.
+    actions = []
+    t.clientClosed(8, jobs: [1], into: &actions)
+    t.recorded(1, line: Array("done\n".utf8), isTerminal: true)
+    #expect(end(&t, 1) == [])
+    #expect(t.detachedResultBytes == 7)
+    t.clientConnected(9, budget: 1000)
+    actions = []
+    t.attachRequested("d", uid: 1000, client: 9, hasLiveID: false, nowMs: 20, into: &actions)
+    #expect(
+      actions == [.sendLines(client: 9, Array("q\n".utf8)), .sendLines(client: 9, Array("done\n".utf8))])
+    #expect(t.detachedResultBytes == 0)
+    #expect(!t.isDetachedIDTaken(key))
+  }
+
+  @Test func aClosedClientsJobsAreCancelledUnlessDetached() {
+    var t = table(["s": .init(maxConcurrent: 5)])
+    t.clientConnected(7, budget: 1000)
+    _ = submit(&t, 1, client: 7)
+    _ = submit(&t, 2, client: 7)
+    var actions: [A] = []
+    t.clientClosed(7, jobs: [2, 1], into: &actions)
+    #expect(actions == [.cancel(1, .disconnected), .cancel(2, .disconnected)])
+  }
+
+  /// Past a client's budget one favoured job goes on; the others hold their chunk until the
+  /// budget has room, and then resume in order.
+  @Test func pastItsBudgetAClientsJobsHoldTheirChunksAndOneGoesOn() {
+    var t = table(["s": .init(maxConcurrent: 5)])
+    t.clientConnected(7, budget: 100)
+    for serial in UInt64(1)...3 { _ = submit(&t, serial, client: 7) }
+    #expect(t.bodyReceived(1, bytes: 60, kept: 60, output: Self.idle) == .take)
+    // 2 would pass the budget: it becomes the favoured one and goes on.
+    #expect(t.bodyReceived(2, bytes: 60, kept: 60, output: Self.idle) == .take)
+    #expect(t.bodyReceived(3, bytes: 10, kept: 10, output: Self.idle) == .hold)
+    #expect(t.bodyReceived(1, bytes: 10, kept: 10, output: Self.idle) == .hold)
+    #expect(t.entries[2]?.bodyBytes == 60)
+    #expect(t.inlineBytesHeld == 120)
+    // 2 ends: the budget has room, both resume, in order.
+    var actions: [A] = []
+    t.ended(2, outcome: .done, nowMs: 0, output: Self.idle, into: &actions)
+    #expect(actions == [.resume(1), .resume(3)])
+    // A full output holds even the favoured job.
+    #expect(t.bodyReceived(1, bytes: 100, kept: 100, output: Self.full) == .hold)
+    actions = []
+    t.budgetMayHaveRoom(7, output: Self.full, into: &actions)
+    #expect(actions == [])
+    t.budgetMayHaveRoom(7, output: Self.idle, into: &actions)
+    #expect(actions == [.resume(1)])
+    t.bodyDropped(1)
+    #expect(t.inlineBytesHeld == 0)
+  }
+
+  @Test func inlineBodiesOfAllJobsStayWithinTheDaemonsTotal() {
+    var t = JobTable(
+      sessions: ["s": .init(maxConcurrent: 5)],
+      limits: JobTable.Limits(
+        maxJobs: 9, maxJobsPerConnection: 9, maxRequestBytes: 9, maxInlineTotalBytes: 100))
+    t.clientConnected(7, budget: 1000)
+    t.clientConnected(8, budget: 1000)
+    _ = submit(&t, 1, client: 7)
+    _ = submit(&t, 2, client: 8)
+    #expect(t.bodyReceived(1, bytes: 80, kept: 80, output: Self.idle) == .take)
+    #expect(t.bodyReceived(2, bytes: 30, kept: 30, output: Self.idle) == .overInlineTotal)
+    _ = end(&t, 2, .failed)
+    #expect(t.inlineBytesHeld == 80)
+    _ = end(&t, 1)
+    #expect(t.inlineBytesHeld == 0)
   }
 
   /// issue 12: a freed slot goes to the oldest waiting job of a client under its share
