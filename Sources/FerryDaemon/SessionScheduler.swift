@@ -153,8 +153,15 @@ public struct SessionScheduler: Sendable {
 
   private mutating func startWaiting() -> [UInt64] {
     var started: [UInt64] = []
-    // With one owner, shares change nothing: the plain scan, no per-owner look-up.
-    if owners.count > 1, someOwnerUnderShareWaits() { startWaiting(underShareOnly: true, into: &started) }
+    // With one owner, shares change nothing: the plain scan, no per-owner look-up. Nor when the
+    // oldest waiting job's owner is under its share (the plain scan starts it first): the
+    // owners are looked at only when the head's owner holds its share, so a session with
+    // many clients of one job each costs no scan of them per start.
+    if owners.count > 1, head < waiting.count, (owners[waiting[head].owner]?.running ?? 0) >= share,
+      someOwnerUnderShareWaits()
+    {
+      startWaiting(underShareOnly: true, into: &started)
+    }
     startWaiting(underShareOnly: false, into: &started)
     return started
   }
