@@ -8,12 +8,16 @@ before/after of the hot path holds on a busy shared machine.
 For each build and each window (50 in flight, and 1 000 so that most jobs wait for one of the
 default session's 64 slots), ferryd runs twice under `valgrind --tool=callgrind`: once with 100
 jobs and once with 100 + `--jobs`; the difference of their totals divided by `--jobs` is the
-cost of one job, start-up and shutdown cancelled out. Prints a table; writes nothing else."""
+cost of one job, start-up and shutdown cancelled out. Builds alternate within each of `--reps`
+repetitions; the table gives medians, ranges and the ratio per repetition. How many jobs share
+a loop iteration depends on timing, so counts still vary by several percent from run to run:
+compare medians. Prints a table; writes nothing else."""
 
 import argparse
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -64,6 +68,7 @@ def main():
     parser.add_argument("--baseline", help="another build's products, measured the same way")
     parser.add_argument("--jobs", type=int, default=2000)
     parser.add_argument("--schemes", default="http,https")
+    parser.add_argument("--reps", type=int, default=3, help="repetitions; builds alternate within each")
     args = parser.parse_args()
     if not shutil.which("valgrind"):
         print("instructions: valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
@@ -78,10 +83,14 @@ def main():
     try:
         for scheme in args.schemes.split(","):
             for window in (50, 1000):
-                counts = {label: per_job(p, workdir, nginx, scheme, args.jobs, window, label) for label, p in builds}
-                rows.append((scheme, window, counts))
-                print(f"{scheme} ≤{window} in flight: " +
-                      ", ".join(f"{k} {v / 1000:.1f}K" for k, v in counts.items()), flush=True)
+                samples = {label: [] for label, _ in builds}
+                for rep in range(args.reps):
+                    order = builds if rep % 2 == 0 else list(reversed(builds))
+                    for label, p in order:
+                        samples[label].append(per_job(p, workdir, nginx, scheme, args.jobs, window, label))
+                    print(f"{scheme} ≤{window} in flight, rep {rep + 1}: " +
+                          ", ".join(f"{k} {v[-1] / 1000:.1f}K" for k, v in samples.items()), flush=True)
+                rows.append((scheme, window, samples))
     except BenchError as e:
         print(f"instructions: FAILED: {e} (logs kept in {workdir})", file=sys.stderr)
         return 1
@@ -91,10 +100,15 @@ def main():
     print("| protocol | in flight | this build (instructions per job) |" +
           (" baseline | this ÷ baseline |" if args.baseline else ""))
     print("|---|---|---|" + ("---|---|" if args.baseline else ""))
+    def k(values):
+        return f"{statistics.median(values) / 1000:.1f}K ({min(values) / 1000:.1f}–{max(values) / 1000:.1f})"
+
     for scheme, window, c in rows:
-        line = f"| {scheme} | {window:,} | {c['this'] / 1000:.1f}K |"
+        line = f"| {scheme} | {window:,} | {k(c['this'])} |"
         if args.baseline:
-            line += f" {c['baseline'] / 1000:.1f}K | {c['this'] / c['baseline']:.3f}× |"
+            ratios = [a / b for a, b in zip(c["this"], c["baseline"])]
+            line += (f" {k(c['baseline'])} | {statistics.median(ratios):.3f}× "
+                     f"({min(ratios):.3f}–{max(ratios):.3f}) |")
         print(line)
     shutil.rmtree(workdir, ignore_errors=True)
     return 0
