@@ -128,6 +128,8 @@ import FerryWire
     }
     nextSerial += 1
     let client = Client(serial: nextSerial, fd: fd, daemon: self, credentials: credentials)
+    // Every connection has a body budget, even one refused below until it closes.
+    table.clientConnected(client.serial, budget: config.limits.maxOutputBytes)
     if clients.count >= config.limits.maxClients {
       // Kept in `clients` until its one line is flushed (clientClosed removes it).
       clients[client.serial] = client
@@ -150,7 +152,6 @@ import FerryWire
       return
     }
     clients[client.serial] = client
-    table.clientConnected(client.serial, budget: config.limits.maxOutputBytes)
     logger.debug(
       "client connected",
       [
