@@ -55,8 +55,9 @@ extension JobRun: TransferDelegate {
       pausedForClient()
       return .pause
     }
-    collector.append(bytes)
     if verdict == .overInlineTotal {
+      // The table gave its bytes back already: so does the collector.
+      collector = ResponseCollector(mode: collector.mode, maxInlineBytes: collector.maxInlineBytes)
       let error = WireError(
         .responseTooLarge,
         "inline bodies of live jobs would exceed limits.max_inline_total_bytes; use output to stream it to a file"
@@ -64,6 +65,7 @@ extension JobRun: TransferDelegate {
       abortError = error
       return .abort(error)
     }
+    collector.append(bytes)
     if collector.isOverLimit, job.output == nil {
       let error = WireError(
         .responseTooLarge,

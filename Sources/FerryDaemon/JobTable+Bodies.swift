@@ -26,8 +26,8 @@ extension JobTable {
     case take
     /// Hold it back (pause the transfer) until a `resume` action.
     case hold
-    /// Kept, but the inline bodies of live jobs are now past `max_inline_total_bytes`: the job
-    /// fails `response_too_large` (its bytes are given back when it ends).
+    /// Not kept: the inline bodies of live jobs would pass `max_inline_total_bytes`. The job
+    /// fails `response_too_large`; what it held is given back at once.
     case overInlineTotal
   }
 
@@ -78,7 +78,11 @@ extension JobTable {
     }
     entries.values[index].bodyBytes += kept
     inlineBytesHeld += kept
-    return inlineBytesHeld > limits.maxInlineTotalBytes && kept > 0 ? .overInlineTotal : .take
+    guard inlineBytesHeld > limits.maxInlineTotalBytes, kept > 0 else { return .take }
+    // The job fails: what it holds is given back now, not when its transfer has wound down,
+    // so the chunks other jobs get meanwhile do not fail them too.
+    bodyDropped(serial)
+    return .overInlineTotal
   }
 
   /// What the job collected is not its answer (a retry starts over): its bytes are given back.

@@ -14,6 +14,8 @@ struct FixtureBodyPump {
   var closesAfter = false
   /// Reset rather than close (the `/reset` route).
   var resetsAfter = false
+  /// Send nothing more once written, the connection open (the `/halt` route).
+  var stallsAfter = false
   private var offset: UInt64 = 0
   private var wroteTerminator = false
 

@@ -151,6 +151,12 @@ import Glibc
       connection.write(
         FixtureResponseHead.bytes(status: 200, headers: [], framing: .length(count * 2), keepAlive: true))
       startPump(FixtureBodyPump(remaining: count, chunked: false, closesAfter: true, resetsAfter: true))
+    case .halt(let count):
+      connection.write(
+        FixtureResponseHead.bytes(status: 200, headers: [], framing: .length(count * 2), keepAlive: true))
+      var pump = FixtureBodyPump(remaining: count, chunked: false)
+      pump.stallsAfter = true
+      startPump(pump)
     case .raw(let bytes):
       keepAlive = false
       connection.write(bytes)
@@ -182,7 +188,9 @@ import Glibc
     pump = current
     guard current.isFinished else { return }
     pump = nil
-    if current.closesAfter {
+    if current.stallsAfter {
+      isStalled = true
+    } else if current.closesAfter {
       if current.resetsAfter { setLingerZero() }
       connection.closeWhenFlushed()
     } else {

@@ -14,6 +14,9 @@ public enum FixtureReply: Equatable, Sendable {
   case reset(count: UInt64)
   /// Sends the head of a 1000-byte response, then nothing, until the client gives up.
   case stall
+  /// Declares a body of `2 * count` bytes, sends `count`, then nothing, the connection open,
+  /// until the client gives up (a body that stops halfway).
+  case halt(count: UInt64)
   /// Sends these bytes as they are, then closes (`FixtureRawReplies`).
   case raw([UInt8])
 

@@ -75,6 +75,8 @@ public enum FixtureRoutes {
       return .drop(count: number)
     case "reset":
       return .reset(count: number)
+    case "halt":
+      return .halt(count: number)
     case "versioned":
       return versioned(argument, head)
     case "retry-after":

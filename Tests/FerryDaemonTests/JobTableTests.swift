@@ -180,6 +180,9 @@ struct JobTableTests {
     _ = submit(&t, 2, client: 8)
     #expect(t.bodyReceived(1, bytes: 80, kept: 80, output: Self.idle) == .take)
     #expect(t.bodyReceived(2, bytes: 30, kept: 30, output: Self.idle) == .overInlineTotal)
+    // Given back at once, before the job has ended.
+    #expect(t.inlineBytesHeld == 80)
+    #expect(t.entries[2]?.bodyBytes == 0)
     _ = end(&t, 2, .failed)
     #expect(t.inlineBytesHeld == 80)
     _ = end(&t, 1)
