@@ -245,18 +245,26 @@ extension Engine {
   /// A delegate may make curl record more (an unpause re-delivers body): that goes into the
   /// queue's other round and is delivered by this same run once the current round is done,
   /// so the bytes of the round being delivered never move.
+  ///
+  /// Once everything is delivered, transfers that stopped recording at their limit are
+  /// unpaused (curl records again from inside that call, and the loop goes on).
   func deliverEvents() {
-    guard !isDelivering, !events.isEmpty else { return }
+    guard !isDelivering, !events.isIdle else { return }
     isDelivering = true
     defer { isDelivering = false }
-    while !events.isEmpty {
-      let count = events.beginDelivery()
-      var index = 0
-      while index < count {
-        deliver(events.delivered(index))
-        index += 1
+    while true {
+      if !events.isEmpty {
+        let count = events.beginDelivery()
+        var index = 0
+        while index < count {
+          deliver(events.delivered(index))
+          index += 1
+        }
+        events.endDelivery()
+        continue
       }
-      events.endDelivery()
+      guard let transfer = events.popDraining() else { return }
+      transfer.recordedBodyDelivered()
     }
   }
 

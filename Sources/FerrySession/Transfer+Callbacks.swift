@@ -13,15 +13,19 @@ extension Transfer {
   /// offers it again once unpaused), or dropped (the body of a redirect we follow ourselves).
   /// Returning less than `bytes.count` otherwise fails the transfer.
   func curlWrite(_ bytes: UnsafeRawBufferPointer) -> Int {
-    switch machine.bodyOffered() {
+    switch machine.bodyOffered(isRecordFull: undeliveredBytes >= Self.recordLimit) {
     case .take:
       lastActivityMs = loop.now()
       events.appendBody(self, bytes)
+      undeliveredBytes += bytes.count
       bodyBytesReceived += Int64(bytes.count)
       noteIfResponseEndedEarly()
       return bytes.count
     case .drop: return bytes.count
     case .refuse: return Int(FERRY_CURL_WRITEFUNC_PAUSE)
+    case .refuseUntilDelivered:
+      events.appendDraining(self)
+      return Int(FERRY_CURL_WRITEFUNC_PAUSE)
     case .fail: return 0
     }
   }

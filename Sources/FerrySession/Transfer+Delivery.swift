@@ -19,8 +19,14 @@ extension Transfer {
     delegate.transferDidProgress(direction: direction, done: done, total: total)
   }
 
+  /// Most body bytes a transfer records before they are delivered: curl 7.88 reads on while
+  /// the socket is readable (a hundred chunks per call), and a transfer whose delegate then
+  /// pauses holds what was recorded, so this bounds what a paused transfer holds.
+  static let recordLimit = 64 << 10
+
   /// A recorded chunk of body: to the delegate, or held while it does not take body.
   func deliverBody(_ chunk: UnsafeRawBufferPointer) {
+    undeliveredBytes -= chunk.count
     switch machine.bodyArrived() {
     case .skip: return
     case .hold: heldBody.append(contentsOf: chunk)
@@ -71,6 +77,12 @@ extension Transfer {
     case .unpauseCurl: engine?.unpause(self)
     case .end(let raw): endHop(CURLcode(rawValue: raw))
     }
+  }
+
+  /// What the transfer recorded before it stopped at its limit is delivered: unpause curl,
+  /// unless the delegate paused meanwhile (or the transfer ended).
+  func recordedBodyDelivered() {
+    if machine.recordedBodyDelivered() { engine?.unpause(self) }
   }
 
   /// `curl_easy_pause(CONT)` returned `code`; what curl re-delivered meanwhile flows.

@@ -48,6 +48,8 @@ import FerryWire
   var lastHead: ResponseHead?
   /// Body bytes of the last head's response recorded for the delegate.
   var bodyBytesReceived: Int64 = 0
+  /// Body bytes recorded in the event queue and not yet delivered (see `recordLimit`).
+  var undeliveredBytes = 0
   /// Body the delegate has not taken yet (refused, or recorded after it paused), in order.
   var heldBody: [UInt8] = []
 

@@ -33,7 +33,22 @@ import FerryWire
     var bytes = ByteStore()
   }
 
+  /// Transfers that stopped recording at their limit (`TransferStateMachine.Receive.draining`),
+  /// to unpause once what they recorded is delivered.
+  private var draining: [Transfer] = []
+
   var isEmpty: Bool { recording.events.isEmpty }
+
+  /// Nothing is left to deliver or unpause.
+  var isIdle: Bool { recording.events.isEmpty && draining.isEmpty }
+
+  func appendDraining(_ transfer: Transfer) {
+    draining.append(transfer)
+  }
+
+  func popDraining() -> Transfer? {
+    draining.popLast()
+  }
 
   func append(_ event: Event) {
     recording.events.append(event)

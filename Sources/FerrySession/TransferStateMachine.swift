@@ -5,9 +5,13 @@ import FerryWire
 ///
 /// A transfer runs hop after hop (redirects it follows itself, a replay without content
 /// decoding) until it finishes or is cancelled. While it runs, its receive side is in one of
-/// four states:
+/// these states:
 ///
 /// - `flowing`: curl's body chunks are recorded and handed to the delegate once curl returns.
+/// - `draining`: the delegate takes body, but the transfer recorded as much as it may hold
+///   undelivered (`Transfer.recordLimit`; curl 7.88 reads on while the socket is readable, up
+///   to a hundred chunks per call): the next chunk was refused, pausing curl, which is unpaused
+///   once what was recorded has been delivered.
 /// - `pauseRequested`: the delegate stopped taking body (`pauseReceive()` or a `.pause`
 ///   disposition). curl is not paused yet, since `curl_easy_pause` may not be called from
 ///   inside curl and fails on a transfer without a connection; the next chunk curl offers is
@@ -20,6 +24,7 @@ struct TransferStateMachine: Equatable {
   /// The receive side of a running hop.
   enum Receive: Equatable {
     case flowing
+    case draining
     case pauseRequested
     case paused
     /// Held bytes are being handed over; `isCurlPaused` until curl has been unpaused.
@@ -67,6 +72,8 @@ struct TransferStateMachine: Equatable {
     case drop
     /// Return `CURL_WRITEFUNC_PAUSE`: curl keeps it and offers it again once unpaused.
     case refuse
+    /// Refuse it, and unpause curl once what was recorded is delivered (`recordedBodyDelivered`).
+    case refuseUntilDelivered
     /// Return 0 (the transfer is over; curl fails the hop).
     case fail
   }
@@ -118,7 +125,7 @@ struct TransferStateMachine: Equatable {
     case .running(let running):
       switch running.receive {
       case .pauseRequested, .paused: true
-      case .flowing, .resuming: false
+      case .flowing, .draining, .resuming: false
       }
     case .redirecting(_, let isPauseRequested): isPauseRequested
     case .failingToStart, .finished, .cancelled: false
@@ -127,13 +134,19 @@ struct TransferStateMachine: Equatable {
 
   // MARK: - curl's callbacks
 
-  /// curl offers a chunk of body.
-  mutating func bodyOffered() -> Offer {
+  /// curl offers a chunk of body; `isRecordFull` when the transfer holds as much recorded and
+  /// undelivered body as it may.
+  mutating func bodyOffered(isRecordFull: Bool = false) -> Offer {
     switch phase {
     case .running(var running):
       switch running.receive {
-      case .flowing, .resuming: return .take
-      case .paused: return .refuse
+      case .flowing:
+        guard isRecordFull else { return .take }
+        running.receive = .draining
+        phase = .running(running)
+        return .refuseUntilDelivered
+      case .resuming: return .take
+      case .draining, .paused: return .refuse
       case .pauseRequested:
         running.receive = .paused
         phase = .running(running)
@@ -184,7 +197,11 @@ struct TransferStateMachine: Equatable {
   /// What becomes of a chunk recorded for the delegate.
   func bodyArrived() -> Arrival {
     switch phase {
-    case .running(let running): running.receive == .flowing ? .deliver : .hold
+    case .running(let running):
+      switch running.receive {
+      case .flowing, .draining: .deliver
+      case .pauseRequested, .paused, .resuming: .hold
+      }
     case .redirecting: .hold
     case .failingToStart, .finished, .cancelled: .skip
     }
@@ -195,7 +212,7 @@ struct TransferStateMachine: Equatable {
     guard case .running(var running) = phase else { return }
     switch running.receive {
     case .flowing, .pauseRequested, .resuming(isCurlPaused: false): running.receive = .pauseRequested
-    case .paused, .resuming(isCurlPaused: true): running.receive = .paused
+    case .draining, .paused, .resuming(isCurlPaused: true): running.receive = .paused
     }
     phase = .running(running)
   }
@@ -206,7 +223,7 @@ struct TransferStateMachine: Equatable {
     case .running(let running):
       switch running.receive {
       case .pauseRequested, .paused: return false
-      case .flowing, .resuming: bodyRefused()
+      case .flowing, .draining, .resuming: bodyRefused()
       }
       return true
     case .redirecting(let status, false):
@@ -222,7 +239,7 @@ struct TransferStateMachine: Equatable {
     switch phase {
     case .running(var running):
       switch running.receive {
-      case .flowing, .resuming: return false
+      case .flowing, .draining, .resuming: return false
       case .pauseRequested: running.receive = .resuming(isCurlPaused: false)
       case .paused: running.receive = .resuming(isCurlPaused: true)
       }
@@ -253,6 +270,15 @@ struct TransferStateMachine: Equatable {
     running.endedWith = nil
     phase = .running(running)
     return ended.map { .end($0) } ?? .none
+  }
+
+  /// What a draining transfer recorded has been delivered: true when curl is to be unpaused
+  /// (what it re-delivers meanwhile is taken).
+  mutating func recordedBodyDelivered() -> Bool {
+    guard case .running(var running) = phase, running.receive == .draining else { return false }
+    running.receive = .resuming(isCurlPaused: true)
+    phase = .running(running)
+    return true
   }
 
   /// `curl_easy_pause(CONT)` returned: what curl re-delivered is recorded, and flows.
