@@ -163,6 +163,11 @@ extension Engine {
   /// callback, so no delegate hears anything from inside this call).
   func attach(_ transfer: Transfer) {
     guard let easy = transfer.easy else { return }
+    guard !isShutDown else {
+      // A redirect hop configured after a delegate shut the engine down: the multi is gone.
+      transfer.failToStart(WireError(.transferFailed, "cannot start a transfer: the engine has shut down"))
+      return
+    }
     active[easy] = transfer
     transfer.didAttach()
     let code = curl_multi_add_handle(multi, easy)
