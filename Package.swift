@@ -18,6 +18,7 @@ let package = Package(
     // C shims: system headers and one-line wrappers for macros and variadic functions.
     .target(name: "CFerryEvent", linkerSettings: [.linkedLibrary("event_core")]),
     .target(name: "CFerryCurl", linkerSettings: [.linkedLibrary("curl")]),
+    .target(name: "CFerrySQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
 
     // Pure modules: no I/O, no clock, no C.
     // libm: Double's rounding in the standard library calls into it, and the `ferry` client
@@ -37,6 +38,8 @@ let package = Package(
       dependencies: ["FerryWire", "FerrySerializer", "FerryLoop", "FerrySession"],
       swiftSettings: daemonSpeed
     ),
+    // The durable journal (issue 14): SQLite in WAL mode behind one typed wrapper.
+    .target(name: "FerryStore", dependencies: ["CFerrySQLite", "FerryLoop"], swiftSettings: daemonSpeed),
     .target(
       name: "FerryTestSupport",
       dependencies: ["FerryWire", "FerryLoop"]
