@@ -51,11 +51,15 @@ let package = Package(
     .executableTarget(name: "ferry", dependencies: ["FerryClient", "FerryWire"]),
     // The HTTP fixture server as its own process, for black-box tests of a real ferryd.
     .executableTarget(name: "ferry-fixture", dependencies: ["FerryTestSupport"]),
+    // Writes journal batches until it is killed, for FerryStoreTests' crash tests.
+    .executableTarget(name: "ferry-journal-writer", dependencies: ["FerryStore"]),
 
     // Benchmarks (make bench): the pure core per job, and a pipelining client for ferryd.
     .executableTarget(
       name: "ferry-bench-core", dependencies: ["FerryWire", "FerrySerializer"], path: "bench/core"),
     .executableTarget(name: "ferry-bench-client", dependencies: ["FerryWire"], path: "bench/client"),
+    // Journal commits per second, per record and per batch (docs/STORE.md).
+    .executableTarget(name: "ferry-bench-journal", dependencies: ["FerryStore"], path: "bench/journal"),
 
     .testTarget(name: "FerryWireTests", dependencies: ["FerryWire"]),
     .testTarget(name: "FerryClientTests", dependencies: ["FerryClient", "FerryWire"]),
@@ -68,6 +72,7 @@ let package = Package(
       name: "FerrySessionTests",
       dependencies: ["FerrySession", "FerryLoop", "FerryTestSupport", "FerryWire", "FerrySerializer"]
     ),
+    .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", "FerryTestSupport", "FerryDaemon"]),
     .testTarget(
       name: "FerryDaemonTests",
       dependencies: ["FerryDaemon", "FerryTestSupport", "FerryWire"]
