@@ -13,7 +13,8 @@ public struct FlushReport: Sendable, Equatable {
   public var unrecorded: [JournalKey] = []
   /// The first failure, when anything was not written.
   public var error: StoreError?
-  /// Transactions committed: 1 for a batch that went in whole, 0 for an empty batch.
+  /// Transactions committed: 1 when the batch (or, after a failure, the part of it without
+  /// its submissions) went in; 0 for an empty batch or when nothing could be written.
   public var transactions = 0
 
   public init() {}

@@ -53,6 +53,8 @@ extension Journal {
   }
 
   private func updatePhase(_ key: JournalKey, _ phase: JournalPhase, atMs at: Int64) throws(StoreError) {
+    // A job ends through `ended`, with its terminal line; a phase alone cannot end it.
+    guard phase != .ended else { return }
     let update = try database.statement(
       "UPDATE jobs SET phase = ?2, attempts = max(attempts, ?3), updated_ms = ?4 WHERE key = ?1 AND phase != 3"
     )

@@ -114,7 +114,7 @@ public final class Journal {
   }
 
   /// Stages a phase change: an attempt started (`running(attempt:)`) or will be retried
-  /// (`waitingRetry(attempt:)`).
+  /// (`waitingRetry(attempt:)`). `.ended` here changes nothing: a job ends with `ended`.
   public func phaseChanged(_ key: JournalKey, to phase: JournalPhase) {
     batch.append(.phase(key, phase, atMs: clock()))
   }

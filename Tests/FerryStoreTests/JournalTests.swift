@@ -70,7 +70,11 @@ import Testing
     journal.ended(key, seq: 2, line: eventLine(2, "done"), outcome: .done)
     journal.eventSent(key, seq: 3, line: eventLine(3))
     journal.phaseChanged(key, to: .running(attempt: 1))
+    // A phase alone does not end a job: only `ended`, with its line, does.
+    let other = journal.submitted(sampleSubmission("b"))
+    journal.phaseChanged(other, to: .ended)
     #expect(journal.flush().isComplete)
+    #expect(try journal.recover().last?.phase == .queued)
     let job = try #require(try journal.recover().first)
     #expect(job.terminal == eventLine(1, "failed"))
     #expect(job.outcome == .failed)
