@@ -16,6 +16,10 @@ TOOLS = ["ferryd", "curl", "aiohttp", "wrk"]
 # The deep queue: ferryd alone with `deep_window` jobs unanswered, so most of them wait for one
 # of the default session's 64 slots; compared with the shallow window within each repetition.
 DEEP = "ferryd-deep"
+# With --baseline: the same two ferryd rows from another build's products (its own daemon and
+# bench client), run in the same repetitions, so before/after is a ratio within one run.
+BASE = "base"
+BASE_DEEP = "base-deep"
 
 
 def probe_ferry_version(daemon, url):
@@ -27,10 +31,11 @@ def probe_ferry_version(daemon, url):
     return last.get("http_version")
 
 
-def run_ferry(ctx, daemon, url, n, window=None):
+def run_ferry(ctx, daemon, url, n, window=None, products=None):
     cpu_before = daemon.cpu_seconds()
     seconds, out, client_cpu = timed(
-        [os.path.join(ctx.products, "ferry-bench-client"), daemon.socket, url, str(n), str(window or ctx.window)])
+        [os.path.join(products or ctx.products, "ferry-bench-client"), daemon.socket, url, str(n),
+         str(window or ctx.window)])
     daemon_cpu = daemon.cpu_seconds() - cpu_before
     fields = dict(item.split("=", 1) for item in out.split())
     if int(fields["done"]) != n:
@@ -88,16 +93,22 @@ def run_wrk(ctx, url):
             "cpu_us_per_request": cpu / int(total.group(1)) * 1e6}
 
 
-def run(ctx, daemon):
-    """All of B1 against a warm `daemon`; returns the B1 section of the results."""
+def run(ctx, daemon, base_daemon=None):
+    """All of B1 against a warm `daemon` (and `base_daemon`, the baseline build's, when given);
+    returns the B1 section of the results."""
     tools = [t for t in TOOLS if (t != "aiohttp" or ctx.venv_python) and (t != "wrk" or shutil.which("wrk"))]
     skipped = [t for t in TOOLS if t not in tools]
     section = {"n": ctx.b1_jobs, "in_flight": ctx.window, "reps": ctx.reps, "skipped": skipped, "protocols": {},
                "deep_window": ctx.deep_window}
+    if base_daemon:
+        section["baseline"] = ctx.baseline_label
     for scheme in ("http", "https"):
         url = ctx.nginx.url(scheme, "/small")
         versions = {"ferryd": probe_ferry_version(daemon, url)}
-        scheme_tools = tools + [DEEP] if scheme == "http" else tools
+        scheme_tools = tools + [DEEP] if scheme == "http" else list(tools)
+        if base_daemon:
+            versions[BASE] = probe_ferry_version(base_daemon, url)
+            scheme_tools += [BASE, BASE_DEEP] if scheme == "http" else [BASE]
         per_tool = {t: [] for t in scheme_tools}
         for rep in range(ctx.reps):
             for tool in rotated(scheme_tools, rep):
@@ -106,6 +117,10 @@ def run(ctx, daemon):
                     result = run_ferry(ctx, daemon, url, ctx.b1_jobs)
                 elif tool == DEEP:
                     result = run_ferry(ctx, daemon, url, ctx.b1_jobs, ctx.deep_window)
+                elif tool == BASE:
+                    result = run_ferry(ctx, base_daemon, url, ctx.b1_jobs, products=ctx.baseline)
+                elif tool == BASE_DEEP:
+                    result = run_ferry(ctx, base_daemon, url, ctx.b1_jobs, ctx.deep_window, products=ctx.baseline)
                 elif tool == "curl":
                     result = run_curl(ctx, scheme, url, ctx.b1_jobs)
                 elif tool == "aiohttp":
@@ -128,13 +143,19 @@ def summarize(per_tool, versions):
         if errors:
             out["tools"][tool]["errors"] = errors
     ferry = per_tool["ferryd"]
-    for tool in ("ferryd", DEEP):
+    for tool in ("ferryd", DEEP, BASE, BASE_DEEP):
         if tool in per_tool:
             out["tools"][tool]["cpu_us_per_job"] = summary([r["cpu_us_per_job"] for r in per_tool[tool]])
             out["tools"][tool]["client_cpu_share"] = summary([r["client_cpu_share"] for r in per_tool[tool]])
             versions.setdefault(tool, versions.get("ferryd"))
     if DEEP in per_tool:
         out["ratios"]["deep/shallow"] = summary([d["rps"] / f["rps"] for d, f in zip(per_tool[DEEP], ferry)])
+    if BASE_DEEP in per_tool:
+        out["ratios"]["base-deep/shallow"] = summary(
+            [d["rps"] / f["rps"] for d, f in zip(per_tool[BASE_DEEP], per_tool[BASE])])
+    for new, old in (("ferryd", BASE), (DEEP, BASE_DEEP)):
+        if old in per_tool:
+            out["ratios"][f"{new}/{old}"] = summary([n["rps"] / o["rps"] for n, o in zip(per_tool[new], per_tool[old])])
     for peer in ("curl", "aiohttp", "wrk"):
         if peer in per_tool:
             out["ratios"][f"ferryd/{peer}"] = summary(

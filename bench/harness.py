@@ -193,18 +193,19 @@ class Nginx:
 class Daemon:
     """One ferryd on a private socket with a bench config (bench/run.py builds the config)."""
 
-    def __init__(self, products, directory, config, tag):
+    def __init__(self, products, directory, config, tag, wrapper=()):
         self.socket = os.path.join(directory, f"{tag}.sock")
         config_path = os.path.join(directory, f"{tag}.json")
         with open(config_path, "w") as f:
             json.dump(config, f, indent=2)
         self.log = open(os.path.join(directory, f"{tag}.log"), "w")
+        # `wrapper`: a command the daemon runs under (valgrind, for bench/instructions.py).
         self.proc = subprocess.Popen(
-            [os.path.join(products, "ferryd"), "--config", config_path, "--socket", self.socket,
+            [*wrapper, os.path.join(products, "ferryd"), "--config", config_path, "--socket", self.socket,
              "--log-level", "warning"],
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log)
         self.pid = self.proc.pid
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + (120 if wrapper else 10)
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise BenchError(f"ferryd exited {self.proc.returncode}; see {self.log.name}")
@@ -247,7 +248,7 @@ class Daemon:
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
-                self.proc.wait(timeout=15)
+                self.proc.wait(timeout=120)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()

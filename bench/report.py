@@ -67,6 +67,8 @@ def targets(r):
         for peer, need in (("curl", 1.2), ("aiohttp", 2.5)):
             value = ratios.get(f"ferryd/{peer}", {}).get("median")
             add(f"B1 {scheme}: ferryd / {peer} throughput", f"≥ {need}×", value, lambda v, n=need: v >= n)
+    if "b2" not in r:
+        return out  # a B1-only run (--only-b1)
     for name in ("ferry get", "socat"):
         value = r["b2"]["ratios"][f"{name}/curl"]["median"]
         add(f"B2 https one-shot: {name} / curl wall time", "≤ 0.5×", value, lambda v: v <= 0.5)
@@ -135,7 +137,7 @@ def b1_tables(r):
               "|---|---|---|---|---|---|"]
     for scheme, p in b1["protocols"].items():
         for tool, t in p["tools"].items():
-            if tool == "ferryd-deep":
+            if tool in ("ferryd-deep", "base", "base-deep"):
                 continue
             ratio = "—" if tool == "ferryd" else fmt(p["ratios"].get(f"ferryd/{tool}"), "×", 2)
             lines.append(f"| {scheme} | {tool} | {p['http_versions'].get(tool)} | {fmt(t['rps'])} | {ratio} | "
@@ -154,6 +156,30 @@ def b1_tables(r):
         f = p["tools"]["ferryd"]
         lines.append(f"| {scheme} | {fmt(f['cpu_us_per_job'], '', 1)} | {fmt(f['client_cpu_share'], '', 2)} |")
     lines += deep_queue_table(b1)
+    lines += baseline_table(b1)
+    return lines
+
+
+def baseline_table(b1):
+    """With --baseline: this build's ferryd against the baseline's, same repetitions."""
+    if not b1.get("baseline"):
+        return []
+    lines = ["", f"Before/after: this build against the baseline ({b1['baseline']}), each with its own "
+             "daemon and bench client, in the same repetitions:", "",
+             "| protocol | in flight | this build req/s | baseline req/s | this ÷ baseline | "
+             "this CPU µs/job | baseline CPU µs/job |", "|---|---|---|---|---|---|---|"]
+    for scheme, p in b1["protocols"].items():
+        rows = [("ferryd", "base", b1["in_flight"]), ("ferryd-deep", "base-deep", b1["deep_window"])]
+        for new, old, window in rows:
+            n, o = p["tools"].get(new), p["tools"].get(old)
+            if not n or not o:
+                continue
+            lines.append(f"| {scheme} | {window:,} | {fmt(n['rps'])} | {fmt(o['rps'])} | "
+                         f"{fmt(p['ratios'].get(f'{new}/{old}'), '×', 2)} | {fmt(n['cpu_us_per_job'], '', 1)} | "
+                         f"{fmt(o['cpu_us_per_job'], '', 1)} |")
+    base_deep = b1["protocols"].get("http", {}).get("ratios", {}).get("base-deep/shallow")
+    if base_deep:
+        lines += ["", f"Baseline deep ÷ shallow (http): {fmt(base_deep, '×', 2)}."]
     return lines
 
 
@@ -239,7 +265,10 @@ def notes():
 
 
 def markdown(r):
-    lines = header(r) + b1_tables(r) + b2_b3_tables(r) + b4_b5_tables(r) + notes()
+    lines = header(r) + b1_tables(r)
+    if "b2" in r:
+        lines += b2_b3_tables(r) + b4_b5_tables(r)
+    lines += notes()
     if r["smoke"]:
         lines.insert(1, "\n**Smoke run: tiny sizes, one run each; not a measurement.**")
     return "\n".join(lines) + "\n"

@@ -2,6 +2,7 @@
 """The benchmark driver behind `make bench` and `make bench-smoke`.
 
     bench/run.py --products .build/release [--venv bench/.venv] [--smoke] [--reps N] [--out FILE]
+                 [--baseline OTHER/.build/release] [--only-b1]
     bench/run.py --products .build/release --from-json bench/results/last.json   (report only)
 
 Starts a loopback nginx (bench/nginx.conf) and ferryd daemons with a bench config, runs
@@ -46,6 +47,9 @@ class Context:
         self.venv_python = None
         if args.venv and os.path.exists(os.path.join(args.venv, "bin", "python")):
             self.venv_python = os.path.join(os.path.abspath(args.venv), "bin", "python")
+        self.baseline = os.path.abspath(args.baseline) if args.baseline else None
+        self.baseline_label = args.baseline_label or self.baseline
+        self.only_b1 = args.only_b1
         self.nginx = None
         self.started = time.monotonic()
         self.daemons = 0
@@ -68,9 +72,9 @@ class Context:
             },
         }
 
-    def start_daemon(self):
+    def start_daemon(self, products=None):
         self.daemons += 1
-        return Daemon(self.products, self.workdir, self.daemon_config(), f"ferryd-{self.daemons}")
+        return Daemon(products or self.products, self.workdir, self.daemon_config(), f"ferryd-{self.daemons}")
 
 
 def loadavg():
@@ -100,10 +104,20 @@ def run_all(ctx):
             results["b5"] = {"idle_rss_start_kib": daemon.rss_kib()}
             # A warm daemon: its first jobs (TLS contexts, pools) are not what B1 measures.
             b1_throughput.probe_ferry_version(daemon, ctx.nginx.url("https", "/small"))
+            base = None
+            if ctx.baseline:
+                base = ctx.start_daemon(ctx.baseline)
+                b1_throughput.probe_ferry_version(base, ctx.nginx.url("https", "/small"))
             results["loads"]["B1"] = loadavg()
-            results["b1"] = b1_throughput.run(ctx, daemon)
+            try:
+                results["b1"] = b1_throughput.run(ctx, daemon, base)
+            finally:
+                if base:
+                    base.stop()
             results["b5"]["idle_rss_after_b1_kib"] = daemon.rss_kib()
             results["b5"]["hwm_after_b1_kib"] = daemon.hwm_kib()
+            if ctx.only_b1:
+                return finish(ctx, results)
             results["loads"]["B2"] = loadavg()
             results["b2"] = b2_oneshot.run(ctx, daemon)
         finally:
@@ -120,6 +134,10 @@ def run_all(ctx):
         results["b4"] = b4_scale.run(ctx, ctx.start_daemon)
     finally:
         ctx.nginx.stop()
+    return finish(ctx, results)
+
+
+def finish(ctx, results):
     results["load_end"] = loadavg()
     results["seconds"] = time.monotonic() - ctx.started
     return results
@@ -132,6 +150,9 @@ def main():
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, one run each, no target fails")
     parser.add_argument("--out", help="report path (default BENCHMARKS.md, or bench/results/smoke.md)")
     parser.add_argument("--reps", type=int, help="repetitions instead of the default (5, or 1 in the smoke)")
+    parser.add_argument("--baseline", help="another build's products: B1 runs its ferryd beside this one's")
+    parser.add_argument("--baseline-label", help="what the baseline is (a commit), for the report")
+    parser.add_argument("--only-b1", action="store_true", help="run B1 only (with --baseline: before/after)")
     parser.add_argument("--from-json", help="only write the report again from a results file (no run)")
     args = parser.parse_args()
     if args.from_json:
@@ -156,12 +177,14 @@ def main():
         print(f"bench: FAILED: {e} (logs kept in {workdir})", file=sys.stderr)
         return 1
     results["targets"] = report.targets(results)
-    name = "smoke" if args.smoke else time.strftime("%Y%m%d-%H%M%S")
+    name = "smoke" if args.smoke else time.strftime("%Y%m%d-%H%M%S") + ("-b1" if args.only_b1 else "")
     with open(os.path.join(results_dir, f"{name}.json"), "w") as f:
         json.dump(results, f, indent=1)
-    if not args.smoke:
+    if not args.smoke and not args.only_b1:
         shutil.copyfile(os.path.join(results_dir, f"{name}.json"), os.path.join(results_dir, "last.json"))
+    # A B1-only run is a comparison, never the report of record (BENCHMARKS.md).
     out = args.out or (os.path.join(results_dir, "smoke.md") if args.smoke
+                       else os.path.join(results_dir, f"{name}.md") if args.only_b1
                        else os.path.join(os.path.dirname(BENCH_DIR), "BENCHMARKS.md"))
     with open(out, "w") as f:
         f.write(report.markdown(results))

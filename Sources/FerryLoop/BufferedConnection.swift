@@ -29,12 +29,24 @@ import Glibc
   public private(set) var isReadingPaused = false
   /// True between crossing the high watermark and draining to the low one.
   public internal(set) var isOutputFull = false
+  /// Whether to take descriptors the peer passes with its bytes (SCM_RIGHTS on a Unix socket):
+  /// reads use `recvmsg`, and the delegate hears `didReceiveDescriptors` just before the chunk
+  /// whose last byte belongs to the message they came with. Off, a plain read lets the kernel close any passed descriptor.
+  public var receivesDescriptors = false {
+    didSet {
+      if receivesDescriptors, descriptorBuffer == nil {
+        descriptorBuffer = .allocate(capacity: Int(FERRY_MAX_RECEIVED_FDS))
+      }
+    }
+  }
 
   var output = OutputBuffer()
   var isWriteShutdownRequested = false
   var isCloseRequested = false
   private var watch: IOWatch?
   private let readBuffer: UnsafeMutableRawBufferPointer
+  /// Room for the descriptors of one `recvmsg`, once `receivesDescriptors` was set.
+  private var descriptorBuffer: UnsafeMutablePointer<Int32>?
   /// Delivers a close notification on the next iteration, so a failure noticed inside a
   /// caller's `write` never calls the delegate back while that caller is mid-way.
   private var notifier: Timer?
@@ -57,6 +69,7 @@ import Glibc
   isolated deinit {
     close()
     readBuffer.deallocate()
+    descriptorBuffer?.deallocate()
   }
 
   /// Bytes queued for writing and not yet taken by the kernel.
@@ -133,11 +146,29 @@ import Glibc
     for _ in 0..<16 {
       guard !isClosed && !isReadingPaused && !didReadEOF && !isCloseRequested else { return }
       let count: Int
+      var passed = 0
+      var truncated = false
       do throws(LoopError) {
-        count = try Syscall.read(fd, into: readBuffer)
+        if let descriptorBuffer {
+          (count, passed, truncated) = try Syscall.receive(
+            fd, into: readBuffer, descriptors: descriptorBuffer)
+        } else {
+          count = try Syscall.read(fd, into: readBuffer)
+        }
       } catch {
         if !error.isWouldBlock { finish(error: error, deferred: false) }
         return
+      }
+      if passed > 0 || truncated {
+        // The message that carried them is a barrier (unix(7)): a read may join it to bytes of
+        // earlier messages but never to later ones, so it is the one that ends this chunk.
+        let descriptors = Array(UnsafeBufferPointer(start: descriptorBuffer, count: passed))
+        if let delegate, count > 0 {
+          delegate.connection(self, didReceiveDescriptors: descriptors, truncated: truncated)
+        } else {
+          descriptors.forEach(Syscall.close)
+        }
+        guard !isClosed else { return }
       }
       if count == 0 {
         didReadEOF = true

@@ -7,6 +7,15 @@
   /// Bytes arrived. `chunk` is valid only during the call: consume or copy it now.
   func connection(_ connection: BufferedConnection, didRead chunk: UnsafeRawBufferPointer)
 
+  /// With `receivesDescriptors`: the peer passed these descriptors (close-on-exec) with the
+  /// message that ends the chunk `connection(_:didRead:)` delivers next (the message may have
+  /// begun in an earlier chunk; bytes of earlier messages may precede it in this one; no later
+  /// message is in it). `truncated` when it sent more than FERRY_MAX_RECEIVED_FDS in one
+  /// message (the rest are gone). The delegate owns them and must close every one it does not
+  /// keep.
+  func connection(
+    _ connection: BufferedConnection, didReceiveDescriptors descriptors: [Int32], truncated: Bool)
+
   /// The peer shut down its sending side; reading has stopped, writing still works.
   func connectionDidReadEOF(_ connection: BufferedConnection)
 
@@ -23,6 +32,13 @@
 }
 
 extension BufferedConnectionDelegate {
+  /// Default: takes none; each is closed at once.
+  public func connection(
+    _ connection: BufferedConnection, didReceiveDescriptors descriptors: [Int32], truncated: Bool
+  ) {
+    descriptors.forEach(Syscall.close)
+  }
+
   /// Default: no flow control.
   public func connectionDidFillOutput(_ connection: BufferedConnection) {}
 

@@ -55,6 +55,32 @@ enum Syscall {
     try retrying("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
   }
 
+  /// `recvmsg` into `buffer`, taking the descriptors passed with the bytes (SCM_RIGHTS,
+  /// close-on-exec) into `descriptors`, which must have room for FERRY_MAX_RECEIVED_FDS.
+  /// Returns the byte count, how many descriptors arrived, and whether more were sent than fit
+  /// (the kernel closed those).
+  static func receive(
+    _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, descriptors: UnsafeMutablePointer<Int32>
+  ) throws(LoopError) -> (count: Int, descriptors: Int, truncated: Bool) {
+    var received: Int32 = 0
+    var truncated: Int32 = 0
+    let count = try retrying("recvmsg") {
+      ferry_recv_with_fds(fd, buffer.baseAddress, buffer.count, descriptors, &received, &truncated)
+    }
+    return (count, Int(received), truncated != 0)
+  }
+
+  /// `sendmsg` of `buffer` with `descriptors` passed as one SCM_RIGHTS message, MSG_NOSIGNAL.
+  static func send(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, descriptors: [Int32]) throws(LoopError)
+    -> Int
+  {
+    try retrying("sendmsg") {
+      descriptors.withUnsafeBufferPointer {
+        ferry_send_with_fds(fd, buffer.baseAddress, buffer.count, $0.baseAddress, Int32($0.count))
+      }
+    }
+  }
+
   /// `send` with MSG_NOSIGNAL: a vanished peer is EPIPE, never SIGPIPE.
   static func send(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(LoopError) -> Int {
     try retrying("send") { Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }

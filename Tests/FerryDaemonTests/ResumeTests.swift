@@ -97,64 +97,59 @@ import Testing
       try Data(contentsOf: URL(fileURLWithPath: path)) == Data(repeating: UInt8(ascii: "A"), count: 100))
   }
 
-  @Test func resumeAnswered206AtAnotherOffsetFailsResumeMismatchAndDropsThePart() throws {
-    let fixture = try FixtureHarness()
-    let daemon = try DaemonHarness()
-    let client = try daemon.connect()
-    let path = daemon.dir + "/m.bin"
-    try Data(repeating: 0x41, count: 50).write(to: URL(fileURLWithPath: path + ".part"))
-    let events = try client.run(
-      #"{"id":"m","url":"\#(fixture.url("/versioned/100?range_start=20"))","output":"\#(path)","resume":true,"events":[]}"#,
-      id: "m")
-    #expect(events.last?.event == "failed")
-    #expect(events.last?.errorCode == "resume_mismatch")
-    #expect(fileSize(path) == nil)
-    #expect(fileSize(path + ".part") == nil)
+  /// A `.part` already on disk, a server whose answer to its Range request does not simply
+  /// continue it, and what the job must make of it (issue 13's resume integrity cases).
+  struct PartCase: Sendable, CustomTestStringConvertible {
+    var name: String
+    /// Bytes of 0x41 ("A") already in the `.part`.
+    var partBytes: Int
+    /// The query of `/versioned/100` (100 bytes of "A").
+    var query: String
+    /// The terminal event and, for `failed`, its code; for `done`, its status and the file.
+    var event: String
+    var code: String? = nil
+    var status: Int? = nil
+    var testDescription: String { name }
   }
 
-  @Test func resumeAnswered206OfTheWholeFileStartsOver() throws {
-    let fixture = try FixtureHarness()
-    let daemon = try DaemonHarness()
-    let client = try daemon.connect()
-    let path = daemon.dir + "/w.bin"
-    try Data(repeating: 0x5A, count: 50).write(to: URL(fileURLWithPath: path + ".part"))
-    let events = try client.run(
-      #"{"id":"w","url":"\#(fixture.url("/versioned/100?range_start=0"))","output":"\#(path)","resume":true,"events":[]}"#,
-      id: "w")
-    #expect(events.last?.event == "done")
-    #expect(events.last?.int("bytes") == 100)
-    #expect(
-      try Data(contentsOf: URL(fileURLWithPath: path)) == Data(repeating: UInt8(ascii: "A"), count: 100))
-  }
+  static let partCases: [PartCase] = [
+    // 206 whose Content-Range starts elsewhere than the .part's end: never appended.
+    PartCase(
+      name: "206 at another offset fails resume_mismatch", partBytes: 50, query: "?range_start=20",
+      event: "failed", code: "resume_mismatch"),
+    // 206 of the whole file: starting over is possible, so the file is written from byte 0.
+    PartCase(
+      name: "206 of the whole file starts over", partBytes: 50, query: "?range_start=0", event: "done",
+      status: 206),
+    // 416 with `bytes */100` and a 100-byte .part: the file was complete (curl -C - exits 0).
+    PartCase(
+      name: "complete .part answered 416 completes", partBytes: 100, query: "", event: "done", status: 416),
+    // A .part larger than the server's file cannot be the same file.
+    PartCase(
+      name: ".part larger than the file fails resume_mismatch", partBytes: 150, query: "", event: "failed",
+      code: "resume_mismatch"),
+  ]
 
-  @Test func completePartialFileAnswered416CompletesTheJob() throws {
+  @Test(arguments: partCases)
+  func aPartialFileIsContinuedOnlyWhereTheServerContinuesIt(_ c: PartCase) throws {
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness()
     let client = try daemon.connect()
-    let path = daemon.dir + "/c.bin"
-    try Data(repeating: 0x41, count: 100).write(to: URL(fileURLWithPath: path + ".part"))
+    let path = daemon.dir + "/p.bin"
+    try Data(repeating: 0x41, count: c.partBytes).write(to: URL(fileURLWithPath: path + ".part"))
     let events = try client.run(
-      #"{"id":"c","url":"\#(fixture.url("/versioned/100"))","output":"\#(path)","resume":true,"events":[]}"#,
-      id: "c")
-    #expect(events.last?.event == "done")
-    #expect(events.last?.int("status") == 416)
-    #expect(events.last?.int("bytes") == 100)
-    #expect(fileSize(path) == 100)
+      #"{"id":"p","url":"\#(fixture.url("/versioned/100" + c.query))","output":"\#(path)","resume":true,"events":[]}"#,
+      id: "p")
+    #expect(events.last?.event == c.event)
     #expect(fileSize(path + ".part") == nil)
-  }
-
-  @Test func partialFileLargerThanTheServersFailsResumeMismatchAndIsDropped() throws {
-    let fixture = try FixtureHarness()
-    let daemon = try DaemonHarness()
-    let client = try daemon.connect()
-    let path = daemon.dir + "/l.bin"
-    try Data(repeating: 0x41, count: 150).write(to: URL(fileURLWithPath: path + ".part"))
-    let events = try client.run(
-      #"{"id":"l","url":"\#(fixture.url("/versioned/100"))","output":"\#(path)","resume":true,"events":[]}"#,
-      id: "l")
-    #expect(events.last?.event == "failed")
-    #expect(events.last?.errorCode == "resume_mismatch")
-    #expect(fileSize(path + ".part") == nil)
-    #expect(fileSize(path) == nil)
+    if c.event == "failed" {
+      #expect(events.last?.errorCode == c.code)
+      #expect(fileSize(path) == nil)
+    } else {
+      #expect(events.last?.int("status") == c.status)
+      #expect(events.last?.int("bytes") == 100)
+      #expect(
+        try Data(contentsOf: URL(fileURLWithPath: path)) == Data(repeating: UInt8(ascii: "A"), count: 100))
+    }
   }
 }

@@ -39,6 +39,20 @@ int ferry_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 /// `accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)`; accept4 is behind _GNU_SOURCE.
 int ferry_accept4(int fd);
 
+/// The most descriptors one `ferry_recv_with_fds` takes from a message; more are dropped by the
+/// kernel (it closes them) and `*truncated` is set.
+#define FERRY_MAX_RECEIVED_FDS 16
+
+/// `recvmsg` of up to `len` bytes with room for FERRY_MAX_RECEIVED_FDS descriptors passed by
+/// SCM_RIGHTS, received close-on-exec (MSG_CMSG_CLOEXEC). Returns the byte count (or -1 with
+/// errno); `*nfds` descriptors are stored in `fds`, which the caller then owns; `*truncated`
+/// is 1 when the control data did not fit (the excess descriptors are gone).
+ssize_t ferry_recv_with_fds(int fd, void *buf, size_t len, int *fds, int *nfds, int *truncated);
+
+/// `sendmsg` of `len` bytes with `nfds` (at most 253, the kernel's limit) descriptors as one
+/// SCM_RIGHTS message, MSG_NOSIGNAL.
+ssize_t ferry_send_with_fds(int fd, const void *buf, size_t len, const int *fds, int nfds);
+
 /// The thread's errno, readable from Swift without the Glibc overlay's computed property.
 int ferry_errno(void);
 
