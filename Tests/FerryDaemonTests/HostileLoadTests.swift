@@ -1,3 +1,4 @@
+import FerryTestSupport
 import FerryWire
 import Foundation
 import Glibc
@@ -56,7 +57,8 @@ import Testing
     let again = try greedy.run(#"{"id":"again","url":"\#(fixture.url("/echo"))","events":[]}"#, id: "again")
     #expect(again.last?.event == "done")
     #expect(
-      try bystander.client.readUntilTerminal(id: "bystander", timeoutMs: TestTime.ms(30_000)).last?.event == "done")
+      try bystander.client.readUntilTerminal(id: "bystander", timeoutMs: TestTime.ms(30_000)).last?.event
+        == "done")
   }
 
   @Test func twoThousandConnectionsAtOnceAreAllServed() throws {
