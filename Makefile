@@ -2,9 +2,10 @@
 SWIFT ?= swift
 PREFIX ?= /usr/local
 CONFIG ?= config/ferry.json
-# Debian packages the build and the tests need. media-types gives /etc/mime.types. curl, wrk,
+# Debian packages the build and the tests need. libsqlite3-dev is the durable journal's store
+# (FerryStore). media-types gives /etc/mime.types. curl, wrk,
 # hyperfine and python3(-venv) are the benchmark's peers and driver (make bench, bench-smoke).
-DEPS := libevent-dev libcurl4-openssl-dev media-types socat nginx-light openssl jq \
+DEPS := libevent-dev libcurl4-openssl-dev libsqlite3-dev media-types socat nginx-light openssl jq \
 	curl wrk hyperfine python3 python3-venv
 SWIFTFLAGS := -Xswiftc -warnings-as-errors
 

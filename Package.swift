@@ -18,6 +18,7 @@ let package = Package(
     // C shims: system headers and one-line wrappers for macros and variadic functions.
     .target(name: "CFerryEvent", linkerSettings: [.linkedLibrary("event_core")]),
     .target(name: "CFerryCurl", linkerSettings: [.linkedLibrary("curl")]),
+    .target(name: "CFerrySQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
 
     // Pure modules: no I/O, no clock, no C.
     // libm: Double's rounding in the standard library calls into it, and the `ferry` client
@@ -37,6 +38,8 @@ let package = Package(
       dependencies: ["FerryWire", "FerrySerializer", "FerryLoop", "FerrySession"],
       swiftSettings: daemonSpeed
     ),
+    // The durable journal (issue 14): SQLite in WAL mode behind one typed wrapper.
+    .target(name: "FerryStore", dependencies: ["CFerrySQLite", "FerryLoop"], swiftSettings: daemonSpeed),
     .target(
       name: "FerryTestSupport",
       dependencies: ["FerryWire", "FerryLoop"]
@@ -48,11 +51,15 @@ let package = Package(
     .executableTarget(name: "ferry", dependencies: ["FerryClient", "FerryWire"]),
     // The HTTP fixture server as its own process, for black-box tests of a real ferryd.
     .executableTarget(name: "ferry-fixture", dependencies: ["FerryTestSupport"]),
+    // Writes journal batches until it is killed, for FerryStoreTests' crash tests.
+    .executableTarget(name: "ferry-journal-writer", dependencies: ["FerryStore"]),
 
     // Benchmarks (make bench): the pure core per job, and a pipelining client for ferryd.
     .executableTarget(
       name: "ferry-bench-core", dependencies: ["FerryWire", "FerrySerializer"], path: "bench/core"),
     .executableTarget(name: "ferry-bench-client", dependencies: ["FerryWire"], path: "bench/client"),
+    // Journal commits per second, per record and per batch (docs/STORE.md).
+    .executableTarget(name: "ferry-bench-journal", dependencies: ["FerryStore"], path: "bench/journal"),
 
     .testTarget(name: "FerryWireTests", dependencies: ["FerryWire"]),
     .testTarget(name: "FerryClientTests", dependencies: ["FerryClient", "FerryWire"]),
@@ -65,6 +72,7 @@ let package = Package(
       name: "FerrySessionTests",
       dependencies: ["FerrySession", "FerryLoop", "FerryTestSupport", "FerryWire", "FerrySerializer"]
     ),
+    .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", "FerryTestSupport", "FerryDaemon"]),
     .testTarget(
       name: "FerryDaemonTests",
       dependencies: ["FerryDaemon", "FerryTestSupport", "FerryWire"]

@@ -1,3 +1,4 @@
+import FerryLoop
 import FerrySession
 import FerryWire
 
@@ -13,13 +14,13 @@ import FerryWire
 public enum ConfigLoader {
   public static func load(path: String, environment: [String: String]) throws(ConfigError) -> DaemonConfig {
     guard let text = readSmallFile(path, limit: 16 << 20) else {
-      throw ConfigError(file: path, field: "", reason: "cannot read: \(Syscalls.describe(errno))")
+      throw ConfigError(file: path, field: "", reason: "cannot read: \(Errno.current)")
     }
     let base = FileRoots.directoryOf(path) ?? "."
     var merged = try object(text, file: path, environment: environment, base: base)
     for dropIn in dropIns(beside: path) {
       guard let text = readSmallFile(dropIn, limit: 16 << 20) else {
-        throw ConfigError(file: dropIn, field: "", reason: "cannot read: \(Syscalls.describe(errno))")
+        throw ConfigError(file: dropIn, field: "", reason: "cannot read: \(Errno.current)")
       }
       merge(try object(text, file: dropIn, environment: environment, base: base), into: &merged)
     }

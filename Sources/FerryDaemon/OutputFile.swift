@@ -1,3 +1,4 @@
+import FerryLoop
 import FerrySession
 import FerryWire
 
@@ -14,7 +15,9 @@ import FerryWire
 /// directory itself must lie under one (checked on open and again before the rename).
 ///
 /// Writes are plain `write(2)` on the loop thread: page-cache writes of one curl buffer at a time
-/// are short and bounded.
+/// are short and bounded. Every call that can be interrupted goes through FerryLoop's
+/// `SystemCall` funnel (EINTR retried, EBADF and EFAULT trap: the descriptors are this
+/// object's own); `close(2)` is never retried (Linux releases the descriptor even on EINTR).
 public final class OutputFile {
   public let path: String
   public var partPath: String { path + ".part" }
@@ -65,13 +68,14 @@ public final class OutputFile {
     self.name = name
     let part = path + ".part"
     let dirPath = FileRoots.directoryOf(path) ?? "."
-    let directory = Syscalls.retrying { open(dirPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-    guard directory >= 0 else {
-      let code = errno
-      if code == ENOENT || code == ENOTDIR {
+    let directory: Int32
+    switch SystemCall.retrying({ open(dirPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }) {
+    case .success(let opened): directory = opened
+    case .failure(let error):
+      if error.code == ENOENT || error.code == ENOTDIR {
         throw WireError(.outputFailed, "the directory \(dirPath) does not exist", field: "output")
       }
-      throw WireError(.outputFailed, "cannot open \(dirPath): \(Syscalls.describe(code))", field: "output")
+      throw WireError(.outputFailed, "cannot open \(dirPath): \(error)", field: "output")
     }
     if let writeRoots {
       do throws(WireError) {
@@ -88,14 +92,15 @@ public final class OutputFile {
     // block open(2), and the loop with it, until some reader came (regular files ignore it).
     var flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
     flags |= resume ? O_APPEND : O_TRUNC
-    let fd = Syscalls.retrying { openat(directory, name + ".part", flags, 0o644) }
-    guard fd >= 0 else {
-      let e = errno
+    let fd: Int32
+    switch SystemCall.retrying({ openat(directory, name + ".part", flags, 0o644) }) {
+    case .success(let opened): fd = opened
+    case .failure(let error):
       close(directory)
-      throw WireError(.outputFailed, "cannot open \(part): \(Syscalls.describe(e))", field: "output")
+      throw WireError(.outputFailed, "cannot open \(part): \(error)", field: "output")
     }
     var st = stat()
-    guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+    guard case .success = SystemCall.retrying({ fstat(fd, &st) }), st.st_mode & S_IFMT == S_IFREG else {
       close(fd)
       close(directory)
       throw WireError(.outputFailed, "\(part) is not a regular file", field: "output")
@@ -107,8 +112,8 @@ public final class OutputFile {
 
   /// Starts the file over (the server ignored our Range and sent the whole body).
   public func restart() throws(WireError) {
-    guard ftruncate(fd, 0) == 0 else {
-      throw WireError(.outputFailed, "cannot truncate \(partPath): \(Syscalls.describe(errno))")
+    if case .failure(let error) = SystemCall.retrying({ ftruncate(fd, 0) }) {
+      throw WireError(.outputFailed, "cannot truncate \(partPath): \(error)")
     }
     written = 0
   }
@@ -117,11 +122,11 @@ public final class OutputFile {
   public func write(_ chunk: UnsafeRawBufferPointer) throws(WireError) {
     var offset = 0
     while offset < chunk.count {
-      let n = Syscalls.retrying { Glibc.write(fd, chunk.baseAddress! + offset, chunk.count - offset) }
-      guard n > 0 else {
-        throw WireError(.outputFailed, "cannot write \(partPath): \(Syscalls.describe(errno))")
+      switch SystemCall.retrying({ Glibc.write(fd, chunk.baseAddress! + offset, chunk.count - offset) }) {
+      case .success(let n) where n > 0: offset += n
+      case .success: throw WireError(.outputFailed, "cannot write \(partPath): nothing was written")
+      case .failure(let error): throw WireError(.outputFailed, "cannot write \(partPath): \(error)")
       }
-      offset += n
     }
     written += Int64(chunk.count)
   }
@@ -139,20 +144,20 @@ public final class OutputFile {
   /// The validator stored with `<path>.part`, or nil when there is none (or it is not a small
   /// regular file: a planted symlink is not followed).
   public static func storedValidator(for path: String) -> String? {
-    let fd = Syscalls.retrying {
+    let opened = SystemCall.retrying {
       open(validatorPath(for: path), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
     }
-    guard fd >= 0 else { return nil }
+    guard case .success(let fd) = opened else { return nil }
     defer { close(fd) }
     var st = stat()
-    guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size > 0, st.st_size <= 1024 else {
-      return nil
-    }
+    guard case .success = SystemCall.retrying({ fstat(fd, &st) }), st.st_mode & S_IFMT == S_IFREG,
+      st.st_size > 0, st.st_size <= 1024
+    else { return nil }
     var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
-    let n = bytes.withUnsafeMutableBytes { buffer in
-      Syscalls.retrying { read(fd, buffer.baseAddress!, buffer.count) }
+    let read = bytes.withUnsafeMutableBytes { buffer in
+      SystemCall.retrying { Glibc.read(fd, buffer.baseAddress!, buffer.count) }
     }
-    guard n == bytes.count, let text = String(validating: bytes, as: UTF8.self),
+    guard case .success(let n) = read, n == bytes.count, let text = String(validating: bytes, as: UTF8.self),
       !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
     else { return nil }
     return text
@@ -165,16 +170,16 @@ public final class OutputFile {
     let vname = name + ".part.validator"
     unlinkat(directory, vname, 0)
     guard let validator else { return }
-    let fd = Syscalls.retrying {
+    let opened = SystemCall.retrying {
       openat(directory, vname, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
     }
-    guard fd >= 0 else { return }
+    guard case .success(let fd) = opened else { return }
     let bytes = Array(validator.utf8)
-    let n = bytes.withUnsafeBytes { buffer in
-      Syscalls.retrying { Glibc.write(fd, buffer.baseAddress!, buffer.count) }
+    let written = bytes.withUnsafeBytes { buffer in
+      SystemCall.retrying { Glibc.write(fd, buffer.baseAddress!, buffer.count) }
     }
     close(fd)
-    if n != bytes.count { unlinkat(directory, vname, 0) }
+    if written != .success(bytes.count) { unlinkat(directory, vname, 0) }
   }
 
   /// Closes and renames the partial file into place, in the directory opened at the start;
@@ -202,10 +207,10 @@ public final class OutputFile {
       }
     }
     unlinkat(directory, name + ".part.validator", 0)
-    guard renameat(directory, name + ".part", directory, name) == 0 else {
-      let e = errno
+    if case .failure(let error) = SystemCall.retrying({ renameat(directory, name + ".part", directory, name) }
+    ) {
       unlinkat(directory, name + ".part", 0)
-      throw WireError(.outputFailed, "cannot rename \(part) to \(path): \(Syscalls.describe(e))")
+      throw WireError(.outputFailed, "cannot rename \(part) to \(path): \(error)")
     }
     return total
   }
@@ -233,21 +238,5 @@ public final class OutputFile {
   deinit {
     closeFile()
     closeDirectory()
-  }
-}
-
-/// The syscall funnel for the daemon's own few calls: retries EINTR, describes errno.
-enum Syscalls {
-  static func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
-    while true {
-      let r = call()
-      if r < 0, errno == EINTR { continue }
-      return r
-    }
-  }
-
-  static func describe(_ code: Int32) -> String {
-    guard let s = strerror(code) else { return "errno \(code)" }
-    return String(cString: s)
   }
 }

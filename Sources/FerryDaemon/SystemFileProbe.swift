@@ -1,3 +1,4 @@
+import FerryLoop
 import FerrySerializer
 import FerrySession
 import FerryWire
@@ -29,13 +30,13 @@ public struct SystemFileProbe: FileProbe {
     }
     var st = stat()
     guard stat(path, &st) == 0 else {
-      throw WireError(.fileUnreadable, "cannot read \(path): \(Syscalls.describe(errno))")
+      throw WireError(.fileUnreadable, "cannot read \(path): \(Errno.current)")
     }
     guard (st.st_mode & S_IFMT) == S_IFREG else {
       throw WireError(.fileUnreadable, "\(path) is not a regular file")
     }
     guard access(path, R_OK) == 0 else {
-      throw WireError(.fileUnreadable, "cannot read \(path): \(Syscalls.describe(errno))")
+      throw WireError(.fileUnreadable, "cannot read \(path): \(Errno.current)")
     }
     return Int64(st.st_size)
   }

@@ -94,4 +94,25 @@ public enum CurlResultMap {
       return false
     }
   }
+
+  /// What a failed multi call (`curl_multi_socket_action`) means for the engine.
+  enum MultiFailure: Equatable {
+    /// Nothing to do: an event for a socket curl no longer tracks (libevent can report one
+    /// just after curl asked to stop watching it, multi.c says), or `CURLM_OK` itself.
+    case ignore
+    /// The multi handle cannot be trusted with its transfers (out of memory, an internal
+    /// error, a bad handle): each fails with curl's message, and the engine goes on.
+    case failTransfers
+    /// curl was called from inside one of its callbacks, which the engine never does.
+    case bug
+  }
+
+  /// The `MultiFailure` for `code`, as hiperfifo's `mcode_or_die` sorts them.
+  static func multiFailure(_ code: CURLMcode) -> MultiFailure {
+    switch code {
+    case CURLM_OK, CURLM_BAD_SOCKET, CURLM_CALL_MULTI_PERFORM: .ignore
+    case CURLM_RECURSIVE_API_CALL: .bug
+    default: .failTransfers
+    }
+  }
 }

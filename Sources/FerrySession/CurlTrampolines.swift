@@ -7,7 +7,8 @@ import CFerryCurl
 /// Every C callback libcurl calls into FerrySession, in one place so the unsafe hop is
 /// auditable.
 ///
-/// Each trampoline is a non-capturing closure. curl hands back the pointer we registered: an
+/// Each trampoline is a non-capturing closure. What the callbacks do is record (see `Engine`):
+/// none of them calls a delegate, or curl. curl hands back the pointer we registered: an
 /// unretained reference to the `Engine` (multi callbacks) or the `Transfer` (easy callbacks).
 /// The engine keeps each transfer alive while its handle is in the multi, and the engine
 /// outlives its multi handle, so the pointers are never dangling. curl only calls back from
@@ -18,10 +19,15 @@ import CFerryCurl
 /// timer callback would abort every transfer on the multi.
 enum CurlTrampolines {
   /// `CURLMOPT_SOCKETFUNCTION`.
-  static let socket: curl_socket_callback = { _, fd, what, userp, _ in
+  /// `socketp` is what the engine assigned with `curl_multi_assign` (a `SocketRecord`, never
+  /// dereferenced here), crossing as an address like the buffers below.
+  static let socket: curl_socket_callback = { _, fd, what, userp, socketp in
     guard let userp else { return 0 }
     let engine = Unmanaged<Engine>.fromOpaque(userp)
-    MainActor.assumeIsolated { engine.takeUnretainedValue().socketChanged(fd, what) }
+    let record = UInt(bitPattern: socketp)
+    MainActor.assumeIsolated {
+      engine.takeUnretainedValue().socketChanged(fd, what, UnsafeMutableRawPointer(bitPattern: record))
+    }
     return 0
   }
 

@@ -5,7 +5,7 @@ import FerryLoop
 ///
 /// Creating a handle allocates curl's per-handle state and buffers; `curl_easy_reset` between
 /// jobs keeps them. The slot also owns the error buffer curl writes into and the transfer's
-/// timer (idle timeout and deferred start failures), so a job allocates neither.
+/// timer (the idle timeout), so a job allocates neither.
 @MainActor final class EasyHandle {
   /// The `CURL *`.
   let handle: UnsafeMutableRawPointer

@@ -1,37 +1,63 @@
 import CFerryCurl
 import FerryLoop
+import FerryWire
 
-/// hiperfifo's part: curl's socket interest onto `IOWatch`es, its timeout onto one `Timer`, and
-/// readiness back into `curl_multi_socket_action`, draining finished transfers after each call.
+/// hiperfifo's part: curl's socket interest onto `SocketRecord`s, its timeout onto one
+/// `Timer`, and readiness back into `curl_multi_socket_action`, after which finished transfers
+/// are read and everything recorded is delivered.
 extension Engine {
   /// `CURLMOPT_SOCKETFUNCTION`: curl wants `fd` watched for `what` (or no longer watched).
-  func socketChanged(_ fd: Int32, _ what: Int32) {
-    if what == FERRY_CURL_POLL_REMOVE || what == FERRY_CURL_POLL_NONE {
-      if let watch = watches[fd], watch.interest == .read, ownSockets.contains(fd) {
-        // Most likely back in the pool, to be read again by the next request on it: keep the
-        // registration (a close is reported, see `socketClosing`).
-        parkedSockets.insert(fd)
+  /// `socketp` is the record assigned to curl's entry for `fd`, or nil for an entry curl has
+  /// just made (a socket it starts tracking). Never calls curl but `curl_multi_assign`, which
+  /// the socket callback is meant to call.
+  func socketChanged(_ fd: Int32, _ what: Int32, _ socketp: UnsafeMutableRawPointer?) {
+    let record: SocketRecord
+    // curl's pointer is only trusted (and never dereferenced) when it is our live record's.
+    if let socketp, let known = sockets[fd], known.pointer == socketp {
+      record = known
+    } else {
+      guard what != FERRY_CURL_POLL_REMOVE else { return }
+      record = recordForNewEntry(fd)
+      _ = curl_multi_assign(multi, fd, record.pointer)
+    }
+    if what == FERRY_CURL_POLL_REMOVE {
+      // curl forgets its entry (and our record with it) once this returns.
+      guard record.isConnection else {
+        record.cancel()
+        sockets[fd] = nil
         return
       }
-      // Unknown descriptors are fine: curl announces resolver and happy-eyeballs sockets too.
-      watches[fd]?.setInterest([])
+      // Most likely back in the pool, to be read again by the next request on it: keep the
+      // read registration (a close is heard, see `socketClosing`).
+      record.isParked = true
+      if record.interest != .read { record.watch.setInterest([]) }
       return
     }
     var interest: IOEvents = []
     if what & FERRY_CURL_POLL_IN != 0 { interest.insert(.read) }
     if what & FERRY_CURL_POLL_OUT != 0 { interest.insert(.write) }
-    let watch = watches[fd] ?? makeWatch(fd)
-    if !parkedSockets.isEmpty, parkedSockets.remove(fd) != nil {
-      // The same socket as before: had curl closed it, `socketClosing` would have said so.
-      watch.setInterest(interest)
-      return
+    record.isParked = false
+    record.watch.setInterest(interest)
+  }
+
+  /// The record for a socket curl has just started tracking: the connection socket's own
+  /// record when we opened `fd` and have not heard it closed (the same socket, new or back
+  /// from the pool), else a fresh one. A record of another socket still filed under `fd`
+  /// belonged to a socket closed without a `CURL_POLL_REMOVE`: it goes.
+  private func recordForNewEntry(_ fd: Int32) -> SocketRecord {
+    if let known = sockets[fd] {
+      if known.isConnection { return known }
+      known.cancel()
     }
-    if watch.interest == interest {
-      // curl only calls when something changed, so the same interest on a watched number is a
-      // new socket that reuses it: register again, the kernel dropped the old one on close.
-      watch.setInterest([])
+    return makeRecord(fd, isConnection: false)
+  }
+
+  private func makeRecord(_ fd: Int32, isConnection: Bool) -> SocketRecord {
+    let record = SocketRecord(fd: fd, isConnection: isConnection, loop: loop) { [unowned self] events in
+      self.socketReady(fd, events)
     }
-    watch.setInterest(interest)
+    sockets[fd] = record
+    return record
   }
 
   /// `CURLMOPT_TIMERFUNCTION`: call curl back in `timeoutMs` (0: on the next loop iteration,
@@ -44,32 +70,26 @@ extension Engine {
     }
   }
 
-  /// `Transfer.curlOpenSocket` made connection socket `fd`. A watch still registered under that
-  /// number belongs to a socket closed without our hearing of it: forget its registration.
+  /// `Transfer.curlOpenSocket` made connection socket `fd`. A record still filed under that
+  /// number belongs to a socket closed without our hearing of it: it goes.
   func socketOpened(_ fd: Int32) {
-    ownSockets.insert(fd)
-    parkedSockets.remove(fd)
-    watches[fd]?.setInterest([])
+    sockets[fd]?.cancel()
+    _ = makeRecord(fd, isConnection: true)
   }
 
-  /// curl is about to close connection socket `fd` (see `SocketCloser`).
+  /// curl is about to close connection socket `fd` (see `SocketCloser`); curl has already
+  /// forgotten its entry (`Curl_multi_closed` runs before the close callback).
   func socketClosing(_ fd: Int32) {
-    ownSockets.remove(fd)
-    parkedSockets.remove(fd)
-    watches[fd]?.setInterest([])
-  }
-
-  private func makeWatch(_ fd: Int32) -> IOWatch {
-    let watch = IOWatch(loop: loop, fd: fd) { [unowned self] events in self.socketReady(fd, events) }
-    watches[fd] = watch
-    return watch
+    guard let record = sockets[fd], record.isConnection else { return }
+    record.cancel()
+    sockets[fd] = nil
   }
 
   private func socketReady(_ fd: Int32, _ events: IOEvents) {
-    if !parkedSockets.isEmpty, parkedSockets.remove(fd) != nil {
+    if let record = sockets[fd], record.isParked {
       // A pooled connection curl is not watching became readable: the server closed it (or
       // broke protocol). curl finds out when it next tries to reuse it; stop waking up for it.
-      watches[fd]?.setInterest([])
+      record.watch.setInterest([])
       return
     }
     var mask: Int32 = 0
@@ -82,24 +102,40 @@ extension Engine {
     socketAction(FERRY_CURL_SOCKET_TIMEOUT, 0)
   }
 
+  /// `curl_multi_socket_action`, then what hiperfifo's `check_multi_info` does: the ends of
+  /// finished transfers are recorded after everything their callbacks recorded, and the lot
+  /// is delivered.
   private func socketAction(_ fd: Int32, _ mask: Int32) {
     guard !isShutDown else { return }
     var running: Int32 = 0
     curlCalls.count &+= 1
-    curlDepth += 1
-    _ = curl_multi_socket_action(multi, fd, mask, &running)
-    curlDepth -= 1
-    drainMessages()
-    runDeferred()
+    let code = curl_multi_socket_action(multi, fd, mask, &running)
+    recordFinished()
+    deliverEvents()
+    if code != CURLM_OK { multiFailed(code, "curl_multi_socket_action") }
   }
 
-  /// Reads every finished transfer curl has queued; runs after each `socket_action`.
-  private func drainMessages() {
+  /// Records every finished transfer curl has queued.
+  private func recordFinished() {
     var queued: Int32 = 0
     while let message = curl_multi_info_read(multi, &queued) {
-      guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
-      let code = message.pointee.data.result
-      active[easy]?.curlDidFinish(code)
+      guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+        let transfer = active[easy]
+      else { continue }
+      events.append(.ended(transfer, message.pointee.data.result))
+    }
+  }
+
+  /// A multi call failed with `code` (see `CurlResultMap.multiFailure`).
+  func multiFailed(_ code: CURLMcode, _ call: String) {
+    switch CurlResultMap.multiFailure(code) {
+    case .ignore:
+      return
+    case .bug:
+      preconditionFailure("\(call) failed with \(Self.message(code)): a bug in ferry")
+    case .failTransfers:
+      let error = WireError(.transferFailed, "\(call) failed: \(Self.message(code))")
+      for transfer in Array(active.values) { transfer.fail(error) }
     }
   }
 }

@@ -7,12 +7,19 @@ import FerryWire
 /// connection pool (with the session's limits) and its share handle the session's DNS and TLS
 /// session caches.
 ///
-/// curl tells the engine which sockets to watch (`CURLMOPT_SOCKETFUNCTION` → `IOWatch`) and
-/// when to call it back (`CURLMOPT_TIMERFUNCTION` → one `Timer`); the engine hands readiness and
-/// timeouts to `curl_multi_socket_action` and reads finished transfers with
-/// `curl_multi_info_read` after every call. curl's callbacks only record: anything that calls
-/// back into curl (adding, removing, pausing a handle) waits until the outermost curl call has
-/// returned (see `deferred`), so curl is never re-entered from its own callbacks.
+/// curl tells the engine which sockets to watch (`CURLMOPT_SOCKETFUNCTION` → one `SocketRecord`
+/// per socket, assigned with `curl_multi_assign`) and when to call it back
+/// (`CURLMOPT_TIMERFUNCTION` → one `Timer`); the engine hands readiness and timeouts to
+/// `curl_multi_socket_action` and checks its result.
+///
+/// curl's callbacks only record: body bytes, heads and progress go into `events` (a
+/// `TransferEventQueue`), and nothing in them calls a delegate or curl. Once
+/// `curl_multi_socket_action` has returned, the engine reads finished transfers with
+/// `curl_multi_info_read` (where hiperfifo calls `check_multi_info`), records their ends after
+/// the rest, and delivers every event to its transfer's delegate in order. Delegates therefore
+/// run outside curl, and may start, cancel, pause and resume transfers (or shut the engine
+/// down) directly. The one curl call made from a delegate that calls back is the unpause in
+/// `resumeReceive()`, whose re-delivered body is recorded and delivered the same way.
 @MainActor public final class Engine {
   public let loop: EventLoop
   /// The `CURLM *`: this engine's connection pool.
@@ -32,38 +39,24 @@ import FerryWire
   /// Reset easy handles waiting for the next job.
   private var freeHandles: [EasyHandle] = []
   private let maxFreeHandles = 256
-  /// One watch per descriptor number curl announced; parked (no interest) after
-  /// `CURL_POLL_REMOVE`, since the connection may only have gone back to the pool.
-  var watches: [Int32: IOWatch] = [:]
-  /// Connection sockets this engine opened (`Transfer.curlOpenSocket`) and has not yet seen
-  /// closed (`SocketCloser`): for these, and only these, a close is always reported.
-  var ownSockets: Set<Int32> = []
-  /// Own sockets curl stopped watching (`CURL_POLL_REMOVE`) whose read watch stays registered:
-  /// a connection back in the pool is usually asked for reading again by its next request, and
-  /// keeping the registration saves an epoll_ctl DEL and ADD per request.
-  var parkedSockets: Set<Int32> = []
-  /// `CURLOPT_CLOSESOCKETDATA` of every transfer: hears curl close a connection socket.
+  /// The records of the sockets curl watches, and of the connection sockets it does not watch
+  /// now (parked, see `SocketRecord`), by descriptor. A connection's record goes when curl
+  /// closes it (`SocketCloser`), before the number can be reused; another socket's when curl
+  /// stops watching it.
+  var sockets: [Int32: SocketRecord] = [:]
+  /// `CURLOPT_CLOSESOCKETDATA` of every transfer: hears curl close a connection socket, so a
+  /// parked record never outlives its socket.
   let closer = SocketCloser()
   /// Counts the curl calls that may call back, so that header lines can tell one call from
   /// the next (see `HeaderLines`).
   let curlCalls = CurlCallCount()
+  /// What callbacks recorded, for delivery once curl has returned.
+  let events = TransferEventQueue()
+  /// Set while `deliverEvents()` runs: what a delegate's unpause records then is delivered by
+  /// that same run, after the round it is in.
+  private var isDelivering = false
   var curlTimer: Timer?
-  /// How many curl calls that may call back are on the stack.
-  var curlDepth = 0
-  /// Work that would re-enter curl, postponed until `curlDepth` drops to 0.
-  private var deferred: [DeferredAction] = []
   var isShutDown = false
-  /// `shutdown()` was called inside curl and waits for it to return: no new transfer may
-  /// start meanwhile (it would be dropped with the others, its delegate never told).
-  private var isShutdownPending = false
-
-  /// What waits in `deferred`.
-  private enum DeferredAction {
-    case add(Transfer)
-    case remove(Transfer)
-    case syncPause(Transfer)
-    case shutdown
-  }
 
   @MainActor private static var isCurlInitialized = false
 
@@ -113,13 +106,12 @@ import FerryWire
   /// Starts one attempt of `spec`; `delegate` hears its events from the next loop iteration on.
   ///
   /// Never calls the delegate from inside this call: a spec libcurl rejects fails on the next
-  /// loop iteration.
+  /// loop iteration. Safe from a delegate method.
   public func start(_ spec: TransferSpec, delegate: TransferDelegate) -> Transfer {
-    let closed = isShutDown || isShutdownPending
-    let slot = closed ? nil : takeHandle()
+    let slot = isShutDown ? nil : takeHandle()
     let transfer = Transfer(engine: self, slot: slot, spec: spec, delegate: delegate)
     guard let slot else {
-      let reason = closed ? "the engine has shut down" : "libcurl could not create a handle"
+      let reason = isShutDown ? "the engine has shut down" : "libcurl could not create a handle"
       transfer.failToStart(WireError(.transferFailed, "cannot start a transfer: \(reason)"))
       return transfer
     }
@@ -135,39 +127,28 @@ import FerryWire
 
   /// Cancels every transfer (delivering nothing) and closes the multi handle.
   ///
-  /// Safe from `deinit`: it touches no transfer's back reference to the engine. Called from a
-  /// delegate method (inside curl), it takes effect once curl has returned.
+  /// Safe from `deinit` (it touches no transfer's back reference to the engine) and from a
+  /// delegate method (delegates run outside curl; events still queued for the transfers it
+  /// cancels are skipped).
   public func shutdown() {
     guard !isShutDown else { return }
-    guard curlDepth == 0 else {
-      if !isShutdownPending { deferred.append(.shutdown) }
-      isShutdownPending = true
-      return
-    }
     isShutDown = true
     let running = Array(active.values)
     active.removeAll()
-    for case .add(let transfer) in deferred where transfer.isRunning {
-      transfer.abandon()
-      stats.transfersCancelled += 1
-    }
-    deferred.removeAll()
     curlTimer?.cancel()
     // Removing handles and cleanup may still announce timers and sockets and close sockets;
     // from here (and from `deinit`) nothing must call back into us or re-arm the timer.
     closer.engine = nil
     _ = ferry_curl_multi_setopt_socketfunction(multi, CURLMOPT_SOCKETFUNCTION, nil)
     _ = ferry_curl_multi_setopt_timerfunction(multi, CURLMOPT_TIMERFUNCTION, nil)
-    curlDepth += 1
     for transfer in running {
-      if let easy = transfer.easy { curl_multi_remove_handle(multi, easy) }
+      if let easy = transfer.easy { _ = curl_multi_remove_handle(multi, easy) }
       transfer.abandon()
       stats.transfersCancelled += 1
     }
     curl_multi_cleanup(multi)
-    curlDepth -= 1
-    for watch in watches.values { watch.cancel() }
-    watches.removeAll()
+    for record in sockets.values { record.cancel() }
+    sockets.removeAll()
     freeHandles.removeAll()
   }
 
@@ -178,60 +159,57 @@ import FerryWire
 // MARK: - Handles in and out of the multi
 
 extension Engine {
-  /// Adds the transfer's handle to the multi, now or once curl has returned.
+  /// Adds the transfer's handle to the multi (which calls back nothing but the timer
+  /// callback, so no delegate hears anything from inside this call).
   func attach(_ transfer: Transfer) {
-    guard curlDepth == 0 else {
-      deferred.append(.add(transfer))
+    guard let easy = transfer.easy else { return }
+    guard !isShutDown else {
+      // A redirect hop configured after a delegate shut the engine down: the multi is gone.
+      transfer.failToStart(WireError(.transferFailed, "cannot start a transfer: the engine has shut down"))
       return
     }
-    guard let easy = transfer.easy else { return }
     active[easy] = transfer
     transfer.didAttach()
-    let code = withCurl { curl_multi_add_handle(multi, easy) }
+    let code = curl_multi_add_handle(multi, easy)
     if code != CURLM_OK {
       active[easy] = nil
-      let message = String(cString: curl_multi_strerror(code))
-      transfer.failToStart(WireError(.transferFailed, "curl_multi_add_handle: \(message)"))
+      transfer.failToStart(WireError(.transferFailed, "curl_multi_add_handle: \(Self.message(code))"))
     }
   }
 
-  /// Takes the transfer's handle out of the multi and recycles it, now or once curl has
-  /// returned.
+  /// Takes the transfer's handle out of the multi and recycles it.
   func detach(_ transfer: Transfer) {
-    guard curlDepth == 0 else {
-      deferred.append(.remove(transfer))
-      return
-    }
     guard let easy = transfer.easy else { return }
-    if active.removeValue(forKey: easy) != nil {
-      _ = withCurl { curl_multi_remove_handle(multi, easy) }
-    }
-    if let slot = transfer.releaseSlot() { recycle(slot) }
+    let isRemoved = removeHandle(transfer, easy)
+    if let slot = transfer.releaseSlot(), isRemoved { recycle(slot) }
   }
 
-  /// Takes the handle out for a new hop of a redirect the transfer follows itself.
-  func detachForNextHop(_ transfer: Transfer) {
-    guard let easy = transfer.easy, active.removeValue(forKey: easy) != nil else { return }
-    _ = withCurl { curl_multi_remove_handle(multi, easy) }
+  /// Takes the handle out for a new hop of a redirect the transfer follows itself; false when
+  /// curl refused (the handle must then not be used again).
+  func detachForNextHop(_ transfer: Transfer) -> Bool {
+    guard let easy = transfer.easy else { return false }
+    return removeHandle(transfer, easy)
   }
 
-  /// Brings curl's pause state of the transfer's receive side in line with what was asked.
-  func syncPause(_ transfer: Transfer) {
-    guard curlDepth == 0 else {
-      deferred.append(.syncPause(transfer))
+  /// `curl_multi_remove_handle`, checked. A handle curl would not take out may still be in
+  /// the multi: it is never reset or reused (dropping it cleans it up, which takes it out).
+  private func removeHandle(_ transfer: Transfer, _ easy: UnsafeMutableRawPointer) -> Bool {
+    guard active.removeValue(forKey: easy) != nil else { return true }
+    let code = curl_multi_remove_handle(multi, easy)
+    return code == CURLM_OK
+  }
+
+  /// Lifts curl's pause of the transfer's receive side; curl re-delivers what it held from
+  /// inside this call, which is recorded and then delivered like any other body.
+  func unpause(_ transfer: Transfer) {
+    guard let easy = transfer.easy, active[easy] != nil else {
+      transfer.curlUnpaused(CURLE_OK)
       return
     }
-    guard let easy = transfer.easy, let bitmask = transfer.pauseChangeNeeded() else { return }
-    let code = withCurl { curl_easy_pause(easy, bitmask) }
-    if code == CURLE_BAD_FUNCTION_ARGUMENT {
-      // curl 7.88 refuses to pause a transfer that has no connection yet
-      // (lib/easy.c: `if(!data->conn) return CURLE_BAD_FUNCTION_ARGUMENT`). Nothing is paused
-      // then; the write callback returns CURL_WRITEFUNC_PAUSE when the first bytes arrive.
-      transfer.isReceivePauseApplied = false
-      return
-    }
-    // Unpausing delivers held data at once; a delegate aborting then fails only this call.
-    if code != CURLE_OK { transfer.curlDidFinish(code) }
+    curlCalls.count &+= 1
+    let code = curl_easy_pause(easy, FERRY_CURLPAUSE_CONT)
+    transfer.curlUnpaused(code)
+    deliverEvents()
   }
 
   /// Counts a finished transfer into `stats`.
@@ -248,6 +226,10 @@ extension Engine {
     stats.bytesDown += metrics.bytesDown
   }
 
+  static func message(_ code: CURLMcode) -> String {
+    String(cString: curl_multi_strerror(code))
+  }
+
   private func takeHandle() -> EasyHandle? {
     if let slot = freeHandles.popLast() { return slot }
     return EasyHandle(loop: loop, share: share)
@@ -257,25 +239,50 @@ extension Engine {
     slot.reset()
     if freeHandles.count < maxFreeHandles && !isShutDown { freeHandles.append(slot) }
   }
+}
 
-  /// Runs a curl call that may call back, then whatever its callbacks postponed.
-  private func withCurl<T>(_ call: () -> T) -> T {
-    curlCalls.count &+= 1
-    curlDepth += 1
-    let result = call()
-    curlDepth -= 1
-    if curlDepth == 0 { runDeferred() }
-    return result
+// MARK: - Delivering what callbacks recorded
+
+extension Engine {
+  /// Hands every recorded event to its transfer, in order; runs after each curl call that
+  /// may call back, once it has returned.
+  ///
+  /// A delegate may make curl record more (an unpause re-delivers body): that goes into the
+  /// queue's other round and is delivered by this same run once the current round is done,
+  /// so the bytes of the round being delivered never move.
+  ///
+  /// Once everything is delivered, transfers that stopped recording at their limit are
+  /// unpaused (curl records again from inside that call, and the loop goes on).
+  func deliverEvents() {
+    guard !isDelivering, !events.isIdle else { return }
+    isDelivering = true
+    defer { isDelivering = false }
+    while true {
+      if !events.isEmpty {
+        let count = events.beginDelivery()
+        var index = 0
+        while index < count {
+          deliver(events.delivered(index))
+          index += 1
+        }
+        events.endDelivery()
+        continue
+      }
+      guard let transfer = events.popDraining() else { return }
+      transfer.recordedBodyDelivered()
+    }
   }
 
-  func runDeferred() {
-    while curlDepth == 0, !deferred.isEmpty {
-      switch deferred.removeFirst() {
-      case .add(let transfer): if transfer.isRunning { attach(transfer) }
-      case .remove(let transfer): detach(transfer)
-      case .syncPause(let transfer): if transfer.isRunning { syncPause(transfer) }
-      case .shutdown: shutdown()
-      }
+  private func deliver(_ event: TransferEventQueue.Event) {
+    switch event {
+    case .head(let transfer, let head):
+      transfer.deliverHead(head)
+    case .body(let transfer, let start, let count):
+      transfer.deliverBody(events.deliveredBytes(start: start, count: count))
+    case .progress(let transfer, let direction, let done, let total):
+      transfer.deliverProgress(direction, done: done, total: total)
+    case .ended(let transfer, let code):
+      transfer.curlDidFinish(code)
     }
   }
 }

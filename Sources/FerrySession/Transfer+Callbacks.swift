@@ -6,38 +6,32 @@ import FerryWire
 #endif
 
 /// What the transfer does when curl calls back. These run inside a curl call: they never call
-/// curl, they record and report, and their return values are the only way they steer curl.
+/// curl or a delegate. They record (into the engine's `TransferEventQueue`, delivered once curl
+/// has returned), and their return values are the only way they steer curl.
 extension Transfer {
-  /// A chunk of response body: to the delegate, or held back (paused), or dropped (the body of
-  /// a redirect we follow ourselves). Returning less than `bytes.count` fails the transfer.
+  /// A chunk of response body: recorded for the delegate, refused (paused: curl keeps it and
+  /// offers it again once unpaused), or dropped (the body of a redirect we follow ourselves).
+  /// Returning less than `bytes.count` otherwise fails the transfer.
   func curlWrite(_ bytes: UnsafeRawBufferPointer) -> Int {
-    guard isRunning else { return 0 }
-    if isDiscardingBody { return bytes.count }
-    if isReceivePauseWanted {
-      // Asked for from inside an earlier callback of this same curl call: stop here.
-      isReceivePauseApplied = true
-      return Int(FERRY_CURL_WRITEFUNC_PAUSE)
-    }
-    lastActivityMs = loop.now()
-    guard let delegate else { return bytes.count }
-    switch delegate.transferDidReceiveBody(bytes) {
-    case .continue:
-      bodyBytesDelivered += Int64(bytes.count)
+    switch machine.bodyOffered(isRecordFull: undeliveredBytes >= Self.recordLimit) {
+    case .take:
+      lastActivityMs = loop.now()
+      events.appendBody(self, bytes)
+      undeliveredBytes += bytes.count
+      bodyBytesReceived += Int64(bytes.count)
       noteIfResponseEndedEarly()
       return bytes.count
-    case .pause:
-      isReceivePauseWanted = true
-      isReceivePauseApplied = true
-      slot?.timer.cancel()
+    case .drop: return bytes.count
+    case .refuse: return Int(FERRY_CURL_WRITEFUNC_PAUSE)
+    case .refuseUntilDelivered:
+      events.appendDraining(self)
       return Int(FERRY_CURL_WRITEFUNC_PAUSE)
-    case .abort(let error):
-      recordedError = error
-      return 0
+    case .fail: return 0
     }
   }
 
   /// A block of header lines of some hop ended with its blank line (a head, or trailers); a
-  /// completed head is reported only when it is the last hop's. False makes curl fail.
+  /// completed head is recorded only when it is the last hop's. False makes curl fail.
   func curlHeaderBlockEnded() -> Bool {
     guard isRunning, let lines = slot?.headerLines else { return false }
     // The blank line came in the call that read the time for the block's lines.
@@ -82,7 +76,7 @@ extension Transfer {
       }
       if let denial = scope.denial(for: origin, redirect: true) {
         lastHead = head
-        deliverRefusedRedirect()
+        if machine.headReported() { events.append(.head(self, head)) }
         return denial
       }
     }
@@ -157,8 +151,8 @@ extension Transfer {
     return FERRY_CURL_SEEKFUNC_OK
   }
 
-  /// Byte counts so far: notes activity for the idle timer and reports throttled progress.
-  /// Non-zero makes curl abort, which only a cancelled transfer wants.
+  /// Byte counts so far: notes activity for the idle timer and records throttled progress.
+  /// Non-zero makes curl abort, which only a transfer that no longer runs wants.
   func curlProgress(downTotal: curl_off_t, downNow: curl_off_t, upTotal: curl_off_t, upNow: curl_off_t)
     -> Int32
   {
@@ -171,33 +165,26 @@ extension Transfer {
     if request.body != nil, let body,
       let sample = uploadThrottle.offer(.init(done: Int64(upNow), total: body.length), nowMs: now)
     {
-      delegate?.transferDidProgress(direction: .upload, done: sample.done, total: sample.total)
+      events.append(.progress(self, .upload, done: sample.done, total: sample.total))
     }
     let total = downTotal > 0 ? Int64(downTotal) : nil
     if let sample = downloadThrottle.offer(.init(done: Int64(downNow), total: total), nowMs: now) {
-      delegate?.transferDidProgress(direction: .download, done: sample.done, total: sample.total)
+      events.append(.progress(self, .download, done: sample.done, total: sample.total))
     }
     return 0
   }
 
-  /// A hop's head is complete: remember it, and report it unless a redirect follows.
+  /// A hop's head is complete: remember it, and record it unless a redirect follows.
   private func headCompleted(_ head: ResponseHead) {
     lastHead = head
     if spec.followRedirects, RedirectRule.isFollowed(head, byCurl: !followsRedirectsItself) {
-      pendingRedirectStatus = followsRedirectsItself ? head.status : nil
-      isDiscardingBody = followsRedirectsItself
+      if followsRedirectsItself { machine.redirectHeadCompleted(status: head.status) }
       return
     }
-    pendingRedirectStatus = nil
-    isDiscardingBody = false
-    bodyBytesDelivered = 0
-    if isReplayingUndecoded {
-      // The same response again, asked for undecoded: its head was reported the first time.
-      isReplayingUndecoded = false
-      return
-    }
-    isHeadDelivered = true
-    delegate?.transferDidReceiveHead(head)
+    bodyBytesReceived = 0
+    // A replay's head (the same response again, asked for undecoded) was reported the first time.
+    guard machine.finalHeadCompleted() else { return }
+    events.append(.head(self, head))
     noteIfResponseEndedEarly()
   }
 
@@ -205,16 +192,15 @@ extension Transfer {
   /// with NO_ERROR (nginx's `return 200` on an upload). libcurl 7.88 then waits to send the
   /// rest for ever (curl CLI 7.88 hangs the same way), although RFC 9113 §8.1 says the
   /// complete response must not be discarded. A response whose Content-Length (or bodiless
-  /// status) is all in while the body is still being sent is complete: the transfer's timer
-  /// ends it with that response, outside curl.
+  /// status) is all in while the body is still being sent is complete: its end is recorded
+  /// after its body, and delivering it takes the handle out of curl.
   func noteIfResponseEndedEarly() {
-    guard !isResponseCompleteEarly, let head = lastHead, head.httpVersion == "2" || head.httpVersion == "3",
+    guard let head = lastHead, head.httpVersion == "2" || head.httpVersion == "3",
       let body, body.position < body.length
     else { return }
     let isBodiless = head.status == 204 || head.status == 304 || request.method == "HEAD"
     let length = head.header("content-length").flatMap { Int64($0) }
-    guard isBodiless || length == bodyBytesDelivered else { return }
-    isResponseCompleteEarly = true
-    slot?.timer.schedule(afterMs: 0)
+    guard isBodiless || length == bodyBytesReceived, machine.responseCompletedEarly() else { return }
+    events.append(.ended(self, CURLE_OK))
   }
 }

@@ -86,7 +86,7 @@ extension Transfer {
   }()
 
   /// Our socket callbacks open and close every connection socket, so the engine knows which
-  /// descriptors are connections and when they close (see `Engine.parkedSockets`); the open
+  /// descriptors are connections and when they close (see `SocketRecord`); the open
   /// callback checks addresses when the egress policy has `denyPrivate` (host names are checked
   /// when a hop is configured and when curl is about to follow a redirect). The pre-request
   /// callback checks reused connections, which open no socket.
@@ -176,7 +176,7 @@ extension Transfer {
     if spec.acceptEncoding {
       // The request's own header is what goes out; this makes curl decode what comes back.
       options.set(CURLOPT_ACCEPT_ENCODING, acceptEncoding ?? "")
-      if !decodesContent { options.set(CURLOPT_HTTP_CONTENT_DECODING, 0) }
+      if machine.decoding != .decoded { options.set(CURLOPT_HTTP_CONTENT_DECODING, 0) }
     }
   }
 

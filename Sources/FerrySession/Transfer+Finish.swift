@@ -2,11 +2,24 @@ import CFerryCurl
 import FerryWire
 
 /// How a transfer ends: reading curl's result and info, the last progress and the terminal call.
+/// All of it runs outside curl (from delivered events, timers and delegate calls).
 extension Transfer {
-  /// curl reported the hop done with `code` (from `curl_multi_info_read`, or a failed unpause).
+  /// curl reported the hop done with `code` (from `curl_multi_info_read`, our own early end,
+  /// or a failed unpause).
   func curlDidFinish(_ code: CURLcode) {
-    guard isRunning, slot != nil else { return }
-    if code == CURLE_OK, let status = pendingRedirectStatus, followRedirect(status) { return }
+    guard slot != nil else { return }
+    switch machine.curlEnded(code.rawValue, hasHeldBody: !heldBody.isEmpty) {
+    case .ignore, .wait: return
+    case .followRedirect(let status):
+      // Nowhere to go (curl found no usable Location): the redirect's response stands.
+      if !followRedirect(status) { endHop(code) }
+    case .end(let raw):
+      endHop(CURLcode(rawValue: raw))
+    }
+  }
+
+  /// The hop is over with `code`, its body all delivered: replay it undecoded, or finish.
+  func endHop(_ code: CURLcode) {
     if code == CURLE_BAD_CONTENT_ENCODING, replayUndecoded() { return }
     let metrics = collectMetrics()
     if code == CURLE_OK {
@@ -16,19 +29,25 @@ extension Transfer {
     }
   }
 
+  /// Ends a running transfer with `error` (the delegate's abort, a failed multi handle).
+  func fail(_ error: WireError) {
+    guard isRunning else { return }
+    recordedError = recordedError ?? error
+    finish(.failure(error), metrics: slot == nil ? nil : collectMetrics())
+  }
+
   /// Delivers the end: the head if it never came, the last progress, then `transferDidFinish`.
   /// The handle goes back to the engine first, so the delegate may start the next transfer.
   func finish(_ result: Result<TransferMetrics, WireError>, metrics: TransferMetrics?) {
-    guard isRunning else { return }
-    state = .finished
+    guard machine.finish() else { return }
     let delegate = self.delegate
     self.delegate = nil
+    heldBody = []
     if let metrics, spec.wantsProgress { offerFinalProgress(metrics) }
     engine?.record(metrics, cancelled: false)
     engine?.detach(self)
     guard let delegate else { return }
-    if case .success = result, !isHeadDelivered, let lastHead {
-      isHeadDelivered = true
+    if case .success = result, let lastHead, machine.headReported() {
       delegate.transferDidReceiveHead(lastHead)
     }
     if spec.wantsProgress {

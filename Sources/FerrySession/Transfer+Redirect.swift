@@ -47,37 +47,38 @@ extension Transfer {
   /// Reports the head of a redirect refused `origin_not_allowed` as the response, so that the
   /// failure comes with the response so far (which server sent the client where).
   func deliverRefusedRedirect() {
-    guard let head = lastHead, !isHeadDelivered else { return }
-    isHeadDelivered = true
+    guard let head = lastHead, machine.headReported() else { return }
     delegate?.transferDidReceiveHead(head)
   }
 
   /// curl could not decode the response's Content-Encoding (an unknown coding, or data that
   /// is not what it says): browsers and caches hand such a body over as received, and so do
-  /// we, by asking again without decoding. Only before any body byte was delivered, and only
+  /// we, by asking again without decoding. Only before any body byte was received, and only
   /// for a method that may be sent twice (RFC 9110 §9.2.2). Returns false when the failure
   /// stands.
   func replayUndecoded() -> Bool {
-    guard decodesContent, isHeadDelivered, bodyBytesDelivered == 0, let engine, let slot,
-      RedirectRule.idempotentMethods.contains(request.method)
+    guard bodyBytesReceived == 0, heldBody.isEmpty, let engine, let slot,
+      RedirectRule.idempotentMethods.contains(request.method), machine.undecodedReplayStarted()
     else { return false }
     let metrics = collectMetrics()
     priorHops = (metrics.connectionsOpened, metrics.timing.total)
-    decodesContent = false
-    isReplayingUndecoded = true
     startNextHop(engine, slot)
     return true
   }
 
   private func startNextHop(_ engine: Engine, _ slot: EasyHandle) {
-    engine.detachForNextHop(self)
+    guard engine.detachForNextHop(self) else {
+      // The handle may still be in the multi: it is dropped, never reset or reused.
+      _ = releaseSlot()
+      finish(.failure(WireError(.transferFailed, "curl_multi_remove_handle failed")), metrics: nil)
+      return
+    }
     releaseHopResources()
     curl_easy_reset(slot.handle)
     slot.errorBuffer[0] = 0
     headParser = ResponseHeadParser()
     slot.headerLines.reset()
-    pendingRedirectStatus = nil
-    isDiscardingBody = false
+    machine.redirectHopStarted()
     lastCounts = (0, 0)
     let code = configureHop()
     guard code == CURLE_OK else {

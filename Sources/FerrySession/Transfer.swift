@@ -7,9 +7,11 @@ import FerryWire
 /// reporting to its `TransferDelegate`.
 ///
 /// Created by `Engine.start(_:delegate:)`. Every call, and every delegate call, happens on the
-/// loop. curl's callbacks land in `Transfer+Callbacks.swift`; they only record and report, and
-/// anything that must call curl (pause, cancel) goes through the engine, which postpones it
-/// until curl has returned.
+/// loop. curl's callbacks land in `Transfer+Callbacks.swift`: they only record (into the
+/// engine's `TransferEventQueue`) and steer curl through their return values. The engine
+/// delivers what they recorded once curl has returned (`Transfer+Delivery.swift`), so every
+/// delegate call, and every curl call the transfer makes, happens outside curl. Where the
+/// transfer is in its life is `machine`, a `TransferStateMachine`.
 @MainActor public final class Transfer {
   /// Where the transfer is in its life.
   public enum State: Sendable, Equatable {
@@ -21,11 +23,13 @@ import FerryWire
   }
 
   public let spec: TransferSpec
-  public internal(set) var state = State.running
   weak var engine: Engine?
   let loop: EventLoop
+  /// The engine's queue, held strongly: callbacks record into it without a weak load.
+  let events: TransferEventQueue
   private(set) var slot: EasyHandle?
   var delegate: TransferDelegate?
+  var machine = TransferStateMachine()
 
   /// The request of the current hop; differs from `spec.request` after a redirect the
   /// transfer follows itself (methods curl cannot redirect by browser rules).
@@ -42,32 +46,18 @@ import FerryWire
 
   var headParser = ResponseHeadParser()
   var lastHead: ResponseHead?
-  var isHeadDelivered = false
-  /// False once a response's Content-Encoding proved undecodable: the hop is then sent again
-  /// with CURLOPT_HTTP_CONTENT_DECODING 0, and its body delivered as received.
-  var decodesContent = true
-  /// Set while that second try runs: its head is the one already reported.
-  var isReplayingUndecoded = false
-  /// Body bytes of the last head's response delivered to the delegate.
-  var bodyBytesDelivered: Int64 = 0
-  /// The HTTP/2 response is complete while curl still waits to send the request body: ended
-  /// from the transfer's timer, outside curl (see `noteIfResponseEndedEarly`).
-  var isResponseCompleteEarly = false
-  /// The status of a redirect this transfer will follow itself once the hop ends.
-  var pendingRedirectStatus: Int?
-  /// Set while a redirect's own body arrives and must not reach the delegate.
-  var isDiscardingBody = false
+  /// Body bytes of the last head's response recorded for the delegate.
+  var bodyBytesReceived: Int64 = 0
+  /// Body bytes recorded in the event queue and not yet delivered (see `recordLimit`).
+  var undeliveredBytes = 0
+  /// Body the delegate has not taken yet (refused, or recorded after it paused), in order.
+  var heldBody: [UInt8] = []
 
   var body: BodyReader?
   var headerList: UnsafeMutablePointer<curl_slist>?
-  /// Why our side made curl fail (delegate abort, unreadable file, idle timer).
+  /// Why our side made curl fail (delegate abort, unreadable file, egress refusal).
   var recordedError: WireError?
-  var startFailure: WireError?
   private var startFailureTimer: Timer?
-
-  var isReceivePauseWanted = false
-  /// Whether curl has the receive side paused (by `CURL_WRITEFUNC_PAUSE` or `curl_easy_pause`).
-  var isReceivePauseApplied = false
 
   var attachedAtMs: UInt64 = 0
   var lastActivityMs: UInt64 = 0
@@ -78,6 +68,7 @@ import FerryWire
   init(engine: Engine, slot: EasyHandle?, spec: TransferSpec, delegate: TransferDelegate) {
     self.engine = engine
     self.loop = engine.loop
+    self.events = engine.events
     self.slot = slot
     self.spec = spec
     self.delegate = delegate
@@ -96,37 +87,45 @@ import FerryWire
   /// The `CURL *` while the transfer holds one.
   var easy: UnsafeMutableRawPointer? { slot?.handle }
 
-  public var isRunning: Bool { state == .running }
+  public var isRunning: Bool { machine.isRunning }
+
+  public var state: State {
+    switch machine.phase {
+    case .failingToStart, .running, .redirecting: .running
+    case .finished: .finished
+    case .cancelled: .cancelled
+    }
+  }
 
   /// Whether the receive side is paused (by `pauseReceive()` or a `.pause` disposition).
-  public var isReceivePaused: Bool { isReceivePauseWanted }
+  public var isReceivePaused: Bool { machine.isReceivePaused }
 
   /// Stops delivering response body until `resumeReceive()`; the bytes already delivered were
   /// taken. The idle timeout does not run while paused (the total timeout does).
+  ///
+  /// Makes no curl call: the next chunk curl offers is refused, which pauses it (see
+  /// `TransferStateMachine`); what was recorded before that is held.
   public func pauseReceive() {
-    guard isRunning, !isReceivePauseWanted else { return }
-    isReceivePauseWanted = true
+    guard machine.pauseRequested() else { return }
     slot?.timer.cancel()
-    engine?.syncPause(self)
   }
 
-  /// Delivers body again, starting with any chunk held back by a `.pause` disposition; this
-  /// may call `transferDidReceiveBody` before it returns.
+  /// Delivers body again, starting with what was held back; this may call
+  /// `transferDidReceiveBody` (and `transferDidFinish`) before it returns.
   public func resumeReceive() {
-    guard isRunning, isReceivePauseWanted else { return }
-    isReceivePauseWanted = false
+    guard machine.resumeRequested() else { return }
     lastActivityMs = loop.now()
     scheduleIdleCheck(afterMs: spec.idleTimeoutMs)
-    engine?.syncPause(self)
+    handOverHeldBody()
   }
 
   /// Ends the transfer now; the delegate hears nothing more, not even `transferDidFinish`.
   public func cancel() {
-    guard isRunning else { return }
-    state = .cancelled
+    guard machine.cancel() else { return }
     delegate = nil
+    heldBody = []
     guard let engine else {
-      abandon()
+      if let slot = releaseSlot() { slot.reset() }
       return
     }
     engine.record(nil, cancelled: true)
@@ -135,16 +134,10 @@ import FerryWire
 
   /// Forgets the transfer without touching the engine (it is shutting down).
   func abandon() {
-    state = .cancelled
+    _ = machine.cancel()
     delegate = nil
+    heldBody = []
     if let slot = releaseSlot() { slot.reset() }
-  }
-
-  /// The curl call that changes the receive side's pause state to the one asked for, if any.
-  func pauseChangeNeeded() -> Int32? {
-    if isReceivePauseWanted == isReceivePauseApplied { return nil }
-    isReceivePauseApplied = isReceivePauseWanted
-    return isReceivePauseWanted ? FERRY_CURLPAUSE_RECV : FERRY_CURLPAUSE_CONT
   }
 
   /// The handle went into the multi.
@@ -176,7 +169,7 @@ import FerryWire
   /// The timer holds the transfer until it fires (or the transfer is cancelled), since nothing
   /// else may: the caller can drop the returned transfer and still hear the failure.
   func failToStart(_ error: WireError) {
-    startFailure = error
+    machine.startFailed(error)
     slot?.timer.cancel()
     let timer = Timer(loop: loop) { self.timerFired() }
     startFailureTimer = timer
@@ -185,31 +178,30 @@ import FerryWire
 
   /// A timer fired: a start failure to deliver, or time to check for idleness.
   func timerFired() {
-    guard isRunning else { return }
-    if isResponseCompleteEarly {
-      curlDidFinish(CURLE_OK)
-      return
-    }
-    if let failure = startFailure {
+    switch machine.phase {
+    case .failingToStart(let failure):
       // The timer's handler holds this transfer; dropping the timer once it has fired breaks
       // that cycle (the trampoline keeps the timer alive until its handler returns).
       let timer = startFailureTimer
       startFailureTimer = nil
       withExtendedLifetime(timer) { finish(.failure(failure), metrics: nil) }
+    case .running, .redirecting:
+      checkIdle()
+    case .finished, .cancelled:
       return
     }
-    checkIdle()
   }
 
   func scheduleIdleCheck(afterMs delay: Int) {
-    guard !isReceivePauseWanted, startFailure == nil else { return }
+    guard !machine.isReceivePaused else { return }
+    if case .failingToStart = machine.phase { return }
     slot?.timer.schedule(afterMs: max(1, delay))
   }
 
   /// Ends the transfer on our idle timeout once the connection is up and no byte has moved for
   /// `idleTimeoutMs`; before the connection is up the connect timeout is in charge.
   private func checkIdle() {
-    guard let slot, !isReceivePauseWanted else { return }
+    guard let slot, !machine.isReceivePaused else { return }
     let idleMs = UInt64(max(1, spec.idleTimeoutMs))
     var pretransferUs: curl_off_t = 0
     _ = ferry_curl_easy_getinfo_off_t(slot.handle, CURLINFO_PRETRANSFER_TIME_T, &pretransferUs)

@@ -10,8 +10,8 @@ public enum ProgressDirection: String, Sendable, Equatable {
 public enum BodyDisposition: Sendable, Equatable {
   /// The bytes were taken; keep going.
   case `continue`
-  /// The bytes were NOT taken: hold them, and stop receiving until `Transfer.resumeReceive()`,
-  /// which delivers them again first.
+  /// The bytes were NOT taken: the transfer holds them (and what follows), and stops receiving
+  /// until `Transfer.resumeReceive()`, which delivers them again first.
   case pause
   /// Stop the transfer; it finishes with this error.
   case abort(WireError)
@@ -21,8 +21,10 @@ public enum BodyDisposition: Sendable, Equatable {
 /// and progress reports, then exactly one `transferDidFinish` (unless the transfer is cancelled,
 /// after which nothing more is delivered).
 ///
-/// The delegate may call `pauseReceive()`, `resumeReceive()` and `cancel()` on the transfer, and
-/// start other transfers, from inside any of these methods.
+/// Every call comes once curl has returned (the engine delivers what curl's callbacks recorded),
+/// never from inside curl. So the delegate may call `pauseReceive()`, `resumeReceive()` and
+/// `cancel()` on this transfer or any other, start transfers and shut the engine down, from
+/// inside any of these methods, and each takes effect before the call returns.
 @MainActor public protocol TransferDelegate: AnyObject {
   /// The status line and headers of the response's last hop (after redirects; interim 1xx
   /// responses and followed redirects are never reported). At most once.

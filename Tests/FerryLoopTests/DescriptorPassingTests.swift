@@ -13,18 +13,37 @@ import Testing
     precondition(sent == bytes.count, "sendmsg failed")
   }
 
-  private func openDescriptorCount() -> Int {
-    guard let dir = opendir("/proc/self/fd") else { return -1 }
-    defer { closedir(dir) }
-    var count = 0
-    while readdir(dir) != nil { count += 1 }
-    return count
-  }
+  /// The pipes this test made (their inode numbers), so that what is still open of them can
+  /// be counted without counting descriptors other suites open and close meanwhile.
+  private final class Pipes {
+    var inodes: Set<UInt64> = []
 
-  private func pipe() -> (Int32, Int32) {
-    var fds: [Int32] = [-1, -1]
-    precondition(Glibc.pipe(&fds) == 0)
-    return (fds[0], fds[1])
+    func make() -> (Int32, Int32) {
+      var fds: [Int32] = [-1, -1]
+      precondition(Glibc.pipe(&fds) == 0)
+      var st = stat()
+      precondition(fstat(fds[0], &st) == 0)
+      inodes.insert(UInt64(st.st_ino))
+      return (fds[0], fds[1])
+    }
+
+    /// Descriptors of this process that still refer to one of the pipes.
+    func stillOpen() -> Int {
+      guard let dir = opendir("/proc/self/fd") else { return -1 }
+      defer { closedir(dir) }
+      var count = 0
+      while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) {
+          String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        guard let fd = Int32(name) else { continue }
+        var st = stat()
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFIFO, inodes.contains(UInt64(st.st_ino)) {
+          count += 1
+        }
+      }
+      return count
+    }
   }
 
   @Test func descriptorsArriveJustBeforeTheChunkTheirMessageEnds() throws {
@@ -36,7 +55,7 @@ import Testing
     let delegate = DescriptorDelegate()
     connection.delegate = delegate
     defer { connection.close() }
-    let (r, w) = pipe()
+    let (r, w) = Pipes().make()
     // unix(7): four bytes, then one byte with descriptors, then four more: the first read
     // gets five bytes with the descriptors, the next the remaining four.
     send(b, "abcd")
@@ -60,7 +79,7 @@ import Testing
 
   @Test func withoutAskingOrWithTheDefaultDelegateNoDescriptorStaysOpen() throws {
     let loop = try EventLoop()
-    let before = openDescriptorCount()
+    let pipes = Pipes()
     for receives in [false, true] {
       let (a, b) = TestSockets.pair()
       let connection = BufferedConnection(loop: loop, fd: a)
@@ -68,7 +87,7 @@ import Testing
       let delegate = RecordingDelegate()  // no descriptor method: the default closes them
       connection.delegate = delegate
       for _ in 0..<100 {
-        let (r, w) = pipe()
+        let (r, w) = pipes.make()
         send(b, "x\n", descriptors: [r, w])
         close(r)
         close(w)
@@ -77,12 +96,12 @@ import Testing
       connection.close()
       close(b)
     }
-    #expect(openDescriptorCount() == before)
+    #expect(pipes.stillOpen() == 0)
   }
 
   @Test func moreDescriptorsThanFitAreReportedTruncatedAndNoneLeak() throws {
     let loop = try EventLoop()
-    let before = openDescriptorCount()
+    let pipes = Pipes()
     let (a, b) = TestSockets.pair()
     let connection = BufferedConnection(loop: loop, fd: a)
     connection.receivesDescriptors = true
@@ -91,7 +110,7 @@ import Testing
     // More than one recvmsg takes (FERRY_MAX_RECEIVED_FDS), in one message.
     var many: [Int32] = []
     for _ in 0..<10 {
-      let (r, w) = pipe()
+      let (r, w) = pipes.make()
       many += [r, w]
     }
     send(b, "y", descriptors: many)
@@ -101,7 +120,7 @@ import Testing
     delegate.kept.forEach { _ = close($0) }
     connection.close()
     close(b)
-    #expect(openDescriptorCount() == before)
+    #expect(pipes.stillOpen() == 0)
   }
 }
 

@@ -72,3 +72,15 @@ struct CurlResultMapTests {
     #expect(error.message == "Could not resolve host: nowhere.invalid")
   }
 }
+
+/// How the engine reads a failed multi call.
+struct MultiFailureTests {
+  @Test func sortsMultiCodesAsHiperfifoDoes() {
+    #expect(CurlResultMap.multiFailure(CURLM_OK) == .ignore)
+    #expect(CurlResultMap.multiFailure(CURLM_BAD_SOCKET) == .ignore)
+    #expect(CurlResultMap.multiFailure(CURLM_RECURSIVE_API_CALL) == .bug)
+    #expect(CurlResultMap.multiFailure(CURLM_OUT_OF_MEMORY) == .failTransfers)
+    #expect(CurlResultMap.multiFailure(CURLM_INTERNAL_ERROR) == .failTransfers)
+    #expect(CurlResultMap.multiFailure(CURLM_BAD_HANDLE) == .failTransfers)
+  }
+}

@@ -116,13 +116,13 @@ import Testing
     #expect(delegate.error?.code == .transferFailed)
   }
 
-  @Test func startWhileAShutdownWaitsForCurlStillReportsTheFailure() throws {
+  @Test func startRightAfterAShutdownFromADelegateStillReportsTheFailure() throws {
     let harness = try EngineHarness()
     defer { harness.close() }
     let first = RecordingDelegate()
     let second = RecordingDelegate()
-    // From inside curl (a head callback) the shutdown is deferred; a start right after it must
-    // still hear back rather than be dropped with the engine's transfers.
+    // A start right after a shutdown from a delegate (which runs outside curl, so the
+    // shutdown is done when it returns) must still hear back.
     first.onHead = { _ in
       harness.engine.shutdown()
       _ = harness.engine.start(TransferSpec(request: harness.request("/echo")), delegate: second)

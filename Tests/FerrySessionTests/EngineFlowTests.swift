@@ -103,7 +103,7 @@ import Testing
     #expect(delegate.finishCount == 0)
   }
 
-  @Test func shutdownFromInsideADelegateCallbackWaitsForCurlToReturn() throws {
+  @Test func shutdownFromInsideADelegateCallbackCancelsEveryTransfer() throws {
     let harness = try EngineHarness()
     defer { harness.close() }
     let delegates = (0..<3).map { _ in RecordingDelegate() }

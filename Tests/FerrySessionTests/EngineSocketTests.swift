@@ -11,7 +11,7 @@ import Testing
   /// The watched interest of the engine's one connection socket.
   func connectionInterest(_ harness: EngineHarness) -> IOEvents? {
     guard harness.engine.ownSockets.count == 1, let fd = harness.engine.ownSockets.first else { return nil }
-    return harness.engine.watches[fd]?.interest
+    return harness.engine.sockets[fd]?.interest
   }
 
   @Test func aPooledConnectionKeepsItsReadWatchBetweenRequests() throws {
@@ -48,5 +48,14 @@ import Testing
     #expect(harness.engine.stats.connectionsOpened == 1)
     #expect(harness.engine.ownSockets.isEmpty)
     #expect(harness.engine.parkedSockets.isEmpty)
+  }
+}
+
+extension Engine {
+  /// The connection sockets the engine opened and has not heard closed.
+  var ownSockets: Set<Int32> { Set(sockets.values.filter(\.isConnection).map(\.fd)) }
+  /// Connection sockets curl does not watch whose read registration is kept (pooled).
+  var parkedSockets: Set<Int32> {
+    Set(sockets.values.filter { $0.isConnection && $0.isParked && $0.interest == .read }.map(\.fd))
   }
 }
