@@ -35,7 +35,7 @@ let package = Package(
     ),
     .target(
       name: "FerryDaemon",
-      dependencies: ["FerryWire", "FerrySerializer", "FerryLoop", "FerrySession"],
+      dependencies: ["FerryWire", "FerrySerializer", "FerryLoop", "FerrySession", "FerryStore"],
       swiftSettings: daemonSpeed
     ),
     // The durable journal (issue 14): SQLite in WAL mode behind one typed wrapper.

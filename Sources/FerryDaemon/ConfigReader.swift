@@ -1,5 +1,6 @@
 import FerrySerializer
 import FerrySession
+import FerryStore
 import FerryWire
 
 /// Typed field readers for the config file, each failing with the file and the field's path.
@@ -86,6 +87,23 @@ struct ConfigReader {
       }
     }
     return limits
+  }
+
+  /// `{"sync": "normal" | "full"}`.
+  func journal(_ v: JSONValue) throws(ConfigError) -> JournalSync {
+    var sync = JournalSync.normal
+    for m in try object(v, "journal") {
+      let field = "journal." + m.key
+      switch m.key {
+      case "sync":
+        guard case .string(let s) = m.value, let value = JournalSync(rawValue: s) else {
+          throw fail(field, "expected \"normal\" or \"full\"")
+        }
+        sync = value
+      default: throw fail(field, "unknown setting")
+      }
+    }
+    return sync
   }
 
   /// `{"allow_hosts": [...], "deny_hosts": [...], "deny_private": bool}`.

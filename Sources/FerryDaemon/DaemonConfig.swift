@@ -1,4 +1,5 @@
 import FerrySession
+import FerryStore
 import FerryWire
 
 /// The daemon's configuration, read from one JSON file with the wire's own strict reader.
@@ -28,6 +29,11 @@ public struct DaemonConfig: Sendable {
   /// The daemon's own files: this config, its drop-ins, the credential files it read and
   /// `$CREDENTIALS_DIRECTORY`. No job reads or writes them, whatever the roots say.
   public var protectedPaths: [String] = []
+  /// Where the durable journal lives (`state_dir`); nil: `StateDirectory.resolve`'s chain
+  /// ($STATE_DIRECTORY, $XDG_STATE_HOME/ferry, ~/.local/state/ferry).
+  public var stateDirectory: String?
+  /// `journal.sync`: what a commit of the journal survives.
+  public var journalSync: JournalSync = .normal
 
   public init() {}
 
@@ -90,6 +96,8 @@ public struct DaemonConfig: Sendable {
       case "files": (config.readRoots, config.writeRoots) = try reader.files(member.value)
       case "allow_uids": config.allowUIDs = try reader.uids(member.value, "allow_uids")
       case "allow_groups": config.allowGroups = try reader.groups(member.value, "allow_groups")
+      case "state_dir": config.stateDirectory = try reader.absolutePath(member.value, "state_dir")
+      case "journal": config.journalSync = try reader.journal(member.value)
       // A note for whoever reads the file (JSON has no comments); ignored.
       case "comment": _ = try reader.string(member.value, "comment")
       default: throw ConfigError(file: file, field: member.key, reason: "unknown setting")

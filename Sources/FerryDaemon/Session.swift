@@ -103,6 +103,7 @@ final class SessionProfile: Sendable {
     j.lane = j.lane ?? d.lane
     j.retry = j.retry ?? d.retry
     j.detach = j.detach ?? d.detach
+    j.durable = j.durable ?? d.durable
     j.tls = j.tls ?? d.tls
     return j
   }

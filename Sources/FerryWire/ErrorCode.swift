@@ -32,6 +32,11 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   /// a 416 for another size); the partial file is dropped so the next try starts over.
   case resumeMismatch = "resume_mismatch"
   case shuttingDown = "shutting_down"
+  /// A durable job was running when the daemon died and may not be sent again: the request
+  /// may or may not have reached the server.
+  case interrupted
+  /// The journal could not be written: the durable job is not accepted.
+  case journalFailed = "journal_failed"
   /// Not in PROTOCOL.md's list: an `op` that names a job id the connection never saw.
   case unknownID = "unknown_id"
   /// Not in PROTOCOL.md's list: the connecting user is not in `allow_uids` / `allow_groups`.

@@ -35,6 +35,8 @@ public struct Job: Sendable, Equatable {
   public var lane: String?
   public var retry: RetryPolicy?
   public var detach: Bool?
+  /// Journaled and detached: it outlives its client and the daemon (issue 14).
+  public var durable: Bool?
   /// This job's own TLS settings, over the session's.
   public var tls: JobTLS?
 
@@ -196,4 +198,6 @@ public enum ClientMessage: Sendable, Equatable {
   case explain(Job)
   case stats
   case sessions
+  /// `{"op":"jobs"}`: the caller's detached and durable jobs.
+  case jobs
 }

@@ -57,6 +57,7 @@ extension JobDecoder {
     case "lane": job.lane = try field.label()
     case "retry": job.retry = try retry(field)
     case "detach": job.detach = try field.bool()
+    case "durable": job.durable = try field.bool()
     case "tls": job.tls = try tls(field)
     default: throw field.invalid("unknown field")
     }

@@ -111,6 +111,9 @@ public struct JobDecoder: Sendable {
     case "sessions":
       try onlyOp(object)
       return .sessions
+    case "jobs":
+      try onlyOp(object)
+      return .jobs
     case "explain":
       var job: Job?
       for member in object.members where member.key != "op" {
