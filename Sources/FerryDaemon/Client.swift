@@ -1,4 +1,5 @@
 import FerryLoop
+import FerryStore
 import FerryWire
 
 #if canImport(Glibc)
@@ -32,6 +33,9 @@ import FerryWire
   /// Events are encoded straight into it (no line buffer per event, no copy).
   private var outbox = ByteWriter(capacity: 512)
   private var flushTimer: Timer?
+  /// Durable jobs whose terminal line is in the outbox: once it is written, their results are
+  /// collected and their journal rows go (never in the batch that recorded the end).
+  private var collectedResults: [JournalKey] = []
 
   init(serial: UInt64, fd: Int32, daemon: Daemon, credentials: PeerCredentials? = nil) {
     self.serial = serial
@@ -87,13 +91,26 @@ import FerryWire
   private func flush() {
     flushTimer?.cancel()
     guard outbox.count > 0, !isGone else { return }
+    // Group commit: what the journal holds is committed before any line of it goes out.
+    if daemon.journalPending { daemon.flushJournal() }
     outbox.withBytes { connection.write(UnsafeRawBufferPointer($0)) }
+    if !collectedResults.isEmpty {
+      daemon.resultsCollected(collectedResults)
+      collectedResults.removeAll()
+    }
     // A burst (a big inline body) should not pin its buffer for the connection's life.
     if outbox.count > 1 << 20 {
       outbox = ByteWriter(capacity: 64 << 10)
     } else {
       outbox.truncate(to: 0)
     }
+  }
+
+  /// A durable job's terminal line (or its result, by `attach`) is queued here.
+  func willCollect(_ key: JournalKey) {
+    // A big line went out at once: it is written already.
+    if outbox.count == 0 { return daemon.resultsCollected([key]) }
+    collectedResults.append(key)
   }
 
   /// An id for a job that came without one, unique among this client's live jobs.

@@ -11,6 +11,8 @@ extension Daemon {
       id, uid: client.credentials?.uid, client: client.serial, hasLiveID: client.jobs[id] != nil,
       nowMs: loop.now(), into: &actions)
     perform(actions)
+    // A durable job's result handed over (or expired meanwhile) leaves the journal too.
+    reconcileJournaledResults(attachedBy: client, id: id)
   }
 
   /// One encoded event line of a detached job, recorded for `attach`.

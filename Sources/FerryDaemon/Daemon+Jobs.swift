@@ -1,6 +1,7 @@
 import FerryLoop
 import FerrySerializer
 import FerrySession
+import FerryStore
 import FerryWire
 
 /// Lines from clients: jobs and ops, and the bookkeeping of a job's end.
@@ -11,13 +12,14 @@ extension Daemon {
       refuse(failure, client: client)
     case .success(let message):
       switch message {
-      case .job(let job): submit(job, from: client)
+      case .job(let job): submit(job, from: client, line: bytes)
       case .cancel(let id): cancel(id, from: client)
       case .attach(let id): attach(id, from: client)
       case .ping: client.send(.pong)
       case .hello: client.send(.payload(name: "hello", helloPayload()))
       case .stats: client.send(.payload(name: "stats", statsPayload()))
       case .sessions: client.send(.payload(name: "sessions", sessionsPayload()))
+      case .jobs: client.send(.payload(name: "jobs", jobsPayload(for: client)))
       case .explain(let job): explain(job, client: client)
       }
     }
@@ -37,7 +39,8 @@ extension Daemon {
     client.send(.job(id: id, seq: 1, .failed(JobFailure(error: error))))
   }
 
-  func submit(_ job: Job, from client: Client) {
+  /// `line`: the job line as sent, which a durable job's journal entry keeps.
+  func submit(_ job: Job, from client: Client, line: UnsafeRawBufferPointer) {
     if let id = job.id, client.jobs[id] != nil {
       client.send(.error(WireError(.duplicateID, "a job with id \(id) is still running"), id: id))
       return
@@ -67,10 +70,14 @@ extension Daemon {
     }
     merged.maxInlineBytes = merged.maxInlineBytes ?? min(8 << 20, config.limits.maxInlineBytes)
     var detachedKey: JobTable.DetachedKey?
+    // A durable job is detached too: it outlives its client as it outlives the daemon.
+    let isDurable = merged.durable == true
+    if isDurable { merged.detach = true }
     if merged.detach == true {
       // Ids are per user: another user's detached ids are neither revealed nor taken.
       let key = JobTable.DetachedKey(uid: client.credentials?.uid, id: id)
       table.expireDetached(nowMs: loop.now())
+      reconcileJournaledResults()
       if table.isDetachedIDTaken(key) {
         client.send(.error(WireError(.duplicateID, "a detached job with id \(id) exists"), id: id))
         return
@@ -97,6 +104,27 @@ extension Daemon {
     }
     // The URL (its query string included) is held in memory as much as a body is.
     let held = (request.body?.inMemoryBytes ?? 0) + request.url.utf8.count
+    var journalKey: JournalKey?
+    let resendSafe =
+      !isDurable || merged.retry?.anyMethod == true || ResumeRule.idempotentMethods.contains(request.method)
+      || request.headers.contains { $0.name.lowercased() == "idempotency-key" }
+    if isDurable {
+      // Committed before anything of the job goes out: its `queued` is the acknowledgement.
+      let submission = JournalSubmission(
+        id: id, uid: client.credentials?.uid, session: session.name, lane: merged.lane,
+        method: request.method,
+        declaresResendSafe: resendSafe, line: Array(line))
+      guard let journal = openJournal() else {
+        return fail(WireError(.journalFailed, "the journal cannot be opened"), id: id, client: client)
+      }
+      do throws(StoreError) {
+        journalKey = try journal.commitSubmitted(submission)
+      } catch {
+        logger.warning("durable job refused: journal write failed", ["job": id, "error": "\(error)"])
+        return fail(
+          WireError(.journalFailed, "the journal cannot be written: \(error)"), id: id, client: client)
+      }
+    }
     nextSerial += 1
     let serial = nextSerial
     var actions = takeActions()
@@ -105,11 +133,19 @@ extension Daemon {
       serial, session: session.name, lane: merged.lane, client: client.serial, uid: client.credentials?.uid,
       clientJobs: client.jobs.count,
       heldRequestBytes: held, detached: detachedKey, nowMs: clock(session), into: &actions)
-    if case .refuse(_, let error) = actions.first { return fail(error, id: id, client: client) }
+    if case .refuse(_, let error) = actions.first {
+      if let journalKey { resultsCollected([journalKey]) }
+      return fail(error, id: id, client: client)
+    }
     let baseline = outputKey.map { claimOutput($0, serial: serial) }
     let run = JobRun(
       serial: serial, id: id, job: merged, request: request, heldRequestBytes: held, session: session,
       profile: profile, client: client, outputBaseline: baseline, daemon: self)
+    if let journalKey {
+      run.journalKey = journalKey
+      run.journalOwner = detachedKey
+      run.isResendSafe = resendSafe
+    }
     jobs[serial] = run
     client.accepted(run)
     perform(actions, known: run)

@@ -1,6 +1,7 @@
 import FerryLoop
 import FerrySerializer
 import FerrySession
+import FerryStore
 import FerryWire
 
 #if canImport(Glibc)
@@ -42,6 +43,18 @@ import FerryWire
   var shutdownTimer: Timer?
   let notifier: SystemdNotifier?
   var watchdogTimer: Timer?
+  /// The durable journal (issue 14), opened at start when its file exists, else by the first
+  /// durable job: a daemon that never sees one never creates it (`Daemon+Journal`).
+  var journal: Journal?
+  /// Opening the journal failed (logged once): durable jobs fail `journal_failed`.
+  var journalUnavailable = false
+  /// Records are staged and not yet committed: the next client write flushes them first.
+  var journalPending = false
+  /// Commits staged records at the end of the iteration when no client write does.
+  var journalTimer: Timer?
+  /// Results of durable jobs that ended with nobody attached, by owner and id: their journal
+  /// rows go when `attach` takes them or they expire.
+  var journaledResults: [JobTable.DetachedKey: JournalKey] = [:]
 
   /// Builds the daemon from a validated configuration; nothing listens yet.
   public init(config: DaemonConfig, logger: Logger, environment: [String: String]) throws(StartupError) {
@@ -113,7 +126,9 @@ import FerryWire
     signal(SIGXFSZ, SIG_IGN)
     notifier?.send("READY=1\nSTATUS=\(statusLine())")
     startWatchdog()
+    recoverJournal()
     loop.run()
+    flushJournal()
     for session in sessions.values { session.engine.shutdown() }
     logger.notice("stopped")
     return 0

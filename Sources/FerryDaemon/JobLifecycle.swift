@@ -22,6 +22,14 @@ public struct JobLifecycle: Sendable {
 
   public init(wanted: OptionalEvents) { self.wanted = wanted }
 
+  /// A durable job recovered after a restart: `seq` continues from the last one recorded, no
+  /// second `queued` is sent, and the next attempt started is `attempts + 1`.
+  public init(wanted: OptionalEvents, resumingAt seq: Int, attempts: Int) {
+    self.wanted = wanted
+    self.seq = seq
+    phase = attempts > 0 ? .backingOff(attempt: attempts) : .queued
+  }
+
   public var isFinished: Bool { phase == .finished }
 
   /// The attempt now running or last run (0 before the first).

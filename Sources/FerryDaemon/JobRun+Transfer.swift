@@ -130,6 +130,10 @@ extension JobRun: TransferDelegate {
     collector = ResponseCollector(mode: collector.mode, maxInlineBytes: collector.maxInlineBytes)
     head = nil
     lifecycle.attemptWillRetry()
+    if let key = journalKey {
+      daemon.journal?.phaseChanged(key, to: .waitingRetry(attempt: lifecycle.attempt))
+      daemon.journalStaged()
+    }
     scheduleRetry(afterMs: delay)
     return true
   }

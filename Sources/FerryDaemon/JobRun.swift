@@ -1,4 +1,5 @@
 import FerryLoop
+import FerryStore
 import FerrySerializer
 import FerrySession
 import FerryWire
@@ -49,12 +50,23 @@ import FerryWire
   let isDetached: Bool
   /// What the output's target was when the job was accepted (see `OutputFile.Baseline`).
   let outputBaseline: OutputFile.Baseline?
+  /// A durable job's key in the journal, and where its result is filed (its user and id);
+  /// nil for every other job, whose path never touches the journal.
+  var journalKey: JournalKey?
+  var journalOwner: JobTable.DetachedKey?
+  /// A second send of the request is harmless (`ResumeRule`): when it is not, the `running`
+  /// phase is committed before the transfer starts.
+  var isResendSafe = true
+  /// Recovered from the journal after a restart: its `queued` was sent by the last run.
+  let isRecovered: Bool
 
   init(
     serial: UInt64, id: String, job: Job, request: Request, heldRequestBytes: Int, session: Session,
-    profile: SessionProfile, client: Client, outputBaseline: OutputFile.Baseline?, daemon: Daemon
+    profile: SessionProfile, client: Client?, outputBaseline: OutputFile.Baseline?, daemon: Daemon,
+    resuming: (seq: Int, attempts: Int)? = nil
   ) {
-    self.isDetached = job.detach == true
+    self.isRecovered = resuming != nil
+    self.isDetached = job.detach == true || job.durable == true
     self.outputBaseline = outputBaseline
     self.serial = serial
     self.id = id
@@ -65,7 +77,9 @@ import FerryWire
     self.profile = profile
     self.client = client
     self.daemon = daemon
-    self.lifecycle = JobLifecycle(wanted: job.events ?? .all)
+    self.lifecycle =
+      resuming.map { JobLifecycle(wanted: job.events ?? .all, resumingAt: $0.seq, attempts: $0.attempts) }
+      ?? JobLifecycle(wanted: job.events ?? .all)
     self.collector = ResponseCollector(
       mode: job.response ?? .auto, maxInlineBytes: job.maxInlineBytes ?? Self.defaultMaxInlineBytes)
     self.accept = AcceptPolicy(job.accept)
@@ -79,6 +93,7 @@ import FerryWire
 
   /// Sends `queued` (with the wait position when there is one).
   func announceQueued(position: Int?) {
+    guard !isRecovered else { return }
     emit(lifecycle.queued(), .queued(position: position))
   }
 
@@ -86,7 +101,13 @@ import FerryWire
   func start() {
     guard !isFinished else { return }
     if firstStartMs == nil { firstStartMs = daemon.loop.now() }
-    if let seq = lifecycle.attemptStarted() {
+    let seq = lifecycle.attemptStarted()
+    if let key = journalKey {
+      daemon.journal?.phaseChanged(key, to: .running(attempt: lifecycle.attempt))
+      // A request that may not be sent twice is known to be running before it can leave.
+      if isResendSafe { daemon.journalStaged() } else { daemon.flushJournal() }
+    }
+    if let seq {
       emit(seq, .started(attempt: lifecycle.attempt, method: request.method, url: request.url))
     }
     transfer = session.engine.start(transferSpec(), delegate: self)
@@ -206,6 +227,8 @@ import FerryWire
     var line: [UInt8] = []
     EventEncoder.encode(event, id: id, seq: seq, into: &line)
     daemon.recordDetached(self, line: line, isTerminal: event.isTerminal)
+    if let key = journalKey { daemon.journalEvent(self, key: key, seq: seq, line: line, event: event) }
     client?.sendLines(line)
+    if let key = journalKey, event.isTerminal { client?.willCollect(key) }
   }
 }

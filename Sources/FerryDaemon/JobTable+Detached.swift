@@ -130,3 +130,20 @@ extension JobTable {
     if record.orphanedSinceMs != nil { detachedResultBytes -= record.replay.byteCount }
   }
 }
+
+/// Detached records brought back from the journal after a restart (`Daemon+Recovery`).
+extension JobTable {
+  /// A durable job's result kept across a restart: it waits for `attach` as any other.
+  public mutating func restoreResult(_ key: DetachedKey, lines: [[UInt8]], orphanedSinceMs: UInt64) {
+    var replay = ReplayBuffer(maxEvents: limits.maxReplayEvents, maxBytes: limits.maxReplayBytes)
+    for (i, line) in lines.enumerated() { replay.record(line, isTerminal: i == lines.count - 1) }
+    detached[key] = DetachedRecord(serial: nil, replay: replay, orphanedSinceMs: orphanedSinceMs)
+    detachedResultBytes += replay.byteCount
+  }
+
+  /// A recovered job's events of the last run, replayed to whoever attaches before its own.
+  public mutating func restoreReplay(_ serial: UInt64, lines: [[UInt8]]) {
+    guard let key = entries[serial]?.detached else { return }
+    for line in lines { detached[key]?.replay.record(line, isTerminal: false) }
+  }
+}

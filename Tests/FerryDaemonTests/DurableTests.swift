@@ -1,0 +1,178 @@
+import FerryTestSupport
+import FerryWire
+import Foundation
+import Testing
+
+/// Black-box: durable jobs outlive the daemon (issue 14). Each test runs ferryd on a state
+/// directory of its own, kills it with SIGKILL, starts a new one on the same directory, and
+/// looks at what the new one says.
+@Suite(.serialized) struct DurableTests {
+  /// A state directory and the config that names it.
+  private static func config(_ state: String, sessions: String = #"{"default": {}}"#) -> String {
+    #"{"state_dir": "\#(state)", "sessions": \#(sessions)}"#
+  }
+
+  /// Kills the daemon at once, as the OOM killer would, and waits for it to be gone.
+  private static func crash(_ daemon: DaemonHarness) {
+    daemon.process.signal(SIGKILL)
+    _ = daemon.process.wait(timeoutMs: TestTime.ms(5_000))
+  }
+
+  /// `attach` on a new connection, up to the job's terminal event.
+  private static func attach(_ daemon: DaemonHarness, _ id: String) throws -> [JSONObject] {
+    let c = try daemon.connect()
+    try c.send(#"{"op":"attach","id":"\#(id)"}"#)
+    return try c.readUntilTerminal(id: id, timeoutMs: 10_000)
+  }
+
+  @Test func aDurableResultSurvivesSIGKILLAndIsAttachedOnce() throws {
+    let server = try RecordingServer()
+    let state = Paths.tempDirectory("state")
+    let config = Self.config(state)
+    do {
+      let daemon = try DaemonHarness(config: config)
+      do {
+        let c = try daemon.connect()
+        try c.send(#"{"id":"r","url":"\#(server.url("/gate/r"))","durable":true}"#)
+        #expect(try c.readEvent().event == "queued")
+      }  // the client is gone; the job ends with nobody attached
+      #expect(daemon.process.waitForStderr("detached job runs on without its client"))
+      server.openGate()
+      #expect(daemon.process.waitForStderr("detached result waits for attach"))
+      Self.crash(daemon)
+    }
+    let daemon = try DaemonHarness(config: config)
+    let all = try Self.attach(daemon, "r")
+    #expect(all.map(\.seq) == Array(1...all.count))
+    let seen = all.filter { $0.event != "progress" }
+    #expect(seen.map(\.event) == ["queued", "started", "response", "done"])
+    #expect(seen.last?["body"]?.stringValue == "ok")
+    #expect(server.count("/gate/r") == 1)
+    // Handed over once: a second attach finds nothing, and neither does a third daemon.
+    let again = try daemon.connect()
+    try again.send(#"{"op":"attach","id":"r"}"#)
+    #expect(try again.readEvent().errorCode == "unknown_id")
+    Self.crash(daemon)
+    let third = try DaemonHarness(config: config)
+    let last = try third.connect()
+    try last.send(#"{"op":"attach","id":"r"}"#)
+    #expect(try last.readEvent().errorCode == "unknown_id")
+  }
+
+  @Test func aPOSTWithoutIdempotencyKeyRunningAtTheKillEndsInterruptedAndIsSentOnce() throws {
+    let server = try RecordingServer()
+    let state = Paths.tempDirectory("state")
+    let config = Self.config(state)
+    do {
+      let daemon = try DaemonHarness(config: config)
+      let c = try daemon.connect()
+      try c.send(
+        #"{"id":"p","method":"POST","url":"\#(server.url("/stall/p"))","body":{"text":"x"},"durable":true}"#)
+      let first = try c.readEvent()
+      #expect(first.event == "queued", "\(JSONWriter.string(.object(first)))")
+      #expect(server.wait { $0.count == 1 }, "the server never saw the POST")
+      Self.crash(daemon)
+    }
+    let daemon = try DaemonHarness(config: config)
+    let seen = try Self.attach(daemon, "p")
+    #expect(seen.last?.event == "failed")
+    #expect(seen.last?.errorCode == "interrupted")
+    #expect(seen.map(\.seq) == Array(1...seen.count), "seq continues: \(seen.map(\.seq))")
+    #expect(seen.filter { $0.event == "queued" }.count == 1)
+    // Once more across another restart: the ending is the same one, and nothing is sent.
+    let probe = try daemon.connect()
+    try probe.send(#"{"id":"after","url":"\#(server.url("/text"))"}"#)
+    #expect(try probe.readUntilTerminal(id: "after").last?.event == "done")
+    #expect(server.count("/stall/p") == 1, "\(server.requests)")
+  }
+
+  @Test func aPOSTWithIdempotencyKeyIsSentAgainAfterTheKill() throws {
+    let server = try RecordingServer()
+    let state = Paths.tempDirectory("state")
+    let config = Self.config(state)
+    let line =
+      #"{"id":"k","method":"POST","url":"\#(server.url("/stall/k"))","body":{"text":"x"},"durable":true,"#
+      + #""headers":{"Idempotency-Key":"abc"}}"#
+    do {
+      let daemon = try DaemonHarness(config: config)
+      let c = try daemon.connect()
+      try c.send(line)
+      #expect(try c.readEvent().event == "queued")
+      #expect(server.wait { $0.count == 1 })
+      Self.crash(daemon)
+    }
+    let daemon = try DaemonHarness(config: config)
+    #expect(server.wait { $0.count == 2 }, "not resent: \(server.requests)")
+    let c = try daemon.connect()
+    try c.send(#"{"op":"jobs"}"#)
+    let listing = try c.readEvent()
+    let jobs = listing["jobs"]?.arrayElements?.compactMap(\.objectValue) ?? []
+    #expect(jobs.map { $0["id"]?.stringValue } == ["k"])
+    #expect(jobs.first?["phase"]?.stringValue == "running")
+    #expect(jobs.first?["durable"] == .bool(true))
+    try c.send(#"{"op":"attach","id":"k"}"#)
+    try c.send(#"{"op":"cancel","id":"k"}"#)
+    let seen = try c.readUntilTerminal(id: "k")
+    let started = seen.filter { $0.event == "started" }.map { $0.int("attempt") }
+    #expect(started == [1, 2], "the attempt count goes on: \(started)")
+    #expect(seen.last?.event == "cancelled")
+    #expect(seen.map(\.seq) == Array(1...seen.count))
+  }
+
+  @Test func queuedDurableJobsRunInTheirOrderAfterTheKill() throws {
+    let server = try RecordingServer()
+    let state = Paths.tempDirectory("state")
+    let config = Self.config(state, sessions: #"{"default": {"max_concurrent": 1}}"#)
+    let ids = (1...6).map { "q\($0)" }
+    do {
+      let daemon = try DaemonHarness(config: config)
+      let c = try daemon.connect()
+      // The slot holder: a GET, so it is sent again after the restart and holds the slot again.
+      try c.send(#"{"id":"hold","url":"\#(server.url("/stall/hold"))","durable":true}"#)
+      for id in ids {
+        let url = server.url("/o/" + id)
+        try c.send(#"{"id":"\#(id)","url":"\#(url)","durable":true}"#)
+      }
+      var queued = 0
+      while queued < ids.count + 1 { if try c.readEvent().event == "queued" { queued += 1 } }
+      #expect(server.wait { $0.count == 1 })
+      Self.crash(daemon)
+    }
+    let daemon = try DaemonHarness(config: config)
+    #expect(server.wait { $0.count == 2 }, "the slot holder was not resent: \(server.requests)")
+    let c = try daemon.connect()
+    try c.send(#"{"op":"cancel","id":"hold"}"#)
+    #expect(server.wait { $0.count == 2 + ids.count }, "\(server.requests)")
+    let order = server.requests.dropFirst(2).map { $0.split(separator: " ")[1] }
+    #expect(order == ids.map { Substring("/o/\($0)") })
+    for id in ids { #expect(try Self.attach(daemon, id).last?.event == "done") }
+  }
+
+  @Test func jobsThatAreNotDurableNeverTouchTheJournal() throws {
+    let server = try RecordingServer()
+    let state = Paths.tempDirectory("state")
+    let daemon = try DaemonHarness(config: Self.config(state))
+    let c = try daemon.connect()
+    try c.send(#"{"id":"n","url":"\#(server.url("/text"))"}"#)
+    #expect(try c.readUntilTerminal(id: "n").last?.event == "done")
+    try c.send(#"{"id":"d","url":"\#(server.url("/text"))","detach":true}"#)
+    #expect(try c.readUntilTerminal(id: "d").last?.event == "done")
+    try c.send(#"{"op":"jobs"}"#)
+    #expect(try c.readEvent()["jobs"]?.arrayElements?.isEmpty == true)
+    #expect(!FileManager.default.fileExists(atPath: state + "/journal.db"))
+    Self.crash(daemon)
+    // A restart with no journal creates none either.
+    _ = try DaemonHarness(config: Self.config(state))
+    #expect(!FileManager.default.fileExists(atPath: state + "/journal.db"))
+  }
+
+  @Test func aCorruptJournalIsMovedAsideAndTheDaemonStarts() throws {
+    let state = Paths.tempDirectory("state")
+    try Array(repeating: "not a database\n", count: 100).joined().write(
+      toFile: state + "/journal.db", atomically: true, encoding: .utf8)
+    let daemon = try DaemonHarness(config: Self.config(state))
+    #expect(daemon.process.waitForStderr("journal damaged"))
+    let moved = try FileManager.default.contentsOfDirectory(atPath: state).filter { $0.contains("corrupt") }
+    #expect(moved.count == 1)
+  }
+}
