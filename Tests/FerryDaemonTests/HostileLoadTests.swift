@@ -15,8 +15,9 @@ import Testing
         #"{"limits": {"max_jobs": 80, "max_jobs_per_connection": 50}, "sessions": {"default": {"max_concurrent": 100}}}"#,
       logLevel: "notice")
     // Long enough to stay live while the limits are counted below, in a sanitized run too
-    // (TSan's CI run once saw it end between `stats` and the count: 30 accepted, not 29).
-    let bystander = try Bystander(daemon, fixture, delayMs: TestTime.ms(6000))
+    // (TSan's CI run once saw it end between `stats` and the count: 30 accepted, not 29), and
+    // under the default 60 s idle_timeout, which a silent server would otherwise run into.
+    let bystander = try Bystander(daemon, fixture, delayMs: min(TestTime.ms(6000), 45_000))
     let greedy = try daemon.connect()
     let stall = fixture.url("/stall")
     var lines = ""
