@@ -25,6 +25,21 @@ import Testing
     return try c.readUntilTerminal(id: id, timeoutMs: 10_000)
   }
 
+  /// Polls `{"op":"jobs"}` until job `id` is in `phase`.
+  private static func waitForPhase(_ daemon: DaemonHarness, _ id: String, _ phase: String) throws -> Bool {
+    let c = try daemon.connect()
+    let deadline = Clock.ms() + TestTime.ms(10_000)
+    while Clock.ms() < deadline {
+      try c.send(#"{"op":"jobs"}"#)
+      let jobs = try c.readEvent()["jobs"]?.arrayElements?.compactMap(\.objectValue) ?? []
+      if jobs.contains(where: { $0["id"]?.stringValue == id && $0["phase"]?.stringValue == phase }) {
+        return true
+      }
+      usleep(10_000)
+    }
+    return false
+  }
+
   @Test func aDurableResultSurvivesSIGKILLAndIsAttachedOnce() throws {
     let server = try RecordingServer()
     let state = Paths.tempDirectory("state")
@@ -38,7 +53,9 @@ import Testing
       }  // the client is gone; the job ends with nobody attached
       #expect(daemon.process.waitForStderr("detached job runs on without its client"))
       server.openGate()
-      #expect(daemon.process.waitForStderr("detached result waits for attach"))
+      // The ending is committed (the `jobs` op reads what is): a kill before that would only
+      // make the new daemon send the GET again, which nobody could tell.
+      #expect(try Self.waitForPhase(daemon, "r", "ended"))
       Self.crash(daemon)
     }
     let daemon = try DaemonHarness(config: config)

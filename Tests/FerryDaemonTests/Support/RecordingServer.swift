@@ -4,7 +4,8 @@ import FerryWire
 
 /// A loopback HTTP/1.1 server for the durable tests that records every request's line, in
 /// the order they arrive: `/stall…` paths are never answered (the connection is held open),
-/// `/gate…` paths are answered once the test calls `openGate()`; every other path gets `200 ok`. One thread per connection; the daemon is its only client.
+/// `/gate…` paths are answered once the test calls `openGate()`, `/slow…` ones after 30 ms;
+/// every other path gets `200 ok`. One thread per connection; the daemon is its only client.
 final class RecordingServer: @unchecked Sendable {
   let port: Int
   private let fd: Int32
@@ -90,6 +91,7 @@ final class RecordingServer: @unchecked Sendable {
         lock.unlock()
         let path = requestLine.split(separator: " ").dropFirst().first ?? ""
         if path.hasPrefix("/stall") { continue }  // never answered
+        if path.hasPrefix("/slow") { usleep(30_000) }
         if path.hasPrefix("/gate") {
           gate.wait()
           gate.signal()
