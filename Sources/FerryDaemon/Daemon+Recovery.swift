@@ -1,5 +1,6 @@
 import FerryLoop
 import FerrySerializer
+import FerrySession
 import FerryStore
 import FerryWire
 
@@ -42,10 +43,6 @@ extension Daemon {
         if let serial = resubmit(job, owner: owner, attempts: attempt - 1) { resumed.append(serial) }
       }
     }
-    // Recovered jobs have no client until one attaches.
-    var actions: [JobTable.Action] = []
-    table.clientClosed(0, jobs: resumed, into: &actions)
-    perform(actions)
     flushJournal()
     logger.notice(
       "journal recovered",
@@ -103,6 +100,16 @@ extension Daemon {
     var outputKey: String?
     do throws(WireError) {
       if let output = merged.output { outputKey = try outputTarget(output) }
+      // The roots now in force apply, as at submission.
+      if let ca = merged.tls?.caFile, let roots = config.readRoots {
+        do {
+          try FileRoots.check(ca, within: roots, what: "read_roots", protected: config.protectedPaths)
+        } catch {
+          var e = error
+          e.field = "tls.ca_file"
+          throw e
+        }
+      }
       request = try profile.serializer.serialize(merged)
     } catch {
       endRecovered(job, owner: owner, error)
@@ -119,6 +126,9 @@ extension Daemon {
       endRecovered(job, owner: owner, error)
       return nil
     }
+    // It has no client until one attaches, from before it can start (or end).
+    var detached: [JobTable.Action] = []
+    table.clientClosed(0, jobs: [serial], into: &detached)
     table.restoreReplay(serial, lines: job.events)
     let baseline = outputKey.map { claimOutput($0, serial: serial) }
     let run = JobRun(
