@@ -31,6 +31,10 @@ int ferry_accept4(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_
 
 int ferry_errno(void) { return errno; }
 
+int ferry_renameat2(int olddir, const char *oldname, int newdir, const char *newname, unsigned int flags) {
+  return renameat2(olddir, oldname, newdir, newname, flags);
+}
+
 ssize_t ferry_recv_with_fds(int fd, void *buf, size_t len, int *fds, int *nfds, int *truncated) {
   union {
     char bytes[CMSG_SPACE(FERRY_MAX_RECEIVED_FDS * sizeof(int))];

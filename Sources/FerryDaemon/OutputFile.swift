@@ -33,6 +33,9 @@ public final class OutputFile {
   /// What was at `path` when the job was accepted; the rename never replaces a file that
   /// appeared, or was replaced, since.
   private let baseline: Baseline?
+  /// For tests: runs between the look at `path` and the rename, where another writer could
+  /// slip a file in; nil in the daemon.
+  var beforeRename: (() -> Void)?
 
   /// The file at an output's path, when its job was accepted.
   public enum Baseline: Sendable, Equatable {
@@ -185,7 +188,6 @@ public final class OutputFile {
   /// Closes and renames the partial file into place, in the directory opened at the start;
   /// returns the file's size.
   public func commit() throws(WireError) -> Int64 {
-    let part = partPath
     let total = resumedFrom + written
     closeFile()
     defer { closeDirectory() }
@@ -198,21 +200,58 @@ public final class OutputFile {
         throw error
       }
     }
-    if let baseline {
-      let now = Baseline(at: directory, name)
-      if now != .absent, now != baseline {
-        unlinkat(directory, name + ".part", 0)
-        throw WireError(
-          .outputFailed, "\(path) was written by someone else while this job ran; it was not replaced")
-      }
-    }
     unlinkat(directory, name + ".part.validator", 0)
-    if case .failure(let error) = SystemCall.retrying({ renameat(directory, name + ".part", directory, name) }
-    ) {
+    do throws(WireError) {
+      try moveIntoPlace()
+    } catch {
       unlinkat(directory, name + ".part", 0)
-      throw WireError(.outputFailed, "cannot rename \(part) to \(path): \(error)")
+      throw error
     }
     return total
+  }
+
+  /// Renames `<name>.part` to `name` without ever replacing a file that appeared at `name`, or
+  /// replaced the one there, after the job was accepted (its `baseline`), and without a window
+  /// between that check and the rename: when nothing was there, RENAME_NOREPLACE refuses any
+  /// newcomer; when the baseline file is there, RENAME_EXCHANGE swaps it out, and if what came
+  /// out is not the baseline after all, swaps it back (the other job's file is never lost).
+  func moveIntoPlace() throws(WireError) {
+    let part = name + ".part"
+    let written = WireError(
+      .outputFailed, "\(path) was written by someone else while this job ran; it was not replaced")
+    guard let baseline else { return try plainRename() }
+    let now = Baseline(at: directory, name)
+    beforeRename?()
+    if now == .absent {
+      switch SystemCall.rename(in: directory, part, to: directory, name, how: .noReplace) {
+      case .success: return
+      case .failure(let e) where e.code == EEXIST: throw written
+      case .failure(let e) where e.code == EINVAL || e.code == ENOSYS: return try plainRename()
+      case .failure(let e): throw WireError(.outputFailed, "cannot rename \(partPath) to \(path): \(e)")
+      }
+    }
+    guard now == baseline else { throw written }
+    switch SystemCall.rename(in: directory, part, to: directory, name, how: .exchange) {
+    case .success: break
+    case .failure(let e) where e.code == EINVAL || e.code == ENOSYS: return try plainRename()
+    // Gone between the check and the swap: nothing is replaced by a new name.
+    case .failure(let e) where e.code == ENOENT: return try moveIntoPlace()
+    case .failure(let e): throw WireError(.outputFailed, "cannot rename \(partPath) to \(path): \(e)")
+    }
+    // `part` now names what was at `name`.
+    if Baseline(at: directory, part) == baseline {
+      unlinkat(directory, part, 0)
+      return
+    }
+    _ = SystemCall.rename(in: directory, part, to: directory, name, how: .exchange)
+    throw written
+  }
+
+  private func plainRename() throws(WireError) {
+    if case .failure(let error) = SystemCall.retrying({ renameat(directory, name + ".part", directory, name) }
+    ) {
+      throw WireError(.outputFailed, "cannot rename \(partPath) to \(path): \(error)")
+    }
   }
 
   /// Closes and removes the partial file, or keeps it for a later resume.

@@ -50,3 +50,22 @@ public enum SystemCall {
     }
   }
 }
+
+extension SystemCall {
+  /// How `rename(in:_:to:_:how:)` may treat what is already at the new name.
+  public enum RenameMode: Sendable {
+    /// Fails with EEXIST when something is there (RENAME_NOREPLACE).
+    case noReplace
+    /// Swaps the two names atomically; both must exist (RENAME_EXCHANGE).
+    case exchange
+  }
+
+  /// `renameat2` relative to directory descriptors, EINTR retried. EINVAL or ENOSYS from a
+  /// file system or kernel without the flags is returned as is, for the caller to decide.
+  public static func rename(
+    in olddir: Int32, _ oldname: String, to newdir: Int32, _ newname: String, how: RenameMode
+  ) -> Result<Void, Errno> {
+    let flags = UInt32(how == .noReplace ? FERRY_RENAME_NOREPLACE : FERRY_RENAME_EXCHANGE)
+    return retrying { ferry_renameat2(olddir, oldname, newdir, newname, flags) }.map { _ in () }
+  }
+}

@@ -53,6 +53,13 @@ ssize_t ferry_recv_with_fds(int fd, void *buf, size_t len, int *fds, int *nfds, 
 /// SCM_RIGHTS message, MSG_NOSIGNAL.
 ssize_t ferry_send_with_fds(int fd, const void *buf, size_t len, const int *fds, int nfds);
 
+/// `renameat2` (behind _GNU_SOURCE), with RENAME_NOREPLACE or RENAME_EXCHANGE as `flags`.
+int ferry_renameat2(int olddir, const char *oldname, int newdir, const char *newname, unsigned int flags);
+
+/// RENAME_NOREPLACE and RENAME_EXCHANGE, which <stdio.h> declares only under _GNU_SOURCE.
+#define FERRY_RENAME_NOREPLACE 1
+#define FERRY_RENAME_EXCHANGE 2
+
 /// The thread's errno, readable from Swift without the Glibc overlay's computed property.
 int ferry_errno(void);
 
