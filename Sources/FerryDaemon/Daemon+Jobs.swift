@@ -85,20 +85,9 @@ extension Daemon {
       detachedKey = key
     }
     let request: Request
-    var outputKey: String?
+    let outputKey: String?
     do throws(WireError) {
-      if let output = merged.output { outputKey = try outputTarget(output) }
-      // A job's CA file is a file it makes the daemon read: read_roots apply.
-      if let ca = merged.tls?.caFile, let roots = config.readRoots {
-        do {
-          try FileRoots.check(ca, within: roots, what: "read_roots", protected: config.protectedPaths)
-        } catch {
-          var e = error
-          e.field = "tls.ca_file"
-          throw e
-        }
-      }
-      request = try profile.serializer.serialize(merged)
+      (request, outputKey) = try prepareRequest(merged, profile: profile)
     } catch {
       return fail(error, id: id, client: client)
     }
@@ -267,5 +256,23 @@ extension Daemon {
     table.measured(
       session: run.session.name, bytesUp: metrics.bytesUp, bytesDown: metrics.bytesDown,
       connectionsOpened: metrics.connectionsOpened, connectionReused: metrics.connectionReused)
+  }
+
+  /// What a job needs before it is admitted, at submission and at recovery alike: its output's
+  /// key (for `output_busy`), its CA file checked under the read roots now in force, and its
+  /// request serialized under its profile.
+  func prepareRequest(_ merged: Job, profile: SessionProfile) throws(WireError) -> (Request, String?) {
+    let outputKey = try merged.output.map { output throws(WireError) in try outputTarget(output) }
+    // A job's CA file is a file it makes the daemon read: read_roots apply.
+    if let ca = merged.tls?.caFile, let roots = config.readRoots {
+      do {
+        try FileRoots.check(ca, within: roots, what: "read_roots", protected: config.protectedPaths)
+      } catch {
+        var e = error
+        e.field = "tls.ca_file"
+        throw e
+      }
+    }
+    return (try profile.serializer.serialize(merged), outputKey)
   }
 }

@@ -97,20 +97,10 @@ extension Daemon {
     merged.detach = true
     merged.maxInlineBytes = min(merged.maxInlineBytes ?? (8 << 20), config.limits.maxInlineBytes)
     let request: Request
-    var outputKey: String?
+    let outputKey: String?
     do throws(WireError) {
-      if let output = merged.output { outputKey = try outputTarget(output) }
       // The roots now in force apply, as at submission.
-      if let ca = merged.tls?.caFile, let roots = config.readRoots {
-        do {
-          try FileRoots.check(ca, within: roots, what: "read_roots", protected: config.protectedPaths)
-        } catch {
-          var e = error
-          e.field = "tls.ca_file"
-          throw e
-        }
-      }
-      request = try profile.serializer.serialize(merged)
+      (request, outputKey) = try prepareRequest(merged, profile: profile)
     } catch {
       endRecovered(job, owner: owner, error)
       return nil
