@@ -261,7 +261,15 @@ extension Daemon {
   /// What a job needs before it is admitted, at submission and at recovery alike: its output's
   /// key (for `output_busy`), its CA file checked under the read roots now in force, and its
   /// request serialized under its profile.
-  func prepareRequest(_ merged: Job, profile: SessionProfile) throws(WireError) -> (Request, String?) {
+  ///
+  /// `descriptors` came with the job line: `fd` bodies and parts read from them.
+  func prepareRequest(
+    _ merged: Job, profile: SessionProfile, descriptors: [Int32] = []
+  ) throws(WireError) -> (Request, String?) {
+    if merged.durable == true, merged.usesBodyDescriptor {
+      // The journal keeps the line, not the descriptor: a recovered job could not read it.
+      throw WireError.invalidJob("durable", "durable: a durable job cannot read its body from a passed descriptor")
+    }
     let outputKey = try merged.output.map { output throws(WireError) in try outputTarget(output) }
     // A job's CA file is a file it makes the daemon read: read_roots apply.
     if let ca = merged.tls?.caFile, let roots = config.readRoots {
@@ -273,6 +281,7 @@ extension Daemon {
         throw e
       }
     }
-    return (try profile.serializer.serialize(merged), outputKey)
+    let passed = merged.usesBodyDescriptor ? PassedBodyDescriptors(descriptors: descriptors) : nil
+    return (try profile.serializer.serialize(merged, descriptors: passed), outputKey)
   }
 }

@@ -146,7 +146,8 @@ extension Daemon {
       if case .file(_, _, let n) = s { return sum + n }
       return sum
     }
-    guard fileBytes <= explainHashLimit else { return nil }
+    // A passed descriptor is the job's to read once, not explain's.
+    guard fileBytes <= explainHashLimit, !plan.segments.contains(where: Self.isDescriptor) else { return nil }
     let reader = BodyReader(plan, readRoots: readRoots, protected: protected)
     var hasher = SHA256Hasher()
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -156,5 +157,10 @@ extension Daemon {
       buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
     }
     return SHA256.hexString(hasher.finalize())
+  }
+
+  private static func isDescriptor(_ segment: BodyPlan.Segment) -> Bool {
+    if case .descriptor = segment { return true }
+    return false
   }
 }

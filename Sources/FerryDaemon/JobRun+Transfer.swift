@@ -110,6 +110,16 @@ extension JobRun: TransferDelegate {
     guard let policy = job.retry, lifecycle.attempt <= policy.max, !isFinished else { return false }
     let plan = RetryPlan(policy: policy, method: request.method)
     guard plan.isRetryable(error: error, status: status) else { return false }
+    if let body = request.body, BodyReader.isSpent(body) {
+      // The attempt read the body's stream: another cannot send it again.
+      output?.abandon(keepPartial: job.resume == true)
+      output = nil
+      let why = error.map { "\($0.code.rawValue)" } ?? "status \(status ?? 0)"
+      let failure = WireError(
+        .bodyNotRewindable, "a retry (after \(why)) needs the request body again, and its stream was read already")
+      finish(.failed(JobFailure(error: failure, attempts: lifecycle.attempt, head: error == nil ? head : nil)))
+      return true
+    }
     let delay = plan.delayMs(
       afterAttempt: lifecycle.attempt, retryAfter: head?.header("retry-after"), nowSeconds: time(nil),
       random: { Int.random(in: 0...$0) })

@@ -80,6 +80,8 @@ extension CurlCommand {
       case .file(let path, _):
         guard !path.utf8.contains(0) else { return nil }
         arguments += ["-F", shellWord("\(name)=@\(formQuoted(path))\(options)")]
+      case .descriptor:
+        arguments += ["-F", shellWord("\(name)=@-\(options)")]
       case .bytes(let bytes):
         guard let text = String(validating: bytes, as: UTF8.self), !bytes.contains(0) else { return nil }
         if options.isEmpty {

@@ -130,6 +130,9 @@ public enum CurlCommand {
         if offset == 0, !path.utf8.contains(0) {
           return BodyArguments(arguments: ["--data-binary", shellWord("@" + path)])
         }
+      case .descriptor:
+        // The client's own descriptor: curl reads the same bytes from its stdin.
+        return BodyArguments(arguments: ["--data-binary", "@-"])
       }
     }
     return BodyArguments(arguments: ["--data-binary", "@-"], pipedFrom: pipeline(body))
@@ -146,6 +149,8 @@ public enum CurlCommand {
         let head = "head -c \(length)"
         commands.append(
           offset == 0 ? "\(head) \(shellWord(path))" : "tail -c +\(offset + 1) \(shellWord(path)) | \(head)")
+      case .descriptor:
+        commands.append("cat")
       }
     }
     if commands.isEmpty { commands.append("printf ''") }

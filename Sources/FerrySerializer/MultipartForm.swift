@@ -11,11 +11,23 @@ public struct MultipartForm: Sendable, Equatable {
   public enum Content: Sendable, Equatable {
     case bytes([UInt8])
     case file(path: String, length: Int64)
+    /// A passed descriptor (a regular file's range, or a stream).
+    case descriptor(BodyDescriptor)
 
     public var length: Int64 {
       switch self {
       case .bytes(let b): Int64(b.count)
       case .file(_, let length): length
+      case .descriptor(let d): BodyPlan.Segment.descriptor(d).length
+      }
+    }
+
+    public static func == (a: Content, b: Content) -> Bool {
+      switch (a, b) {
+      case (.bytes(let x), .bytes(let y)): x == y
+      case (.file(let p, let l), .file(let q, let m)): p == q && l == m
+      case (.descriptor(let x), .descriptor(let y)): x === y
+      default: false
       }
     }
   }
@@ -93,6 +105,10 @@ public struct MultipartForm: Sendable, Equatable {
         segments.append(.bytes(pending))
         pending = []
         segments.append(.file(path: path, offset: 0, length: length))
+      case .descriptor(let descriptor):
+        segments.append(.bytes(pending))
+        pending = []
+        segments.append(.descriptor(descriptor))
       }
     }
     pending.append(contentsOf: "\r\n--".utf8)

@@ -67,12 +67,28 @@ public struct BodyPlan: Sendable, Equatable {
     /// `length` bytes of the file at `path` starting at `offset`; the size was probed when the
     /// request was serialized, and a file that changed size since is a `file_unreadable` error.
     case file(path: String, offset: Int64, length: Int64)
+    /// A descriptor passed with the job: a regular file's range, or a stream of unknown length.
+    case descriptor(BodyDescriptor)
 
-    /// Bytes this segment contributes.
+    /// Bytes this segment contributes (0 for a stream, whose length is not known).
     public var length: Int64 {
       switch self {
       case .bytes(let b): Int64(b.count)
       case .file(_, _, let length): length
+      case .descriptor(let d):
+        switch d.kind {
+        case .file(_, let length): length
+        case .stream: 0
+        }
+      }
+    }
+
+    public static func == (a: Segment, b: Segment) -> Bool {
+      switch (a, b) {
+      case (.bytes(let x), .bytes(let y)): x == y
+      case (.file(let p, let o, let l), .file(let q, let r, let m)): p == q && o == r && l == m
+      case (.descriptor(let x), .descriptor(let y)): x === y
+      default: false
       }
     }
   }
@@ -92,6 +108,13 @@ public struct BodyPlan: Sendable, Equatable {
   /// An in-memory body.
   public init(bytes: [UInt8]) { self.segments = [.bytes(bytes)] }
 
-  /// Total length in bytes: the request's Content-Length.
+  /// Total length in bytes: the request's Content-Length (without the streams, when
+  /// `isStreamed`: the length is then unknown and the body goes chunked).
   public var length: Int64 { segments.reduce(0) { $0 + $1.length } }
+
+  /// Whether a segment is a stream (a pipe, a socket): no Content-Length, and the body cannot
+  /// be sent twice.
+  public var isStreamed: Bool {
+    segments.contains { if case .descriptor(let d) = $0 { d.isStream } else { false } }
+  }
 }

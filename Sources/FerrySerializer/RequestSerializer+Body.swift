@@ -51,7 +51,7 @@ extension RequestSerializer {
   }
 
   /// A raw `body`: text, bytes or a streamed file, typed by `type` or by its kind.
-  func rawBody(_ raw: RawBody) throws(WireError) -> EncodedBody {
+  func rawBody(_ raw: RawBody, descriptors: (any BodyDescriptors)?) throws(WireError) -> EncodedBody {
     if let type = raw.type { try Self.checkType(type, field: "body.type") }
     switch raw.content {
     case .text(let text):
@@ -64,13 +64,28 @@ extension RequestSerializer {
       return EncodedBody(
         plan: BodyPlan(segments: [.file(path: path, offset: 0, length: length)]),
         contentType: raw.type ?? mimeTypes.type(forPath: path))
+    case .descriptor(let index):
+      let descriptor = try Self.descriptor(index, in: descriptors, field: "body.fd")
+      return EncodedBody(
+        plan: BodyPlan(segments: [.descriptor(descriptor)]), contentType: raw.type ?? MIMETypes.fallback)
     }
+  }
+
+  /// Passed descriptor `index`, through the driver's checks.
+  static func descriptor(
+    _ index: Int, in descriptors: (any BodyDescriptors)?, field: String
+  ) throws(WireError) -> BodyDescriptor {
+    guard let descriptors else {
+      throw WireError(.fdUnusable, "no descriptor \(index) came with the job line", field: field)
+    }
+    return try descriptors.body(at: index, field: field)
   }
 
   /// Parameters as text parts, then `parts`; with neither, AFNetworking's quirk: the plain
   /// serializer's empty form body and no multipart headers.
   func multipartBody(
-    _ parameters: JSONValue?, parts: [Part], arrayEncoding: ArrayEncoding
+    _ parameters: JSONValue?, parts: [Part], arrayEncoding: ArrayEncoding,
+    descriptors: (any BodyDescriptors)? = nil
   ) throws(WireError) -> EncodedBody {
     var form = MultipartForm(boundary: makeBoundary())
     if let parameters {
@@ -80,7 +95,7 @@ extension RequestSerializer {
       }
     }
     for (i, part) in parts.enumerated() {
-      form.append(try formPart(part, field: "parts.\(i)"))
+      form.append(try formPart(part, field: "parts.\(i)", descriptors: descriptors))
     }
     guard !form.isEmpty else { return EncodedBody(plan: BodyPlan(bytes: []), contentType: Self.formType) }
     return EncodedBody(
@@ -90,7 +105,9 @@ extension RequestSerializer {
   /// One job part as a form part. A part with a filename (a file part always has one: its
   /// path's last component by default) gets a Content-Type, its `type` or the filename's by
   /// extension, as browsers and curl send; other parts only when `type` is given.
-  func formPart(_ part: Part, field: String) throws(WireError) -> MultipartForm.Part {
+  func formPart(
+    _ part: Part, field: String, descriptors: (any BodyDescriptors)? = nil
+  ) throws(WireError) -> MultipartForm.Part {
     var filename = part.filename
     let content: MultipartForm.Content
     switch part.content {
@@ -99,6 +116,8 @@ extension RequestSerializer {
     case .file(let path):
       content = .file(path: path, length: try probe(path, field: field + ".file"))
       if filename == nil { filename = Self.lastPathComponent(path) }
+    case .descriptor(let index):
+      content = .descriptor(try Self.descriptor(index, in: descriptors, field: field + ".fd"))
     }
     if let type = part.type { try Self.checkType(type, field: field + ".type") }
     for header in part.headers { try HTTPSyntax.checkHeader(header, prefix: field + ".headers.") }

@@ -33,13 +33,17 @@ public struct RequestSerializer: Sendable {
 
   /// The request for `job`, or the `WireError` that refuses it (`invalid_job` with its field,
   /// `unsupported_scheme`, or the probe's `file_unreadable` / `file_not_allowed`).
-  public func serialize(_ job: Job) throws(WireError) -> Request {
-    try serializeWithForm(job).request
+  ///
+  /// `descriptors` are those passed with the job line, for `fd` bodies and parts.
+  public func serialize(_ job: Job, descriptors: (any BodyDescriptors)? = nil) throws(WireError) -> Request {
+    try serializeWithForm(job, descriptors: descriptors).request
   }
 
   /// The request and, for a multipart body, the form it was laid out from (for `explain` and
   /// `CurlCommand`).
-  public func serializeWithForm(_ job: Job) throws(WireError) -> SerializedRequest {
+  public func serializeWithForm(
+    _ job: Job, descriptors: (any BodyDescriptors)? = nil
+  ) throws(WireError) -> SerializedRequest {
     let method = try Self.method(job.method)
     guard let urlText = job.url else { throw WireError.invalidJob("url", "url is required") }
     var url = try RequestURL.resolve(urlText, base: base)
@@ -50,7 +54,8 @@ public struct RequestSerializer: Sendable {
       // The client's own compact JSON, which is what JSONWriter would make of the tree.
       body = Self.jsonBody(text)
     } else {
-      body = try encodedBody(job, method: method, isURIMethod: isURIMethod, url: &url)
+      body = try encodedBody(
+        job, method: method, isURIMethod: isURIMethod, url: &url, descriptors: descriptors)
     }
 
     let headers = try headerFields(job, body: body)
@@ -100,7 +105,8 @@ public struct RequestSerializer: Sendable {
 
   /// The body of `job`, and its parameters in the query of `url` for a uri method.
   private func encodedBody(
-    _ job: Job, method: String, isURIMethod: Bool, url: inout RequestURL.Resolved
+    _ job: Job, method: String, isURIMethod: Bool, url: inout RequestURL.Resolved,
+    descriptors: (any BodyDescriptors)?
   ) throws(WireError) -> EncodedBody {
     let arrayEncoding = job.arrayEncoding ?? .brackets
     let parameters = Parameters(job)
@@ -115,7 +121,7 @@ public struct RequestSerializer: Sendable {
         throw WireError.invalidJob(
           "parameters", "parameters cannot go in the body of a request with a raw body")
       }
-      return try rawBody(raw)
+      return try rawBody(raw, descriptors: descriptors)
     }
     if job.parts != nil || job.encoding == .multipart {
       guard method != "GET", method != "HEAD" else {
@@ -124,7 +130,8 @@ public struct RequestSerializer: Sendable {
       }
       // AFNetworking's multipartFormRequest puts parameters into parts for every method,
       // uri_methods included: the client asked for multipart.
-      return try multipartBody(parameters?.value, parts: job.parts ?? [], arrayEncoding: arrayEncoding)
+      return try multipartBody(
+        parameters?.value, parts: job.parts ?? [], arrayEncoding: arrayEncoding, descriptors: descriptors)
     }
     if isURIMethod {
       try Self.appendQuery(parameters, arrayEncoding: arrayEncoding, to: &url)

@@ -212,6 +212,23 @@ extension Engine {
     deliverEvents()
   }
 
+  /// Lifts curl's pause of the transfer's send side (its body stream became readable); the
+  /// receive side stays as curl has it. curl calls the read callback again once it runs the
+  /// transfer, which may pause it again.
+  func unpauseSend(_ transfer: Transfer) {
+    guard let easy = transfer.easy, active[easy] != nil else { return }
+    curlCalls.count &+= 1
+    let mask = transfer.machine.isCurlReceivePaused ? FERRY_CURLPAUSE_RECV : FERRY_CURLPAUSE_CONT
+    let code = curl_easy_pause(easy, mask)
+    if code != CURLE_OK {
+      transfer.finish(
+        .failure(WireError(.transferFailed, "curl_easy_pause: \(code.rawValue)")),
+        metrics: transfer.collectMetrics())
+      return
+    }
+    deliverEvents()
+  }
+
   /// Counts a finished transfer into `stats`.
   func record(_ metrics: TransferMetrics?, cancelled: Bool) {
     if cancelled {
@@ -283,6 +300,8 @@ extension Engine {
       transfer.deliverProgress(direction, done: done, total: total)
     case .ended(let transfer, let code):
       transfer.curlDidFinish(code)
+    case .sendBlocked(let transfer, let fd):
+      transfer.watchBody(fd)
     }
   }
 }

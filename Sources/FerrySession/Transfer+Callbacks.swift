@@ -133,19 +133,31 @@ extension Transfer {
   }
 
   /// Request body bytes for curl's buffer; an unreadable file aborts with `file_unreadable`.
+  /// A stream with nothing to read yet pauses curl's send side: the wait for the descriptor
+  /// is recorded, and armed once curl has returned (`Engine.deliverEvents()`).
   func curlRead(into buffer: UnsafeMutableRawBufferPointer) -> Int {
     guard isRunning, let body else { return FERRY_CURL_READFUNC_ABORT }
-    lastActivityMs = loop.now()
     guard let count = body.read(into: buffer) else {
       recordedError = body.error
       return FERRY_CURL_READFUNC_ABORT
     }
+    if count == 0, let fd = body.blockedOn {
+      if !isSendPaused {
+        isSendPaused = true
+        events.append(.sendBlocked(self, fd))
+      }
+      return FERRY_CURL_READFUNC_PAUSE
+    }
+    lastActivityMs = loop.now()
     return count
   }
 
-  /// Rewinds the request body to `offset` (curl always seeks from the start).
+  /// Rewinds the request body to `offset` (curl always seeks from the start); a stream read
+  /// already cannot be, which fails the transfer `body_not_rewindable`.
   func curlSeek(to offset: curl_off_t, origin: Int32) -> Int32 {
-    guard isRunning, origin == SEEK_SET, let body, body.seek(to: Int64(offset)) else {
+    guard isRunning, origin == SEEK_SET, let body else { return FERRY_CURL_SEEKFUNC_FAIL }
+    guard body.seek(to: Int64(offset)) else {
+      if let error = body.error { recordedError = error }
       return FERRY_CURL_SEEKFUNC_FAIL
     }
     return FERRY_CURL_SEEKFUNC_OK
@@ -163,7 +175,7 @@ extension Transfer {
       lastActivityMs = now
     }
     if request.body != nil, let body,
-      let sample = uploadThrottle.offer(.init(done: Int64(upNow), total: body.length), nowMs: now)
+      let sample = uploadThrottle.offer(.init(done: Int64(upNow), total: body.isStreamed ? nil : body.length), nowMs: now)
     {
       events.append(.progress(self, .upload, done: sample.done, total: sample.total))
     }

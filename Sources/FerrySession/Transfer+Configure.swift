@@ -251,7 +251,9 @@ extension Transfer {
     let reader = BodyReader(
       request.body ?? BodyPlan(segments: []), readRoots: spec.readRoots, protected: spec.protectedPaths)
     body = reader
-    let length = curl_off_t(reader.length)
+    // A stream's length is not known: -1 makes curl send it chunked on HTTP/1.1 (a DATA
+    // stream ended by END_STREAM on HTTP/2).
+    let length = reader.isStreamed ? -1 : curl_off_t(reader.length)
     if method == "POST" {
       options.set(CURLOPT_POST, 1)
       options.check(ferry_curl_easy_setopt_off_t(options.handle, CURLOPT_POSTFIELDSIZE_LARGE, length))

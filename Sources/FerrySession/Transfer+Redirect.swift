@@ -40,6 +40,15 @@ extension Transfer {
     priorHops = (metrics.connectionsOpened, metrics.timing.total)
     redirectsFollowed += 1
     request = RedirectRule.nextRequest(after: request, status: status, location: location)
+    if let plan = request.body, BodyReader.isSpent(plan) {
+      // A 307 or 308 keeps the body, and its stream was read already: fail before the next
+      // hop sends half of it.
+      let error = WireError(
+        .bodyNotRewindable,
+        "redirect \(status) needs the request body again, and its stream was read already")
+      finish(.failure(error), metrics: metrics)
+      return true
+    }
     startNextHop(engine, slot)
     return true
   }

@@ -54,6 +54,10 @@ import FerryWire
   var heldBody: [UInt8] = []
 
   var body: BodyReader?
+  /// curl's send side is paused on an empty body stream, watched by `bodyWatch`.
+  var isSendPaused = false
+  /// Readability of the body stream the send side waits for.
+  var bodyWatch: IOWatch?
   var headerList: UnsafeMutablePointer<curl_slist>?
   /// Why our side made curl fail (delegate abort, unreadable file, egress refusal).
   var recordedError: WireError?
@@ -162,6 +166,26 @@ import FerryWire
     if let headerList { curl_slist_free_all(headerList) }
     headerList = nil
     body?.closeFile()
+    bodyWatch?.cancel()
+    bodyWatch = nil
+    isSendPaused = false
+  }
+
+  /// curl's send side paused on body stream `fd`: wait for it to be readable, then unpause.
+  func watchBody(_ fd: Int32) {
+    guard isRunning, isSendPaused else { return }
+    if bodyWatch?.fd != fd {
+      bodyWatch?.cancel()
+      bodyWatch = IOWatch(loop: loop, fd: fd) { [weak self] _ in self?.bodyReadable() }
+    }
+    bodyWatch?.setInterest(.read)
+  }
+
+  private func bodyReadable() {
+    bodyWatch?.setInterest([])
+    guard isSendPaused else { return }
+    isSendPaused = false
+    engine?.unpauseSend(self)
   }
 
   /// Fails the transfer on the next loop iteration (never from inside `Engine.start`).

@@ -20,6 +20,8 @@ import FerryWire
     /// curl ended the transfer's hop with this result (from `curl_multi_info_read`, or our
     /// own end of an HTTP/2 response that was complete early).
     case ended(Transfer, CURLcode)
+    /// The read callback paused curl's send side: the body's stream `fd` had nothing yet.
+    case sendBlocked(Transfer, Int32)
   }
 
   /// Recording.

@@ -120,6 +120,16 @@ struct TransferStateMachine: Equatable {
   }
 
   /// Whether the delegate asked not to be given body now: the idle timer does not run.
+  /// Whether curl holds its receive side paused now (a chunk was refused and curl was not
+  /// unpaused since): an unpause of the send side must keep it so.
+  var isCurlReceivePaused: Bool {
+    guard case .running(let running) = phase else { return false }
+    switch running.receive {
+    case .draining, .paused, .resuming(isCurlPaused: true): return true
+    case .flowing, .pauseRequested, .resuming(isCurlPaused: false): return false
+    }
+  }
+
   var isReceivePaused: Bool {
     switch phase {
     case .running(let running):

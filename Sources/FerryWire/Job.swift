@@ -62,6 +62,14 @@ public enum BodyEncoding: String, Sendable, Equatable, CaseIterable {
   case multipart
 }
 
+extension Job {
+  /// Whether the body or a part reads from a passed descriptor (`fd`).
+  public var usesBodyDescriptor: Bool {
+    if case .descriptor = body?.content { return true }
+    return parts?.contains { if case .descriptor = $0.content { true } else { false } } ?? false
+  }
+}
+
 /// How arrays enter query strings and form bodies.
 public enum ArrayEncoding: String, Sendable, Equatable, CaseIterable {
   /// `k[]=a&k[]=b` (AFNetworking's).
@@ -79,6 +87,8 @@ public struct Part: Sendable, Equatable {
     case bytes([UInt8])
     /// Absolute path, streamed at send time.
     case file(String)
+    /// Index of a descriptor passed with the job line (`SCM_RIGHTS`), streamed at send time.
+    case descriptor(Int)
   }
 
   public var name: String
@@ -106,6 +116,8 @@ public struct RawBody: Sendable, Equatable {
     case bytes([UInt8])
     /// Absolute path, streamed at send time.
     case file(String)
+    /// Index of a descriptor passed with the job line (`SCM_RIGHTS`), streamed at send time.
+    case descriptor(Int)
   }
 
   public var content: Content

@@ -1,4 +1,7 @@
 extension JobDecoder {
+  /// Descriptors one job line may come with (`SCM_RIGHTS`); `fd` fields index them.
+  public static let maxDescriptorsPerLine = 4
+
   /// Multipart parts: `{name, value|base64|file, filename?, type?, headers?}` each.
   func parts(_ field: Field) throws(WireError) -> [Part] {
     let elements = try field.array()
@@ -20,8 +23,10 @@ extension JobDecoder {
       let item = field.child(member.key, member.value)
       switch member.key {
       case "name": name = try item.headerText()
-      case "value", "base64", "file":
-        guard content == nil else { throw item.invalid("a part takes exactly one of value, base64 or file") }
+      case "value", "base64", "file", "fd":
+        guard content == nil else {
+          throw item.invalid("a part takes exactly one of value, base64, file or fd")
+        }
         content = try partContent(item)
       case "filename": part.filename = try item.headerText()
       case "type": part.type = try item.headerText()
@@ -30,7 +35,7 @@ extension JobDecoder {
       }
     }
     guard let name else { throw field.child("name", .null).invalid("missing required field") }
-    guard let content else { throw field.invalid("a part needs one of value, base64 or file") }
+    guard let content else { throw field.invalid("a part needs one of value, base64, file or fd") }
     part.name = name
     part.content = content
     return part
@@ -42,6 +47,7 @@ extension JobDecoder {
     case .text(let s): .text(s)
     case .bytes(let b): .bytes(b)
     case .file(let path): .file(path)
+    case .descriptor(let index): .descriptor(index)
     }
   }
 
@@ -53,19 +59,19 @@ extension JobDecoder {
     for member in object.members {
       let item = field.child(member.key, member.value)
       switch member.key {
-      case "text", "base64", "file":
-        guard content == nil else { throw item.invalid("a body takes exactly one of text, base64 or file") }
+      case "text", "base64", "file", "fd":
+        guard content == nil else { throw item.invalid("a body takes exactly one of text, base64, file or fd") }
         content = try rawContent(item)
       case "type": type = try item.headerText()
       default: throw item.invalid("unknown field")
       }
     }
-    guard let content else { throw field.invalid("a body needs one of text, base64 or file") }
+    guard let content else { throw field.invalid("a body needs one of text, base64, file or fd") }
     return RawBody(content: content, type: type)
   }
 
-  /// Text, bytes or a file path from a part's `value`, a body's `text`, or either's `base64` or
-  /// `file` member.
+  /// Text, bytes, a file path or a passed descriptor's index from a part's `value`, a body's
+  /// `text`, or either's `base64`, `file` or `fd` member.
   private func rawContent(_ item: Field) throws(WireError) -> RawBody.Content {
     switch item.key {
     case "base64":
@@ -73,6 +79,8 @@ extension JobDecoder {
       return .bytes(bytes)
     case "file":
       return .file(try item.absolutePath())
+    case "fd":
+      return .descriptor(try item.integer(0...(Self.maxDescriptorsPerLine - 1)))
     default:
       return .text(try item.string())
     }

@@ -74,6 +74,11 @@ extension JobDecoder {
         throw WireError.invalidJob(field, "\(field): a raw body cannot be combined with parts")
       }
     }
+    if job.durable == true, job.usesBodyDescriptor {
+      // The journal keeps the line, not the descriptor: a recovered job could not read it.
+      let field = Field.join(path, "durable")
+      throw WireError.invalidJob(field, "\(field): a durable job cannot read its body from a passed descriptor")
+    }
     if job.parts != nil {
       if let encoding = job.encoding, encoding != .multipart {
         let field = Field.join(path, "encoding")

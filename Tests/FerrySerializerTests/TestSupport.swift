@@ -21,6 +21,7 @@ struct MemoryFiles: FileProbe {
       case .bytes(let b): out += b
       case .file(let path, let offset, let length):
         out += (contents[path] ?? [])[Int(offset)..<Int(offset + length)]
+      case .descriptor: return nil
       }
     }
     return out
