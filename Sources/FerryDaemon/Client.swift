@@ -36,6 +36,13 @@ import FerryWire
   /// Durable jobs whose terminal line is in the outbox: once it is written, their results are
   /// collected and their journal rows go (never in the batch that recorded the end).
   private var collectedResults: [JournalKey] = []
+  /// Descriptors that came with the chunk about to be read (`didReceiveDescriptors`).
+  private var incomingDescriptors: [Int32] = []
+  /// Those of the line in progress: it holds the last byte of a chunk that brought some.
+  private var pendingLineDescriptors = LineDescriptors()
+  /// Those of the line being handled, while `Daemon.handleLine` runs: a job takes the ones it
+  /// uses; the rest are closed when it returns.
+  var lineDescriptors = LineDescriptors()
 
   init(serial: UInt64, fd: Int32, daemon: Daemon, credentials: PeerCredentials? = nil) {
     self.serial = serial
@@ -47,7 +54,20 @@ import FerryWire
       lowWatermark: limits.maxOutputBytes / 4)
     self.framer = LineFramer(maxLineBytes: limits.maxLineBytes)
     self.maxLineBytes = limits.maxLineBytes
+    connection.receivesDescriptors = true
     connection.delegate = self
+  }
+
+  isolated deinit {
+    closeDescriptors()
+  }
+
+  /// Closes every passed descriptor no job took.
+  private func closeDescriptors() {
+    incomingDescriptors.forEach { _ = close($0) }
+    incomingDescriptors = []
+    pendingLineDescriptors.closeRest()
+    lineDescriptors.closeRest()
   }
 
   var isOutputFull: Bool { connection.isOutputFull }
@@ -161,7 +181,50 @@ import FerryWire
 
 extension Client: BufferedConnectionDelegate {
   func connection(_ connection: BufferedConnection, didRead chunk: UnsafeRawBufferPointer) {
+    guard incomingDescriptors.isEmpty, pendingLineDescriptors.isEmpty else {
+      return feedWithDescriptors(chunk)
+    }
     framer.feed(chunk) { item in handle(item) }
+  }
+
+  func connection(
+    _ connection: BufferedConnection, didReceiveDescriptors descriptors: [Int32], truncated: Bool
+  ) {
+    // Kept for the chunk that follows (its last byte is of the message they came with);
+    // more than a line may have are closed when they are tied to it.
+    incomingDescriptors.append(contentsOf: descriptors)
+  }
+
+  /// Frames a chunk when descriptors are in play: they belong to the line holding the chunk's
+  /// last byte. The chunk is fed in up to three pieces, so each piece holds at most one line
+  /// that descriptors belong to, and it ends where that line does: the first line (it ends
+  /// the line in progress, which may hold some from an earlier chunk), the lines after it,
+  /// and the line holding the last byte (which gets the new ones).
+  private func feedWithDescriptors(_ chunk: UnsafeRawBufferPointer) {
+    let newline: UInt8 = 0x0A
+    let count = chunk.count
+    let lastStart = chunk[..<(count - 1)].lastIndex(of: newline).map { $0 + 1 } ?? 0
+    if lastStart > 0, let first = chunk.firstIndex(of: newline) {
+      feedOwning(UnsafeRawBufferPointer(rebasing: chunk[...first]))
+      framer.feed(UnsafeRawBufferPointer(rebasing: chunk[(first + 1)..<lastStart])) { item in handle(item) }
+    }
+    pendingLineDescriptors.add(incomingDescriptors)
+    incomingDescriptors.removeAll(keepingCapacity: true)
+    feedOwning(UnsafeRawBufferPointer(rebasing: chunk[lastStart...]))
+  }
+
+  /// Feeds a piece that holds at most one line end, its last byte: the line it ends or
+  /// continues is the one `pendingLineDescriptors` belong to.
+  private func feedOwning(_ piece: UnsafeRawBufferPointer) {
+    framer.feed(piece) { item in handleOwning(item) }
+    // The line ended without being handed over (blank), or is being dropped (too long).
+    if piece.last == 0x0A || framer.isDiscarding { pendingLineDescriptors.closeRest() }
+  }
+
+  private func handleOwning(_ item: LineFramer.BorrowedItem) {
+    if case .line = item { swap(&lineDescriptors, &pendingLineDescriptors) }
+    handle(item)
+    pendingLineDescriptors.closeRest()
   }
 
   private func handle(_ item: LineFramer.BorrowedItem) {
@@ -170,11 +233,13 @@ extension Client: BufferedConnectionDelegate {
       send(.error(WireError(.lineTooLong, "line longer than \(maxLineBytes) bytes"), id: nil))
     case .line(let bytes):
       daemon.handleLine(bytes, from: self)
+      lineDescriptors.closeRest()
     }
   }
 
   func connectionDidReadEOF(_ connection: BufferedConnection) {
-    framer.finish { item in handle(item) }
+    framer.finish { item in handleOwning(item) }
+    closeDescriptors()
     isReadEOF = true
     // End of input is either a half-close (socat at the end of its input: finish the jobs and
     // answer) or the peer gone entirely. A Unix socket whose peer closed reports POLLHUP;
@@ -206,6 +271,7 @@ extension Client: BufferedConnectionDelegate {
 
   func connectionDidClose(_ connection: BufferedConnection, error: LoopError?) {
     isGone = true
+    closeDescriptors()
     let live = jobs.values.map(\.serial)
     jobs.removeAll()
     daemon.clientClosed(self, jobs: live)

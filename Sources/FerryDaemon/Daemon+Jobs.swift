@@ -25,6 +25,16 @@ extension Daemon {
     }
   }
 
+  /// Descriptor `index` of the line being handled (passed with it, SCM_RIGHTS), for `field`:
+  /// the caller owns it from now on and must close it. The line's others are closed when its
+  /// handling returns.
+  func takeDescriptor(_ index: Int, field: String, from client: Client) throws(WireError) -> Int32 {
+    guard let fd = client.lineDescriptors.take(index) else {
+      throw WireError(.fdUnusable, "no descriptor \(index) came with the job line", field: field)
+    }
+    return fd
+  }
+
   /// PROTOCOL: a refused job line with a usable id that is not live gets `failed` under it;
   /// anything else gets an `error` event with the id inside.
   private func refuse(_ failure: DecodeFailure, client: Client) {

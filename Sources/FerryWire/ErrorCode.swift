@@ -12,6 +12,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case fileNotAllowed = "file_not_allowed"
   case fileUnreadable = "file_unreadable"
   case outputFailed = "output_failed"
+  /// A descriptor passed with the job line cannot serve its field: none at that index, or of
+  /// the wrong kind (a directory, a read-only one for `output_fd`).
+  case fdUnusable = "fd_unusable"
   case overloaded
   case resolveFailed = "resolve_failed"
   case connectFailed = "connect_failed"

@@ -31,7 +31,7 @@ public struct LineFramer: Sendable {
   /// The start of a line that has not ended yet.
   private var pending: [UInt8] = []
   /// True while dropping the rest of a too-long line.
-  private var isDiscarding = false
+  private var discarding = false
   /// Above this capacity, the pending buffer is freed once its line is done, so one big line
   /// does not pin a megabyte per idle connection.
   private static let retainedCapacity = 64 * 1024
@@ -40,6 +40,9 @@ public struct LineFramer: Sendable {
   public init(maxLineBytes: Int = 1 << 20) {
     self.maxLineBytes = min(max(maxLineBytes, 1), Int.max / 2)
   }
+
+  /// True while the rest of a too-long line is being dropped (up to its `\n`).
+  public var isDiscarding: Bool { discarding }
 
   /// Bytes held for a line that has not ended yet.
   public var bufferedBytes: Int { pending.count }
@@ -54,8 +57,8 @@ public struct LineFramer: Sendable {
       }
       let segment = UnsafeRawBufferPointer(rebasing: chunk[start..<newline])
       start = newline + 1
-      if isDiscarding {
-        isDiscarding = false
+      if discarding {
+        discarding = false
       } else if pending.isEmpty {
         deliver(segment, emit)
       } else if pending.count + segment.count > maxLineBytes + 1 {
@@ -71,10 +74,10 @@ public struct LineFramer: Sendable {
 
   /// Ends the input: reports an unterminated last line, and resets the framer.
   public mutating func finish(_ emit: (BorrowedItem) -> Void) {
-    if !isDiscarding, !pending.isEmpty {
+    if !discarding, !pending.isEmpty {
       pending.withUnsafeBytes { deliver($0, emit) }
     }
-    isDiscarding = false
+    discarding = false
     releasePending()
   }
 
@@ -95,11 +98,11 @@ public struct LineFramer: Sendable {
 
   /// Holds the tail of a chunk that has no newline, or gives up on the line when too long.
   private mutating func keepPartial(_ tail: UnsafeRawBufferPointer, _ emit: (BorrowedItem) -> Void) {
-    guard !isDiscarding else { return }
+    guard !discarding else { return }
     // One byte of slack: a `\r` that turns out to precede the `\n` does not count.
     if pending.count + tail.count > maxLineBytes + 1 {
       emit(.tooLong)
-      isDiscarding = true
+      discarding = true
       releasePending()
     } else {
       pending.append(contentsOf: tail)

@@ -1,0 +1,80 @@
+import Glibc
+
+/// Sending descriptors with bytes (SCM_RIGHTS), as the CLI does with a job line.
+extension LineClient {
+  /// Sends all of `bytes` in one `sendmsg` with `descriptors` as one SCM_RIGHTS message.
+  func send(_ bytes: [UInt8], descriptors: [Int32]) throws {
+    let dataBytes = descriptors.count * MemoryLayout<Int32>.size
+    let headerBytes = MemoryLayout<cmsghdr>.size
+    let space = (headerBytes + dataBytes + 7) & ~7
+    var control = [UInt8](repeating: 0, count: max(space, headerBytes))
+    control.withUnsafeMutableBytes { raw in
+      var header = cmsghdr()
+      header.cmsg_len = headerBytes + dataBytes
+      header.cmsg_level = SOL_SOCKET
+      header.cmsg_type = Int32(SCM_RIGHTS)
+      raw.storeBytes(of: header, as: cmsghdr.self)
+      for (i, fd) in descriptors.enumerated() {
+        raw.storeBytes(of: fd, toByteOffset: headerBytes + i * 4, as: Int32.self)
+      }
+    }
+    var copy = bytes
+    let sent = copy.withUnsafeMutableBytes { data in
+      control.withUnsafeMutableBytes { ctl in
+        var iov = iovec(iov_base: data.baseAddress, iov_len: data.count)
+        return withUnsafeMutablePointer(to: &iov) { iovp in
+          var msg = msghdr()
+          msg.msg_iov = iovp
+          msg.msg_iovlen = 1
+          if !descriptors.isEmpty {
+            msg.msg_control = ctl.baseAddress
+            msg.msg_controllen = ctl.count
+          }
+          return sendmsg(fd, &msg, Int32(MSG_NOSIGNAL))
+        }
+      }
+    }
+    guard sent == bytes.count else { throw TestFailure("sendmsg: \(sent), errno \(errno)") }
+  }
+
+  /// Sends one line (a `\n` is added) with `descriptors`.
+  func send(_ line: String, descriptors: [Int32]) throws {
+    try send(Array((line + "\n").utf8), descriptors: descriptors)
+  }
+}
+
+/// A pipe whose read end tells when every write end is closed (POLLHUP): the test passes
+/// write ends to the daemon, closes its own, and waits for the daemon to close its copies.
+struct WatchedPipe {
+  let read: Int32
+  let write: Int32
+
+  init() {
+    var fds: [Int32] = [-1, -1]
+    precondition(pipe(&fds) == 0)
+    for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    read = fds[0]
+    write = fds[1]
+  }
+
+  /// Whether every write end is closed within `timeoutMs` (the caller closed its own).
+  func writersGone(timeoutMs: Int) -> Bool {
+    let deadline = Clock.ms() + timeoutMs
+    var scratch = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let left = deadline - Clock.ms()
+      if left < 0 { return false }
+      var p = pollfd(fd: read, events: Int16(POLLIN), revents: 0)
+      let r = poll(&p, 1, Int32(left))
+      if r < 0, errno == EINTR { continue }
+      if r <= 0 { return false }
+      if p.revents & Int16(POLLHUP) != 0 && p.revents & Int16(POLLIN) == 0 { return true }
+      // Drain what was written, then look again.
+      let n = scratch.withUnsafeMutableBytes { Glibc.read(read, $0.baseAddress, $0.count) }
+      if n == 0 { return true }
+    }
+  }
+
+  func closeRead() { close(read) }
+  func closeWrite() { close(write) }
+}
