@@ -4,6 +4,10 @@ import FerrySession
 import FerryStore
 import FerryWire
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Lines from clients: jobs and ops, and the bookkeeping of a job's end.
 extension Daemon {
   func handleLine(_ bytes: UnsafeRawBufferPointer, from client: Client) {
@@ -97,7 +101,7 @@ extension Daemon {
     let request: Request
     let outputKey: String?
     do throws(WireError) {
-      (request, outputKey) = try prepareRequest(merged, profile: profile)
+      (request, outputKey) = try prepareRequest(merged, profile: profile, client: client)
     } catch {
       return fail(error, id: id, client: client)
     }
@@ -272,9 +276,10 @@ extension Daemon {
   /// key (for `output_busy`), its CA file checked under the read roots now in force, and its
   /// request serialized under its profile.
   ///
-  /// `descriptors` came with the job line: `fd` bodies and parts read from them.
+  /// `client` sent the job line being handled: `fd` bodies and parts take their descriptors
+  /// from it (none at recovery, whose jobs have no `fd`: durable jobs may not).
   func prepareRequest(
-    _ merged: Job, profile: SessionProfile, descriptors: [Int32] = []
+    _ merged: Job, profile: SessionProfile, client: Client? = nil
   ) throws(WireError) -> (Request, String?) {
     if merged.durable == true, merged.usesBodyDescriptor {
       // The journal keeps the line, not the descriptor: a recovered job could not read it.
@@ -291,7 +296,19 @@ extension Daemon {
         throw e
       }
     }
-    let passed = merged.usesBodyDescriptor ? PassedBodyDescriptors(descriptors: descriptors) : nil
+    var passed: PassedBodyDescriptors?
+    if merged.usesBodyDescriptor {
+      var taken: [(index: Int, fd: Int32)] = []
+      // Closes what was taken when a later index fails.
+      defer { if passed == nil { for entry in taken { _ = close(entry.fd) } } }
+      for (index, field) in PassedBodyDescriptors.indexes(of: merged) where !taken.contains(where: { $0.index == index }) {
+        guard let client else {
+          throw WireError(.fdUnusable, "no descriptor \(index) came with the job", field: field)
+        }
+        taken.append((index, try takeDescriptor(index, field: field, from: client)))
+      }
+      passed = PassedBodyDescriptors(taken)
+    }
     return (try profile.serializer.serialize(merged, descriptors: passed), outputKey)
   }
 }

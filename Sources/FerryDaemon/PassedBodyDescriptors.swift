@@ -6,25 +6,50 @@ import FerryWire
   import Glibc
 #endif
 
-/// The descriptors passed with one job line, as request bodies (`body: {"fd": N}`, parts'
-/// `fd`): each one used gets checked and duplicated for the body plan, which closes its
-/// duplicate when the job is gone. The passed descriptors themselves stay their owner's.
+/// The descriptors of one job line that its body and parts read from (`body: {"fd": N}`,
+/// parts' `fd`), taken from the line (`Daemon.takeDescriptor`): each becomes its body plan's
+/// (`BodyDescriptor`, closed when the job is gone); one the serializer never asks for is
+/// closed with this object.
 ///
 /// A descriptor is the client's permission: `read_roots` do not apply. It must be open for
 /// reading and be a regular file (its size from its current offset is the Content-Length, read
 /// with `pread`, so it rewinds), or a pipe, socket or character device (streamed; set
 /// O_NONBLOCK, which the sender's copy shares). Anything else is `fd_unusable`.
-struct PassedBodyDescriptors: BodyDescriptors {
-  let descriptors: [Int32]
+final class PassedBodyDescriptors: BodyDescriptors {
+  /// By index, until the serializer asks for them.
+  private var taken: [(index: Int, fd: Int32)]
+
+  init(_ taken: [(index: Int, fd: Int32)]) { self.taken = taken }
+
+  deinit {
+    for entry in taken { _ = close(entry.fd) }
+  }
+
+  /// The indexes `job`'s body and parts read from, each once, in order.
+  static func indexes(of job: Job) -> [(index: Int, field: String)] {
+    var out: [(index: Int, field: String)] = []
+    if case .descriptor(let i) = job.body?.content { out.append((i, "body.fd")) }
+    for (n, part) in (job.parts ?? []).enumerated() {
+      if case .descriptor(let i) = part.content { out.append((i, "parts.\(n).fd")) }
+    }
+    return out
+  }
 
   func body(at index: Int, field: String) throws(WireError) -> BodyDescriptor {
-    guard index < descriptors.count else {
-      let count = descriptors.count
-      throw WireError(
-        .fdUnusable, "the line passed \(count) descriptor\(count == 1 ? "" : "s"), none at index \(index)",
-        field: field)
+    guard let slot = taken.firstIndex(where: { $0.index == index }) else {
+      throw WireError(.fdUnusable, "descriptor \(index) serves another field already", field: field)
     }
-    let fd = descriptors[index]
+    let fd = taken.remove(at: slot).fd
+    do throws(WireError) {
+      let kind = try Self.kind(of: fd, index: index, field: field)
+      return BodyDescriptor(fd: fd, kind: kind, release: { _ = close($0) })
+    } catch {
+      _ = close(fd)
+      throw error
+    }
+  }
+
+  private static func kind(of fd: Int32, index: Int, field: String) throws(WireError) -> BodyDescriptor.Kind {
     func unusable(_ why: String) -> WireError {
       WireError(.fdUnusable, "descriptor \(index) \(why)", field: field)
     }
@@ -38,12 +63,11 @@ struct PassedBodyDescriptors: BodyDescriptors {
     case .failure(let e): throw unusable("cannot be examined: \(e)")
     }
     guard flags & O_ACCMODE != O_WRONLY else { throw unusable("is not open for reading") }
-    let kind: BodyDescriptor.Kind
     switch st.st_mode & S_IFMT {
     case S_IFREG:
       // A regular file never blocks; what it holds from where it stands is the body.
       switch SystemCall.retrying(trapsOnBadDescriptor: false, { lseek(fd, 0, SEEK_CUR) }) {
-      case .success(let offset): kind = .file(offset: Int64(offset), length: max(0, Int64(st.st_size) - Int64(offset)))
+      case .success(let offset): return .file(offset: Int64(offset), length: max(0, Int64(st.st_size) - Int64(offset)))
       case .failure(let e): throw unusable("cannot tell its offset: \(e)")
       }
     case S_IFIFO, S_IFSOCK, S_IFCHR:
@@ -53,13 +77,9 @@ struct PassedBodyDescriptors: BodyDescriptors {
       {
         throw unusable("cannot be made non-blocking: \(e)")
       }
-      kind = .stream
+      return .stream
     case S_IFDIR: throw unusable("is a directory")
     default: throw unusable("is not a regular file, pipe, socket or character device")
-    }
-    switch SystemCall.retrying(trapsOnBadDescriptor: false, { fcntl(fd, F_DUPFD_CLOEXEC, 0) }) {
-    case .success(let copy): return BodyDescriptor(fd: copy, kind: kind, release: { _ = close($0) })
-    case .failure(let e): throw WireError(.overloaded, "cannot duplicate descriptor \(index): \(e)", field: field)
     }
   }
 }

@@ -78,7 +78,12 @@ import FerryWire
     guard seen > failures else {
       return .text("flaky: request \(seen) of \(failures) failing\n", status: 503)
     }
-    return .json(["requests": .number(JSONNumber(validatedText: String(seen)))])
+    // The body too, so a test sees that a retry sent it whole again.
+    return .json([
+      "requests": .number(JSONNumber(validatedText: String(seen))),
+      "body_length": .number(JSONNumber(validatedText: String(request.bodyLength))),
+      "body_sha256": .string(request.bodySHA256),
+    ])
   }
 
   /// Called by a connection once it has closed.

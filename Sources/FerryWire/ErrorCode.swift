@@ -40,9 +40,6 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case interrupted
   /// The journal could not be written: the durable job is not accepted.
   case journalFailed = "journal_failed"
-  /// A descriptor passed with the job is of a kind the job cannot use (a directory, one not
-  /// open for reading as a body), or the line named a descriptor it did not pass.
-  case fdUnusable = "fd_unusable"
   /// A redirect (307, 308) or a retry needs the request body again, and the body was streamed
   /// from a pipe or socket whose bytes are gone.
   case bodyNotRewindable = "body_not_rewindable"
