@@ -47,7 +47,7 @@ let package = Package(
 
     .executableTarget(name: "ferryd", dependencies: ["FerryDaemon"], swiftSettings: daemonSpeed),
     // The command-line client: argument parsing and rendering are pure and tested; main does I/O.
-    .target(name: "FerryClient", dependencies: ["FerryWire"]),
+    .target(name: "FerryClient", dependencies: ["FerryWire", "FerrySerializer"]),
     .executableTarget(name: "ferry", dependencies: ["FerryClient", "FerryWire"]),
     // The HTTP fixture server as its own process, for black-box tests of a real ferryd.
     .executableTarget(name: "ferry-fixture", dependencies: ["FerryTestSupport"]),

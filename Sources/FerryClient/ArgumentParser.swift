@@ -146,8 +146,17 @@ public enum ArgumentParser {
     var request = options.request
     request.method = method
     request.url = expandLocalhost(url)
-    request.items.append(
-      contentsOf: try words.dropFirst().map { (word) throws(UsageError) in try RequestItem.parse(word) })
+    for word in words.dropFirst() {
+      // HTTPie's `@FILE`: the file is the raw body, as `--body-file FILE`.
+      if word.hasPrefix("@"), word.utf8.count > 1 {
+        guard request.rawBody == nil else {
+          throw UsageError("'\(word)': the request already has a raw body", topic: .request)
+        }
+        request.rawBody = .file(String(word.dropFirst()))
+        continue
+      }
+      request.items.append(try RequestItem.parse(word))
+    }
     if request.resume, request.output == nil {
       throw UsageError("--resume needs --output FILE", topic: topic)
     }

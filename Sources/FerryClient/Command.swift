@@ -100,11 +100,14 @@ public enum EncodingChoice: String, Sendable, Equatable {
   case json, form, multipart
 }
 
-/// `--raw TEXT` or `--body-file PATH`: a body sent as it is (or a piped stdin's bytes).
+/// `--raw TEXT` or `--body-file PATH` (`@PATH`): a body sent as it is (or a piped stdin).
 public enum RawBodyChoice: Sendable, Equatable {
   case text(String)
+  /// Opened by the CLI and passed to the daemon as a descriptor.
   case file(String)
   case bytes([UInt8])
+  /// The CLI's own stdin, passed as a descriptor; `isJSON` labels it.
+  case stdin(isJSON: Bool)
 }
 
 /// `-a USER:PASSWORD` or `--bearer TOKEN`; `-a USER` alone asks for the password on the

@@ -6,7 +6,8 @@ public enum CommandPlan: Sendable, Equatable {
   /// Write `text` to stdout and exit.
   case print(String)
   /// Connect, send `lines` (each without its newline), render every line that comes back.
-  case converse(lines: [[UInt8]], settings: EventRenderer.Settings)
+  /// `descriptors` go with the last line (the job's), in the order its `fd` fields index.
+  case converse(lines: [[UInt8]], settings: EventRenderer.Settings, descriptors: [PassedDescriptor] = [])
 
   /// The terminals `main` found, which shape the job (progress events) and the output.
   public struct Terminals: Sendable, Equatable {
@@ -34,18 +35,21 @@ public enum CommandPlan: Sendable, Equatable {
       return .print(JSONWriter.string(.object(try JobBuilder.build(options, context: context))) + "\n")
     case .request(let options):
       context.events = options.detach ? .all : .forResponse(progress: terminals.stderr)
-      let job = try JobBuilder.build(options, context: context)
+      var passing: [PassedDescriptor] = []
+      let job = try JobBuilder.build(options, context: context, passing: &passing)
       var settings = settings(options.detach ? .detached : .response, job: job, terminals: terminals)
       // A HEAD answer is all head: print it, as `curl -I` does.
       settings.includeHeaders = options.includeHeaders || job["method"]?.stringValue == "HEAD"
       settings.verbose = options.verbose && !options.detach
       let explain = settings.verbose ? [line(["op": "explain", "job": .object(job)])] : []
-      return .converse(lines: explain + [line(.object(job))], settings: settings)
+      return .converse(lines: explain + [line(.object(job))], settings: settings, descriptors: passing)
     case .events(let options):
       context.events = .all
-      let job = try JobBuilder.build(options, context: context)
+      var passing: [PassedDescriptor] = []
+      let job = try JobBuilder.build(options, context: context, passing: &passing)
       return .converse(
-        lines: [line(.object(job))], settings: settings(.rawEvents, job: job, terminals: terminals))
+        lines: [line(.object(job))], settings: settings(.rawEvents, job: job, terminals: terminals),
+        descriptors: passing)
     case .explain(let options):
       context.events = .all
       let job = try JobBuilder.build(options, context: context)

@@ -1,3 +1,4 @@
+import FerrySerializer
 import FerryWire
 
 /// Turns `RequestOptions` into the job object sent to the daemon (PROTOCOL.md's job fields).
@@ -12,6 +13,14 @@ public enum JobBuilder {
 
   /// The job object, members in a fixed order.
   public static func build(_ r: RequestOptions, context: JobContext) throws(UsageError) -> JSONObject {
+    var passed: [PassedDescriptor] = []
+    return try build(r, context: context, passing: &passed)
+  }
+
+  /// The job object, and in `passing` the descriptors its `fd` fields index, to send with it.
+  public static func build(
+    _ r: RequestOptions, context: JobContext, passing: inout [PassedDescriptor]
+  ) throws(UsageError) -> JSONObject {
     var r = r
     if hasUserInfo(r.url) {
       throw UsageError(
@@ -34,9 +43,9 @@ public enum JobBuilder {
     let method = r.method ?? (data.isEmpty && r.rawBody == nil ? "GET" : "POST")
     // As HTTPie: a piped stdin is the body of a method that carries one, when nothing else is.
     if stdinMayBeBody.contains(method), data.isEmpty, files.isEmpty, r.rawBody == nil, !r.ignoresStdin,
-      let bytes = context.readStdin(), !bytes.isEmpty
+      case .body(let isJSON) = context.probeStdin()
     {
-      r.rawBody = .bytes(bytes)
+      r.rawBody = .stdin(isJSON: isJSON)
     }
     let queryInParameters = uriMethods.contains(method) && files.isEmpty && r.rawBody == nil
     let fieldItems = r.items.filter { item in
@@ -68,9 +77,10 @@ public enum JobBuilder {
     if let arrays = r.arrayEncoding ?? repeats { job.append(key: "array_encoding", value: .string(arrays)) }
     if !files.isEmpty {
       job.append(
-        key: "parts", value: .array(files.map { part(name: $0.0, path: $0.1, type: $0.2, context: context) }))
+        key: "parts",
+        value: .array(files.map { part(name: $0.0, path: $0.1, type: $0.2, context: context, passing: &passing) }))
     }
-    try appendTransferFields(r, context: context, to: &job)
+    try appendTransferFields(r, context: context, passing: &passing, to: &job)
     return job
   }
 
@@ -96,12 +106,35 @@ public enum JobBuilder {
   }
 
   /// Body, auth, limits, output and delivery fields, after the request's own.
-  private static func appendTransferFields(_ r: RequestOptions, context: JobContext, to job: inout JSONObject)
-    throws(UsageError)
-  {
+  private static func appendTransferFields(
+    _ r: RequestOptions, context: JobContext, passing: inout [PassedDescriptor], to job: inout JSONObject
+  ) throws(UsageError) {
     switch r.rawBody {
     case .text(let text): job.append(key: "body", value: ["text": .string(text)])
-    case .file(let path): job.append(key: "body", value: ["file": .string(context.absolute(path))])
+    case .file(let path):
+      // Opened by the CLI with the user's permissions: the daemon's read_roots do not apply.
+      let absolute = context.absolute(path)
+      passing.append(.readFile(absolute))
+      var body = JSONObject()
+      body.append(key: "fd", value: .number(JSONNumber(passing.count - 1)))
+      // Typed by its extension from the system's table, as the daemon types a `file` body.
+      let table = context.readFile("/etc/mime.types").map { MIMETypes(parsing: String(decoding: $0, as: UTF8.self)) }
+      if let ext = absolute.split(separator: "/").last?.split(separator: ".").last, ext.count > 0,
+        absolute.split(separator: "/").last?.contains(".") == true, let type = table?.type(forExtension: String(ext))
+      {
+        body.append(key: "type", value: .string(type))
+      }
+      job.append(key: "body", value: .object(body))
+    case .stdin(let isJSON):
+      passing.append(.stdin)
+      var body = JSONObject()
+      body.append(key: "fd", value: .number(JSONNumber(passing.count - 1)))
+      if r.encoding == .form {
+        body.append(key: "type", value: "application/x-www-form-urlencoded")
+      } else if isJSON {
+        body.append(key: "type", value: "application/json")
+      }
+      job.append(key: "body", value: .object(body))
     case .bytes(let bytes):
       var body = JSONObject()
       if let text = String(validating: bytes, as: UTF8.self), !bytes.contains(0) {
@@ -252,11 +285,20 @@ public enum JobBuilder {
     return headers
   }
 
-  private static func part(name: String, path: String, type: String?, context: JobContext) -> JSONValue {
+  /// A file part: the file opened by the CLI and passed, named by its last path component
+  /// (the daemon types it by that name unless `type` is given).
+  private static func part(
+    name: String, path: String, type: String?, context: JobContext, passing: inout [PassedDescriptor]
+  ) -> JSONValue {
+    let absolute = context.absolute(path)
+    passing.append(.readFile(absolute))
     var o = JSONObject()
     o.append(key: "name", value: .string(name))
-    o.append(key: "file", value: .string(context.absolute(path)))
+    o.append(key: "fd", value: .number(JSONNumber(passing.count - 1)))
+    let filename = absolute.split(separator: "/").last.map(String.init) ?? absolute
+    o.append(key: "filename", value: .string(filename))
     if let type { o.append(key: "type", value: .string(type)) }
     return .object(o)
   }
+
 }

@@ -18,23 +18,24 @@ public struct JobContext {
   public var events: Events
   /// The bytes of a file, or nil when it cannot be read.
   public var readFile: (String) -> [UInt8]?
-  /// All of a piped or redirected stdin, or nil when stdin is a terminal, a device such as
-  /// /dev/null, or closed. Called only for a method that carries a body and has no other.
-  public var readStdin: () -> [UInt8]?
+  /// What stdin holds for a body: nothing usable (a terminal, a device such as /dev/null,
+  /// closed), an empty file, or a body (a pipe, a socket, a non-empty file) passed to the
+  /// daemon as a descriptor. Called only for a method that carries a body and has no other.
+  public var probeStdin: () -> StdinProbe
   /// The answer to a password prompt on the terminal (without echo), or nil when there is no
   /// terminal to ask on.
   public var askPassword: (String) -> String?
 
   public init(
     id: String, workingDirectory: String, events: Events,
-    readFile: @escaping (String) -> [UInt8]? = { _ in nil }, readStdin: @escaping () -> [UInt8]? = { nil },
+    readFile: @escaping (String) -> [UInt8]? = { _ in nil }, probeStdin: @escaping () -> StdinProbe = { .unusable },
     askPassword: @escaping (String) -> String? = { _ in nil }
   ) {
     self.id = id
     self.workingDirectory = workingDirectory
     self.events = events
     self.readFile = readFile
-    self.readStdin = readStdin
+    self.probeStdin = probeStdin
     self.askPassword = askPassword
   }
 
@@ -47,4 +48,26 @@ public struct JobContext {
     }
     return "/" + segments.joined(separator: "/")
   }
+}
+
+/// What `JobContext.probeStdin` found.
+public enum StdinProbe: Sendable, Equatable {
+  case unusable
+  case empty
+  /// A body; `isJSON` when it reads as JSON (a regular file, looked at without moving its
+  /// offset), or is a stream, which cannot be looked at without taking its bytes: streams
+  /// are labelled JSON, the CLI's default encoding.
+  case body(isJSON: Bool)
+}
+
+/// A descriptor the CLI opens (or has) and passes with the job line, by index in this order.
+public enum PassedDescriptor: Sendable, Equatable {
+  case stdin
+  case stdout
+  /// Opened read-only: a raw body or a part.
+  case readFile(String)
+  /// Created (or truncated) for writing, with the user's permissions: `-o FILE`.
+  case writeFile(String)
+  /// Opened for writing without truncating, created if absent: `--resume`'s `FILE.part`.
+  case continueFile(String)
 }

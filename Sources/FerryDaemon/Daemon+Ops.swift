@@ -73,7 +73,9 @@ extension Daemon {
     }
     let serialized: SerializedRequest
     do throws(WireError) {
-      serialized = try profile.serializer.serializeWithForm(profile.merged(job))
+      let merged = profile.merged(job)
+      serialized = try profile.serializer.serializeWithForm(
+        merged, descriptors: merged.usesBodyDescriptor ? ExplainedBodyDescriptors() : nil)
     } catch {
       var e = error
       e.field = e.field.map { "job." + $0 }

@@ -53,13 +53,59 @@ struct DaemonConnection {
     return credentials.1
   }
 
-  /// Sends every line followed by a newline; false when the daemon went away.
-  func send(_ lines: [[UInt8]]) -> Bool {
+  /// Sends every line followed by a newline, `descriptors` with the last line's newline;
+  /// false when the daemon went away.
+  ///
+  /// The daemon ties passed descriptors to the line holding the last byte of the read they
+  /// come with (PROTOCOL.md): everything but the final newline goes first, then that byte in
+  /// one `sendmsg` with them (SCM_RIGHTS), so the read that brings them ends the job line.
+  func send(_ lines: [[UInt8]], descriptors: [Int32] = []) -> Bool {
     var bytes: [UInt8] = []
     for line in lines {
       bytes.append(contentsOf: line)
       bytes.append(0x0A)
     }
+    guard !descriptors.isEmpty else { return send(bytes) }
+    return send(Array(bytes.dropLast())) && sendWithDescriptors(0x0A, descriptors)
+  }
+
+  /// `byte` in one `sendmsg` with `descriptors` as one SCM_RIGHTS message.
+  private func sendWithDescriptors(_ byte: UInt8, _ descriptors: [Int32]) -> Bool {
+    let dataBytes = descriptors.count * MemoryLayout<Int32>.size
+    let headerBytes = MemoryLayout<cmsghdr>.size
+    var control = [UInt8](repeating: 0, count: (headerBytes + dataBytes + 7) & ~7)
+    control.withUnsafeMutableBytes { raw in
+      var header = cmsghdr()
+      header.cmsg_len = headerBytes + dataBytes
+      header.cmsg_level = SOL_SOCKET
+      header.cmsg_type = Int32(SCM_RIGHTS)
+      raw.storeBytes(of: header, as: cmsghdr.self)
+      for (i, fd) in descriptors.enumerated() {
+        raw.storeBytes(of: fd, toByteOffset: headerBytes + i * 4, as: Int32.self)
+      }
+    }
+    var data = byte
+    while true {
+      let n = withUnsafeMutablePointer(to: &data) { dataPointer in
+        control.withUnsafeMutableBytes { ctl in
+          var iov = iovec(iov_base: UnsafeMutableRawPointer(dataPointer), iov_len: 1)
+          return withUnsafeMutablePointer(to: &iov) { iovp in
+            var message = msghdr()
+            message.msg_iov = iovp
+            message.msg_iovlen = 1
+            message.msg_control = ctl.baseAddress
+            message.msg_controllen = ctl.count
+            return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+          }
+        }
+      }
+      if n < 0, errno == EINTR { continue }
+      return n == 1
+    }
+  }
+
+  /// Sends all of `bytes`; false when the daemon went away.
+  private func send(_ bytes: [UInt8]) -> Bool {
     var offset = 0
     while offset < bytes.count {
       let n = bytes[offset...].withUnsafeBytes {

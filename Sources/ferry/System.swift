@@ -1,3 +1,5 @@
+import FerryClient
+import FerryWire
 import Glibc
 
 /// The few things of the system `ferry` needs, over Glibc: terminals, the clock, the working
@@ -49,26 +51,60 @@ enum System {
 
   /// A whole file's bytes (for `=@` and `:=@` items, which are small), or nil.
   static func readFile(_ path: String) -> [UInt8]? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     return readAll(fd)
   }
 
-  /// All of stdin when it is a pipe, a socket or a regular file (not a terminal, not a device
-  /// such as /dev/null), or nil.
-  static func readStdin() -> [UInt8]? {
+  /// What stdin holds for a body: a pipe or socket is a body (labelled JSON: it cannot be
+  /// looked at without taking its bytes); a regular file is one unless nothing is left past
+  /// its offset, and JSON when it reads as JSON (read with `pread`, so its offset stays for
+  /// the daemon); a terminal or a device such as /dev/null is not.
+  static func probeStdin() -> StdinProbe {
     var st = stat()
-    guard fstat(STDIN_FILENO, &st) == 0 else { return nil }
+    guard fstat(STDIN_FILENO, &st) == 0 else { return .unusable }
     let type = st.st_mode & S_IFMT
-    guard type == S_IFIFO || type == S_IFREG || type == S_IFSOCK else { return nil }
-    return readAll(STDIN_FILENO)
+    if type == S_IFIFO || type == S_IFSOCK { return .body(isJSON: true) }
+    guard type == S_IFREG else { return .unusable }
+    let offset = max(0, Int(lseek(STDIN_FILENO, 0, SEEK_CUR)))
+    let remaining = Int(st.st_size) - offset
+    guard remaining > 0 else { return .empty }
+    // A whole small file is parsed; of a large one, its first non-blank byte decides.
+    let look = min(remaining, 1 << 20)
+    var bytes = [UInt8](repeating: 0, count: look)
+    let n = bytes.withUnsafeMutableBytes { pread(STDIN_FILENO, $0.baseAddress, look, off_t(offset)) }
+    guard n > 0 else { return .body(isJSON: false) }
+    if remaining <= look { return .body(isJSON: (try? JSONReader().read(bytes[..<n])) != nil) }
+    let first = bytes[..<n].first { !" \t\r\n".utf8.contains($0) }
+    return .body(isJSON: first == UInt8(ascii: "{") || first == UInt8(ascii: "["))
+  }
+
+  /// The descriptor to pass for `item`, opened with the user's permissions (close-on-exec), or
+  /// why it could not be.
+  static func openPassed(_ item: PassedDescriptor) -> Result<Int32, OpenError> {
+    let (path, flags): (String, Int32)
+    switch item {
+    case .stdin: return .success(STDIN_FILENO)
+    case .stdout: return .success(STDOUT_FILENO)
+    case .readFile(let p): (path, flags) = (p, O_RDONLY)
+    case .writeFile(let p): (path, flags) = (p, O_WRONLY | O_CREAT | O_TRUNC)
+    case .continueFile(let p): (path, flags) = (p, O_WRONLY | O_CREAT)
+    }
+    var fd: Int32
+    repeat { fd = Glibc.open(path, flags | O_CLOEXEC | O_NOCTTY, 0o666) } while fd < 0 && errno == EINTR
+    guard fd >= 0 else { return .failure(OpenError(description: "cannot open \(path): \(errorText(errno))")) }
+    return .success(fd)
+  }
+
+  struct OpenError: Error, CustomStringConvertible {
+    let description: String
   }
 
   /// Prompts on the controlling terminal and reads a line with echo off, as curl's `-u USER`
   /// does; nil without a terminal.
   static func askPassword(_ prompt: String) -> String? {
-    let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+    let fd = Glibc.open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     var saved = termios()

@@ -15,7 +15,7 @@ func run(_ arguments: [String]) -> ExitCode {
     invocation = try ArgumentParser.parse(arguments)
     let context = JobContext(
       id: "ferry-\(getpid())-\(time(nil))", workingDirectory: System.workingDirectory(), events: .all,
-      readFile: System.readFile, readStdin: System.readStdin, askPassword: System.askPassword)
+      readFile: System.readFile, probeStdin: System.probeStdin, askPassword: System.askPassword)
     plan = try CommandPlan.make(invocation.command, context: context, terminals: terminals)
   } catch {
     let hint = error.topic == .general ? "ferry --help" : "ferry help \(error.topic.rawValue)"
@@ -26,15 +26,27 @@ func run(_ arguments: [String]) -> ExitCode {
   case .print(let text):
     System.write(STDOUT_FILENO, text)
     return .success
-  case .converse(let lines, let settings):
+  case .converse(let lines, let settings, let passing):
     let locator = SocketLocator(environment: System.environment, exists: System.exists, uid: getuid())
-    return converse(lines, settings: settings, socket: locator.locate(argument: invocation.socket))
+    var descriptors: [Int32] = []
+    for item in passing {
+      switch System.openPassed(item) {
+      case .success(let fd): descriptors.append(fd)
+      case .failure(let message):
+        System.write(STDERR_FILENO, "ferry: \(message)\n")
+        return .usage
+      }
+    }
+    return converse(
+      lines, settings: settings, socket: locator.locate(argument: invocation.socket), descriptors: descriptors)
   }
 }
 
-/// Sends `lines` to the daemon at `socket` and renders its answers until the command is over.
-func converse(_ lines: [[UInt8]], settings: EventRenderer.Settings, socket: SocketLocator.Choice) -> ExitCode
-{
+/// Sends `lines` to the daemon at `socket` (`descriptors` with the last) and renders its
+/// answers until the command is over.
+func converse(
+  _ lines: [[UInt8]], settings: EventRenderer.Settings, socket: SocketLocator.Choice, descriptors: [Int32] = []
+) -> ExitCode {
   var connection: DaemonConnection
   switch DaemonConnection.open(socket.path) {
   case .success(let c): connection = c
@@ -53,7 +65,10 @@ func converse(_ lines: [[UInt8]], settings: EventRenderer.Settings, socket: Sock
   }
   var renderer = EventRenderer(settings)
   var bar = ProgressBar(startMs: System.nowMs())
-  guard connection.send(lines) else { return perform(renderer.endOfStream(), bar: &bar) ?? .unreachable }
+  let sent = connection.send(lines, descriptors: descriptors)
+  // The daemon has its own copies now; stdin and stdout stay ours.
+  for fd in descriptors where fd > STDERR_FILENO { close(fd) }
+  guard sent else { return perform(renderer.endOfStream(), bar: &bar) ?? .unreachable }
   let width = System.terminalWidth(STDERR_FILENO)
   while true {
     guard let line = connection.readLine() else {

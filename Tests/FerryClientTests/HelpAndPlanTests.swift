@@ -48,7 +48,7 @@ struct HelpAndPlanTests {
   }
 
   private func lines(_ plan: CommandPlan) -> [String] {
-    guard case .converse(let lines, _) = plan else { return [] }
+    guard case .converse(let lines, _, _) = plan else { return [] }
     return lines.map { String(decoding: $0, as: UTF8.self) }
   }
 
@@ -70,8 +70,8 @@ struct HelpAndPlanTests {
   }
 
   @Test func headPrintsTheStatusLineAndHeaders() throws {
-    guard case .converse(_, let head) = try plan(["head", "http://h/"]),
-      case .converse(_, let get) = try plan(["get", "http://h/"])
+    guard case .converse(_, let head, _) = try plan(["head", "http://h/"]),
+      case .converse(_, let get, _) = try plan(["get", "http://h/"])
     else {
       Issue.record("not a conversation")
       return
@@ -83,7 +83,7 @@ struct HelpAndPlanTests {
   @Test func detachedJobsKeepEveryEventForALaterAttach() throws {
     let p = try plan(["post", "http://h/", "--detach", "--id", "j9"])
     #expect(lines(p) == [#"{"id":"j9","method":"POST","url":"http://h/","detach":true}"#])
-    guard case .converse(_, let settings) = p else { return }
+    guard case .converse(_, let settings, _) = p else { return }
     #expect(settings.mode == .detached)
     #expect(settings.jobID == "j9")
   }

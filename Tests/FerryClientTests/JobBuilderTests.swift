@@ -36,7 +36,7 @@ struct JobBuilderTests {
     ),
     (
       ["post", "http://h/x", "a=1", "f@photo.png", "g@/tmp/a.pdf;type=application/pdf"],
-      #"{"id":"t","method":"POST","url":"http://h/x","parameters":{"a":"1"},"encoding":"multipart","parts":[{"name":"f","file":"/home/u/photo.png"},{"name":"g","file":"/tmp/a.pdf","type":"application/pdf"}],"events":[]}"#
+      #"{"id":"t","method":"POST","url":"http://h/x","parameters":{"a":"1"},"encoding":"multipart","parts":[{"name":"f","fd":0,"filename":"photo.png"},{"name":"g","fd":1,"filename":"a.pdf","type":"application/pdf"}],"events":[]}"#
     ),
     (
       ["post", "http://h/x", "--multipart", "a=1"],
@@ -76,7 +76,7 @@ struct JobBuilderTests {
     ),
     (
       ["put", "http://h/x", "--body-file", "./up/../up.bin"],
-      #"{"id":"t","method":"PUT","url":"http://h/x","body":{"file":"/home/u/up/../up.bin"},"events":[]}"#
+      #"{"id":"t","method":"PUT","url":"http://h/x","body":{"fd":0},"events":[]}"#
     ),
     (
       ["delete", "http://h/x", "--bearer", "tok", "--timeout=10"],
@@ -141,24 +141,44 @@ struct JobBuilderTests {
     let json = Array(#"{"a":1}"#.utf8)
     #expect(
       try Fixture.jobLine(["post", "http://h/x"], stdin: json)
-        == #"{"id":"t","method":"POST","url":"http://h/x","body":{"text":"{\"a\":1}","type":"application/json"},"events":[]}"#
+        == #"{"id":"t","method":"POST","url":"http://h/x","body":{"fd":0,"type":"application/json"},"events":[]}"#
     )
     #expect(
       try Fixture.jobLine(["post", "--form", "http://h/x"], stdin: Array("a=1".utf8))
-        == #"{"id":"t","method":"POST","url":"http://h/x","encoding":"form","body":{"text":"a=1","type":"application/x-www-form-urlencoded"},"events":[]}"#
+        == #"{"id":"t","method":"POST","url":"http://h/x","encoding":"form","body":{"fd":0,"type":"application/x-www-form-urlencoded"},"events":[]}"#
     )
     #expect(
       try Fixture.jobLine(["put", "http://h/x"], stdin: [0, 0xFF])
-        == #"{"id":"t","method":"PUT","url":"http://h/x","body":{"base64":"AP8="},"events":[]}"#)
+        == #"{"id":"t","method":"PUT","url":"http://h/x","body":{"fd":0},"events":[]}"#)
     // GET and HEAD never take it, --ignore-stdin turns it off, other body sources win, and an
     // empty stdin (a closed pipe, a file of nothing) sends no body.
     for arguments in [
       ["get", "http://h/x"], ["head", "http://h/x"], ["post", "http://h/x", "--ignore-stdin"],
       ["post", "http://h/x", "a=1"], ["post", "http://h/x", "--raw", "x"],
     ] {
-      #expect(try !Fixture.jobLine(arguments, stdin: json).contains(#"{\"a\":1}"#), "\(arguments)")
+      #expect(try !Fixture.jobLine(arguments, stdin: json).contains(#""fd""#), "\(arguments)")
     }
     #expect(try !Fixture.jobLine(["post", "http://h/x"], stdin: []).contains("body"))
+  }
+
+  @Test func filesAndStdinArePassedAsDescriptorsInTheOrderTheirFdFieldsIndex() throws {
+    func built(_ arguments: [String], stdin: [UInt8]? = nil) throws -> (String, [PassedDescriptor]) {
+      guard case .request(let options) = try ArgumentParser.parse(arguments).command else {
+        throw FixtureError("not a request")
+      }
+      var passing: [PassedDescriptor] = []
+      let job = try JobBuilder.build(options, context: Fixture.context(stdin: stdin), passing: &passing)
+      return (JSONWriter.string(.object(job)), passing)
+    }
+    // HTTPie's `@FILE` is the raw body, typed by its name.
+    let (raw, rawPassed) = try built(["post", "http://h/x", "@data.json"])
+    #expect(raw == #"{"id":"t","method":"POST","url":"http://h/x","body":{"fd":0,"type":"application/json"},"events":[]}"#)
+    #expect(rawPassed == [.readFile("/home/u/data.json")])
+    let (parts, partsPassed) = try built(["post", "http://h/x", "a@one.txt", "b@/tmp/two.bin"])
+    #expect(parts.contains(#"{"name":"a","fd":0,"filename":"one.txt"},{"name":"b","fd":1,"filename":"two.bin"}"#))
+    #expect(partsPassed == [.readFile("/home/u/one.txt"), .readFile("/tmp/two.bin")])
+    #expect(try built(["post", "http://h/x"], stdin: Array("x".utf8)).1 == [.stdin])
+    #expect(Fixture.usageError(["post", "http://h/x", "@a", "@b"]) != nil)
   }
 
   @Test func authWithoutPasswordAsksOnTheTerminalAndDigestIsChosenWithAuthType() throws {

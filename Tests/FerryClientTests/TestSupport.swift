@@ -6,6 +6,7 @@ enum Fixture {
   static let files: [String: String] = [
     "/home/u/note.txt": "hello\n",
     "/home/u/data.json": #"{"k": [1, 2]}"#,
+    "/etc/mime.types": "application/json json\n",
   ]
 
   static func context(
@@ -13,7 +14,11 @@ enum Fixture {
   ) -> JobContext {
     JobContext(
       id: "t", workingDirectory: "/home/u", events: .forResponse(progress: progress),
-      readFile: { path in files[path].map { Array($0.utf8) } }, readStdin: { stdin },
+      readFile: { path in files[path].map { Array($0.utf8) } },
+      probeStdin: {
+        guard let stdin else { return .unusable }
+        return stdin.isEmpty ? .empty : .body(isJSON: (try? JSONReader().read(stdin)) != nil)
+      },
       askPassword: { _ in password })
   }
 
