@@ -90,3 +90,9 @@ ssize_t ferry_send_with_fds(int fd, const void *buf, size_t len, const int *fds,
   }
   return sendmsg(fd, &msg, MSG_NOSIGNAL);
 }
+
+int ferry_pipe_nonblocking(int fds[2]) { return pipe2(fds, O_NONBLOCK | O_CLOEXEC); }
+
+ssize_t ferry_splice_nonblocking(int in, int out, size_t len) {
+  return splice(in, NULL, out, NULL, len, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+}

@@ -87,6 +87,13 @@ import FerryWire
     outboxGrew()
   }
 
+  /// Encodes and queues a `data` event (`response: "stream"`) from borrowed body bytes.
+  func sendData(id: String, seq: Int, offset: Int64, bytes: UnsafeBufferPointer<UInt8>, asText: Bool) {
+    guard !isGone else { return }
+    EventEncoder.encodeData(id: id, seq: seq, offset: offset, bytes: bytes, asText: asText, into: &outbox)
+    outboxGrew()
+  }
+
   /// Queues lines already encoded (a detached job's events, a replay).
   func sendLines(_ lines: [UInt8]) {
     guard !isGone, !lines.isEmpty else { return }

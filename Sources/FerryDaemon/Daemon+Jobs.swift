@@ -83,6 +83,15 @@ extension Daemon {
         id: id, client: client)
     }
     merged.maxInlineBytes = merged.maxInlineBytes ?? min(8 << 20, config.limits.maxInlineBytes)
+    do throws(WireError) {
+      // A session's `detach`, `durable` or `events` count too.
+      try merged.checkAttachedOnly()
+      if merged.response == .stream, let events = merged.events, !events.contains(.data) {
+        throw WireError.invalidJob("events", "events: response stream needs \"data\" in events")
+      }
+    } catch {
+      return fail(error, id: id, client: client)
+    }
     var detachedKey: JobTable.DetachedKey?
     // A durable job is detached too: it outlives its client as it outlives the daemon.
     let isDurable = merged.durable == true
@@ -104,6 +113,15 @@ extension Daemon {
       (request, outputKey) = try prepareRequest(merged, profile: profile, client: client)
     } catch {
       return fail(error, id: id, client: client)
+    }
+    var descriptorOutput: DescriptorOutput?
+    if let index = merged.outputFD {
+      do throws(WireError) {
+        descriptorOutput = try DescriptorOutput(
+          fd: try takeDescriptor(index, field: "output_fd", from: client), loop: loop)
+      } catch {
+        return fail(error, id: id, client: client)
+      }
     }
     // The URL (its query string included) is held in memory as much as a body is.
     let held = (request.body?.inMemoryBytes ?? 0) + request.url.utf8.count
@@ -137,6 +155,7 @@ extension Daemon {
       clientJobs: client.jobs.count,
       heldRequestBytes: held, detached: detachedKey, nowMs: clock(session), into: &actions)
     if case .refuse(_, let error) = actions.first {
+      descriptorOutput?.close()
       if let journalKey { resultsCollected([journalKey]) }
       return fail(error, id: id, client: client)
     }
@@ -144,6 +163,7 @@ extension Daemon {
     let run = JobRun(
       serial: serial, id: id, job: merged, request: request, heldRequestBytes: held, session: session,
       profile: profile, client: client, outputBaseline: baseline, daemon: self)
+    if let descriptorOutput { run.useDescriptorOutput(descriptorOutput) }
     if let journalKey {
       run.journalKey = journalKey
       run.journalOwner = detachedKey

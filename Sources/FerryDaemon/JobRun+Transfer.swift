@@ -10,6 +10,14 @@ extension JobRun: TransferDelegate {
   func transferDidReceiveHead(_ head: ResponseHead) {
     self.head = head
     if let seq = lifecycle.optional(.response) { emit(seq, .response(head)) }
+    if descriptorOutput != nil || job.response == .stream {
+      // As for `output`: only an accepted response's body goes there.
+      let accepted =
+        accept.check(status: head.status, contentType: head.header("content-type"), bodyIsEmpty: false) == nil
+      bodyToDescriptor = accepted && descriptorOutput != nil
+      bodyStream =
+        accepted && job.response == .stream ? BodyStream(contentType: head.header("content-type")) : nil
+    }
     guard let path = job.output else { return }
     if resumeBase != nil, checkResumeEnd(head) { return }
     // Only an accepted response goes to the file; a rejected one's body comes back inline.
@@ -40,6 +48,20 @@ extension JobRun: TransferDelegate {
   func transferDidReceiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyDisposition {
     if let abortError { return .abort(abortError) }
     if partIsComplete { return .continue }
+    if bodyToDescriptor, let descriptorOutput {
+      if descriptorOutput.isBlocked {
+        pausedForClient()
+        return .pause
+      }
+      do throws(WireError) {
+        try descriptorOutput.write(bytes)
+      } catch {
+        abortError = error
+        return .abort(error)
+      }
+      return .continue
+    }
+    if bodyStream != nil { return stream(bytes) }
     if let output {
       do throws(WireError) {
         try output.write(bytes)
@@ -77,6 +99,22 @@ extension JobRun: TransferDelegate {
     return .continue
   }
 
+  /// `response: "stream"`: the chunk goes out as `data` events while the client's budget
+  /// has room (its output is the budget, as for inline bodies); else it is held back.
+  private func stream(_ bytes: UnsafeRawBufferPointer) -> BodyDisposition {
+    if daemon.bodyReceived(self, bytes: bytes.count, kept: 0) == .hold {
+      pausedForClient()
+      return .pause
+    }
+    bodyStream?.feed(bytes) { piece, asText, offset in sendData(piece, asText: asText, offset: offset) }
+    return .continue
+  }
+
+  private func sendData(_ piece: UnsafeBufferPointer<UInt8>, asText: Bool, offset: Int64) {
+    guard let seq = lifecycle.optional(.data) else { return }
+    client?.sendData(id: id, seq: seq, offset: offset, bytes: piece, asText: asText)
+  }
+
   func transferDidProgress(direction: ProgressDirection, done: Int64, total: Int64?) {
     guard let seq = lifecycle.optional(.progress) else { return }
     let dir: TransferProgress.Direction = direction == .upload ? .upload : .download
@@ -108,6 +146,8 @@ extension JobRun: TransferDelegate {
   /// false when the outcome stands.
   private func retryIfWorthIt(error: WireError?, status: Int?) -> Bool {
     guard let policy = job.retry, lifecycle.attempt <= policy.max, !isFinished else { return false }
+    // Bytes in the client's descriptor or connection cannot be taken back.
+    guard bodyBytesDelivered == 0 else { return false }
     let plan = RetryPlan(policy: policy, method: request.method)
     guard plan.isRetryable(error: error, status: status) else { return false }
     if let body = request.body, BodyReader.isSpent(body) {
@@ -139,6 +179,8 @@ extension JobRun: TransferDelegate {
     daemon.bodyDropped(self)
     collector = ResponseCollector(mode: collector.mode, maxInlineBytes: collector.maxInlineBytes)
     head = nil
+    bodyToDescriptor = false
+    bodyStream = nil
     lifecycle.attemptWillRetry()
     if let key = journalKey {
       daemon.journal?.phaseChanged(key, to: .waitingRetry(attempt: lifecycle.attempt))
@@ -148,7 +190,7 @@ extension JobRun: TransferDelegate {
     return true
   }
 
-  private func finishAccepted(_ metrics: TransferMetrics) {
+  func finishAccepted(_ metrics: TransferMetrics) {
     let head =
       self.head ?? ResponseHead(status: metrics.status, headers: [], httpVersion: metrics.httpVersion)
     if let error = abortError {
@@ -161,7 +203,17 @@ extension JobRun: TransferDelegate {
       return
     }
     let contentType = head.header("content-type")
-    let bodyIsEmpty = output == nil ? collector.totalBytes == 0 : output!.written == 0
+    if bodyToDescriptor, let descriptorOutput, descriptorOutput.isBlocked {
+      // What the descriptor holds goes out first (`descriptorDrained` comes back here).
+      metricsAwaitingDrain = metrics
+      pausedForClient()
+      return
+    }
+    if bodyStream != nil {
+      bodyStream?.finish { piece, asText, offset in sendData(piece, asText: asText, offset: offset) }
+    }
+    let bodyIsEmpty =
+      output == nil ? collector.totalBytes == 0 && bodyBytesDelivered == 0 : output!.written == 0
     if let rejection = accept.check(status: head.status, contentType: contentType, bodyIsEmpty: bodyIsEmpty) {
       output?.abandon(keepPartial: false)
       output = nil
@@ -170,6 +222,12 @@ extension JobRun: TransferDelegate {
       return
     }
     let body: ResponseBody
+    if bodyToDescriptor, let descriptorOutput {
+      return finishDone(head: head, body: .written(bytes: descriptorOutput.written), metrics: metrics)
+    }
+    if let bodyStream {
+      return finishDone(head: head, body: .streamed(bytes: bodyStream.offset), metrics: metrics)
+    }
     if output == nil, let path = job.output {
       // Accepted only because the body was empty: the file exists, empty.
       openOutput(path, resuming: false)

@@ -23,6 +23,19 @@ import FerryWire
   var transfer: Transfer?
   var collector: ResponseCollector
   var output: OutputFile?
+  /// `output_fd`: the client's descriptor the body goes into; closed when the job ends.
+  private(set) var descriptorOutput: DescriptorOutput?
+  /// The last response was accepted: its body goes to `descriptorOutput`.
+  var bodyToDescriptor = false
+  /// `response: "stream"` and the last response was accepted: its body goes out as `data`.
+  var bodyStream: BodyStream?
+  /// Body bytes that reached the client's descriptor or its connection (no retry then).
+  var bodyBytesDelivered: Int64 {
+    if let bodyStream { return bodyStream.offset }
+    return bodyToDescriptor ? descriptorOutput?.written ?? 0 : 0
+  }
+  /// The transfer ended while the descriptor still held bytes: `done` waits for them.
+  var metricsAwaitingDrain: TransferMetrics?
   var head: ResponseHead?
   /// Why the transfer was aborted from our side (an output write failing), reported instead of
   /// curl's generic write error.
@@ -80,8 +93,10 @@ import FerryWire
     self.lifecycle =
       resuming.map { JobLifecycle(wanted: job.events ?? .all, resumingAt: $0.seq, attempts: $0.attempts) }
       ?? JobLifecycle(wanted: job.events ?? .all)
+    // A streamed job's rejected response still comes back inline, as `auto` would have it.
     self.collector = ResponseCollector(
-      mode: job.response ?? .auto, maxInlineBytes: job.maxInlineBytes ?? Self.defaultMaxInlineBytes)
+      mode: job.response == .stream ? .auto : job.response ?? .auto,
+      maxInlineBytes: job.maxInlineBytes ?? Self.defaultMaxInlineBytes)
     self.accept = AcceptPolicy(job.accept)
     self.enqueuedAtMs = daemon.loop.now()
   }
@@ -210,10 +225,37 @@ import FerryWire
     finish(.cancelled(reason))
   }
 
+  /// The body goes into `output` (a descriptor the client passed): its callbacks come here.
+  func useDescriptorOutput(_ output: DescriptorOutput) {
+    descriptorOutput = output
+    output.onDrained = { [unowned self] in self.descriptorDrained() }
+    output.onFailure = { [unowned self] error in self.descriptorFailed(error) }
+  }
+
+  /// The descriptor took what it held: go on receiving, or end the job that waited for it.
+  private func descriptorDrained() {
+    if let metrics = metricsAwaitingDrain {
+      metricsAwaitingDrain = nil
+      return finishAccepted(metrics)
+    }
+    resumeForClient()
+  }
+
+  /// Writing into the descriptor failed (its reader went away): the job fails with that.
+  private func descriptorFailed(_ error: WireError) {
+    guard !isFinished else { return }
+    retryTimer?.cancel()
+    transfer?.cancel()
+    transfer = nil
+    finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+  }
+
   /// Sends the terminal event and hands the job back to the daemon.
   func finish(_ event: JobEvent) {
     guard let seq = lifecycle.terminal() else { return }
     pauseTimer?.cancel()
+    descriptorOutput?.close()
+    descriptorOutput = nil
     emit(seq, event)
     daemon.jobFinished(self, event: event)
   }

@@ -25,14 +25,14 @@ public struct ResponseCollector: Sendable {
 
   /// How many more bytes (negative: fewer) it would keep after `append` of `count` bytes.
   public func keptDelta(forChunk count: Int) -> Int {
-    guard mode != .discard, !isOverLimit else { return 0 }
+    guard mode != .discard, mode != .stream, !isOverLimit else { return 0 }
     return bytes.count + count > maxInlineBytes ? -bytes.count : count
   }
 
   /// Takes the next chunk of body bytes.
   public mutating func append(_ chunk: UnsafeRawBufferPointer) {
     totalBytes += Int64(chunk.count)
-    guard mode != .discard, !isOverLimit else { return }
+    guard mode != .discard, mode != .stream, !isOverLimit else { return }
     if bytes.count + chunk.count > maxInlineBytes {
       isOverLimit = true
       bytes = []
@@ -44,7 +44,7 @@ public struct ResponseCollector: Sendable {
   /// The body as the event carries it, for a response of `contentType`; an error when it does
   /// not fit the mode (`json` that does not parse, `text` that is not UTF-8) or is too large.
   public func body(contentType: String?) -> Result<ResponseBody, WireError> {
-    if mode == .discard { return .success(.none) }
+    if mode == .discard || mode == .stream { return .success(.none) }
     if isOverLimit {
       return .failure(
         WireError(
@@ -53,7 +53,7 @@ public struct ResponseCollector: Sendable {
         ))
     }
     switch mode {
-    case .discard: return .success(.none)
+    case .discard, .stream: return .success(.none)
     case .base64: return .success(.base64(bytes))
     case .json:
       guard Self.isJSON(bytes) else {

@@ -69,3 +69,19 @@ extension SystemCall {
     return retrying { ferry_renameat2(olddir, oldname, newdir, newname, flags) }.map { _ in () }
   }
 }
+
+extension SystemCall {
+  /// A pipe whose ends are non-blocking and close-on-exec: (read, write).
+  public static func nonBlockingPipe() -> Result<(read: Int32, write: Int32), Errno> {
+    var fds: [Int32] = [-1, -1]
+    return retrying { fds.withUnsafeMutableBufferPointer { ferry_pipe_nonblocking($0.baseAddress) } }
+      .map { _ in (fds[0], fds[1]) }
+  }
+
+  /// Moves up to `count` bytes from pipe `source` into pipe `destination` without ever
+  /// waiting for room (SPLICE_F_NONBLOCK: EAGAIN when full, whatever `destination`'s own
+  /// O_NONBLOCK says). EBADF is returned, not trapped: `destination` may be a client's.
+  public static func splice(from source: Int32, to destination: Int32, count: Int) -> Result<Int, Errno> {
+    retrying(trapsOnBadDescriptor: false) { ferry_splice_nonblocking(source, destination, count) }
+  }
+}

@@ -27,9 +27,14 @@ public enum Base64 {
 
   /// Appends the base64 text of `bytes` to `out`, written in place.
   public static func encode(_ bytes: [UInt8], into out: inout ByteWriter) {
+    bytes.withUnsafeBufferPointer { encode($0, into: &out) }
+  }
+
+  /// Appends the base64 text of `bytes` to `out`, written in place.
+  public static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteWriter) {
     let groups = (bytes.count + 2) / 3
     alphabet.withUnsafeBufferPointer { alphabet in
-      bytes.withUnsafeBufferPointer { bytes in
+      do {
         out.append(maxCount: groups * 4) { dst in
           var i = 0
           var n = 0

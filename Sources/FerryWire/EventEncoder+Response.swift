@@ -102,6 +102,9 @@ extension EventEncoder {
       JSONWriter.writeString(path, into: &out)
       key("bytes", into: &out)
       JSONWriter.writeInteger(bytes, into: &out)
+    case .written(let bytes), .streamed(let bytes):
+      key("bytes", into: &out)
+      JSONWriter.writeInteger(bytes, into: &out)
     case .none:
       break
     }

@@ -79,6 +79,32 @@ public enum EventEncoder {
     end(into: &out)
   }
 
+  /// Appends a `data` event of job `id`: body bytes from `offset`, as `"text"` (they must be
+  /// valid UTF-8) or `"base64"`. Written straight from the borrowed bytes.
+  public static func encodeData(
+    id: String, seq: Int, offset: Int64, bytes: UnsafeBufferPointer<UInt8>, asText: Bool,
+    into out: inout ByteWriter
+  ) {
+    begin("data", into: &out)
+    key("id", into: &out)
+    JSONWriter.writeString(id, into: &out)
+    key("seq", into: &out)
+    JSONWriter.writeInteger(seq, into: &out)
+    key("offset", into: &out)
+    JSONWriter.writeInteger(offset, into: &out)
+    if asText {
+      key("text", into: &out)
+      out.append(UInt8(ascii: "\""))
+      JSONWriter.writeEscaped(bytes, into: &out)
+    } else {
+      key("base64", into: &out)
+      out.append(UInt8(ascii: "\""))
+      Base64.encode(bytes, into: &out)
+    }
+    out.append(UInt8(ascii: "\""))
+    end(into: &out)
+  }
+
   /// The line for `event`, `\n` included.
   public static func line(_ event: Event) -> [UInt8] {
     var out = ByteWriter(capacity: 512)

@@ -29,6 +29,8 @@ public struct Job: Sendable, Equatable {
   /// Absolute path.
   public var output: String?
   public var resume: Bool?
+  /// Index of a descriptor passed with the line (SCM_RIGHTS) to write the body into.
+  public var outputFD: Int?
   public var maxInlineBytes: Int?
   public var events: OptionalEvents?
   public var progressIntervalMs: Int?
@@ -174,6 +176,8 @@ public enum ResponseMode: String, Sendable, Equatable, CaseIterable {
   case text
   case base64
   case discard
+  /// As `data` events while it arrives; `done` carries none.
+  case stream
 }
 
 /// Which optional events a job wants (`queued` and the terminal event always come).
@@ -184,7 +188,9 @@ public struct OptionalEvents: OptionSet, Sendable, Equatable {
   public static let started = OptionalEvents(rawValue: 1)
   public static let response = OptionalEvents(rawValue: 2)
   public static let progress = OptionalEvents(rawValue: 4)
-  public static let all: OptionalEvents = [.started, .response, .progress]
+  /// The body of a `response: "stream"` job.
+  public static let data = OptionalEvents(rawValue: 8)
+  public static let all: OptionalEvents = [.started, .response, .progress, .data]
 }
 
 /// Retry policy: up to `max` retries with exponential backoff and full jitter.

@@ -50,6 +50,7 @@ extension JobDecoder {
     case "response": job.response = try field.choice(ResponseMode.self)
     case "output": job.output = try field.absolutePath()
     case "resume": job.resume = try field.bool()
+    case "output_fd": job.outputFD = try field.integer(0...3)
     case "max_inline_bytes": job.maxInlineBytes = try field.integer(0...Int.max)
     case "events": job.events = try events(field)
     case "progress_interval_ms":
@@ -65,6 +66,7 @@ extension JobDecoder {
 
   /// Rules that involve more than one field; also makes `parts` imply `multipart`.
   private func checkCombinations(_ job: inout Job, path: String) throws(WireError) {
+    try checkBodyDestination(job, path: path)
     if job.body != nil {
       let field = Field.join(path, "body")
       if job.parameters != nil {
@@ -145,9 +147,60 @@ extension JobDecoder {
       case "started": events.insert(.started)
       case "response": events.insert(.response)
       case "progress": events.insert(.progress)
-      default: throw item.invalid("must be \"started\", \"response\" or \"progress\"")
+      case "data": events.insert(.data)
+      default: throw item.invalid("must be \"started\", \"response\", \"progress\" or \"data\"")
       }
     }
     return events
+  }
+
+  /// Where the body goes: one of `output`, `output_fd` and `response: stream`; `resume` only
+  /// with `output`; a stream's `events` list names `data`; a descriptor only with a job line
+  /// (not a session's defaults). `detach` and `durable` from a session are checked once merged
+  /// (`Job.checkAttachedOnly`).
+  private func checkBodyDestination(_ job: Job, path: String) throws(WireError) {
+    let fdField = Field.join(path, "output_fd")
+    if job.outputFD != nil {
+      if !path.isEmpty {
+        throw WireError.invalidJob(fdField, "\(fdField): only a job line can pass a descriptor")
+      }
+      if job.output != nil {
+        throw WireError.invalidJob(fdField, "\(fdField): give output or output_fd, not both")
+      }
+      if job.resume == true {
+        let field = Field.join(path, "resume")
+        throw WireError.invalidJob(field, "\(field): resume applies to output files, not output_fd")
+      }
+    }
+    if job.response == .stream {
+      let field = Field.join(path, "response")
+      if job.output != nil || job.outputFD != nil {
+        throw WireError.invalidJob(
+          field, "\(field): stream sends the body as events, not to output or output_fd")
+      }
+      if let events = job.events, !events.contains(.data) {
+        let field = Field.join(path, "events")
+        throw WireError.invalidJob(field, "\(field): response stream needs \"data\" in events")
+      }
+    }
+    try job.checkAttachedOnly(path: path)
+  }
+}
+
+extension Job {
+  /// `output_fd` and `response: stream` need the client that submitted the job: not with
+  /// `detach` or `durable` (a descriptor does not outlive the daemon, and a stream's events
+  /// are not kept for `attach`). For the merged job too, whose `detach` may be a session's.
+  public func checkAttachedOnly(path: String = "") throws(WireError) {
+    guard detach == true || durable == true else { return }
+    if outputFD != nil {
+      let field = Field.join(path, "output_fd")
+      throw WireError.invalidJob(
+        field, "\(field): a detached or durable job cannot write into a passed descriptor")
+    }
+    if response == .stream {
+      let field = Field.join(path, "response")
+      throw WireError.invalidJob(field, "\(field): a detached or durable job cannot stream its body")
+    }
   }
 }

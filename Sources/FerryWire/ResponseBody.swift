@@ -13,6 +13,10 @@ public enum ResponseBody: Sendable, Equatable {
   case base64([UInt8])
   /// Streamed to a file: `"output"` (the final path) and `"bytes"` (its length).
   case output(path: String, bytes: Int64)
+  /// Written into the job's `output_fd`: `"bytes"` (how many).
+  case written(bytes: Int64)
+  /// Sent as `data` events (`response: "stream"`): `"bytes"` (how many).
+  case streamed(bytes: Int64)
   /// Not sent back (`response: "discard"`, or a HEAD request).
   case none
 }

@@ -80,4 +80,48 @@ public enum TextCheck {
   @inlinable @inline(__always) public static func lowered(_ b: UInt8) -> UInt8 {
     b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b + 32 : b
   }
+
+  /// How many leading bytes of `bytes` are whole, valid UTF-8 sequences (RFC 3629: no
+  /// overlong forms, surrogates or values past U+10FFFF), when what follows them is the valid
+  /// start of one more sequence cut off by the end (at most 3 bytes); nil when any byte is
+  /// invalid.
+  public static func utf8ValidPrefix(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    let n = bytes.count
+    var i = 0
+    while i < n {
+      let c = bytes[i]
+      if c < 0x80 {
+        i += 1
+        continue
+      }
+      let length: Int
+      var low: UInt8 = 0x80
+      var high: UInt8 = 0xBF
+      switch c {
+      case 0xC2...0xDF: length = 2
+      case 0xE0:
+        length = 3
+        low = 0xA0
+      case 0xE1...0xEC, 0xEE...0xEF: length = 3
+      case 0xED:
+        length = 3
+        high = 0x9F
+      case 0xF0:
+        length = 4
+        low = 0x90
+      case 0xF1...0xF3: length = 4
+      case 0xF4:
+        length = 4
+        high = 0x8F
+      default: return nil
+      }
+      for j in 1..<length {
+        if i + j >= n { return i }
+        let b = bytes[i + j]
+        if j == 1 ? (b < low || b > high) : (b & 0xC0 != 0x80) { return nil }
+      }
+      i += length
+    }
+    return n
+  }
 }

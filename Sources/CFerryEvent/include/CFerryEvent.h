@@ -54,6 +54,12 @@ ssize_t ferry_recv_with_fds(int fd, void *buf, size_t len, int *fds, int *nfds, 
 ssize_t ferry_send_with_fds(int fd, const void *buf, size_t len, const int *fds, int nfds);
 
 /// `renameat2` (behind _GNU_SOURCE), with RENAME_NOREPLACE or RENAME_EXCHANGE as `flags`.
+/// `pipe2(O_NONBLOCK | O_CLOEXEC)`.
+int ferry_pipe_nonblocking(int fds[2]);
+/// `splice(2)` of up to `len` bytes from pipe `in` to `out` with SPLICE_F_NONBLOCK |
+/// SPLICE_F_MOVE: it never waits for room in `out` when that is a pipe, whatever the file
+/// status flags of `out` (which a passed descriptor shares with its sender).
+ssize_t ferry_splice_nonblocking(int in, int out, size_t len);
 int ferry_renameat2(int olddir, const char *oldname, int newdir, const char *newname, unsigned int flags);
 
 /// RENAME_NOREPLACE and RENAME_EXCHANGE, which <stdio.h> declares only under _GNU_SOURCE.

@@ -1,0 +1,254 @@
+import FerryLoop
+import FerryWire
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Writes a response body into a descriptor the client passed with its job (`output_fd`): its
+/// own file, pipe, socket or terminal, with its own permissions (no roots apply).
+///
+/// The loop never waits on it, and never relies on the descriptor's O_NONBLOCK for that: a
+/// passed descriptor shares its open file description, file status flags included, with the
+/// sender, who may clear O_NONBLOCK at any time. So each kind is written in a way whose
+/// non-blocking the sender cannot undo:
+/// - a regular file: plain `write(2)`, as `OutputFile` (page cache, bounded per chunk);
+/// - a socket: `send(MSG_DONTWAIT | MSG_NOSIGNAL)`, non-blocking per call;
+/// - a pipe or FIFO: the bytes go into a pipe of the daemon's own (non-blocking), and from it
+///   into the client's with `splice(SPLICE_F_NONBLOCK)`, which never waits for room whatever
+///   the client's pipe's flags; what its pipe does not take stays in ours;
+/// - a terminal (any character device): the kernel has no per-call way, so O_NONBLOCK is set
+///   on the description (checked, and set again, before every write; the original flags are
+///   put back at the end). A sender racing to clear it between the check and the write could
+///   make one write wait for its terminal: the one gap left (docs/ARCHITECTURE.md).
+///
+/// What the descriptor does not take at once is kept (one chunk at most: the transfer is paused
+/// until it drains, `isBlocked`) and written when it is writable again (an `IOWatch`); then
+/// `onDrained` runs. A failure while draining goes to `onFailure`. Nothing is allocated per
+/// chunk: the kept bytes reuse one buffer.
+@MainActor final class DescriptorOutput {
+  enum Kind: String, Sendable {
+    case file
+    case pipe
+    case socket
+    case terminal
+  }
+
+  let kind: Kind
+  private var fd: Int32
+  private let loop: EventLoop
+  /// Body bytes taken from the transfer (all of them written once it is not blocked).
+  private(set) var written: Int64 = 0
+  /// Bytes taken but not yet written (from `pendingStart`).
+  private var pending: [UInt8] = []
+  private var pendingStart = 0
+  /// The pipe kind's own pipe, and how many bytes wait in it.
+  private var staging: (read: Int32, write: Int32)?
+  private var staged = 0
+  private var watch: IOWatch?
+  /// The terminal's flags before O_NONBLOCK was set, to put back.
+  private var originalFlags: Int32?
+  var onDrained: (() -> Void)?
+  var onFailure: ((WireError) -> Void)?
+
+  /// True while bytes taken wait for the descriptor: take no more until `onDrained`.
+  var isBlocked: Bool { pendingStart < pending.count || staged > 0 }
+
+  /// Takes ownership of `fd` (closed here when it cannot serve: `fd_unusable`).
+  init(fd: Int32, loop: EventLoop) throws(WireError) {
+    self.fd = fd
+    self.loop = loop
+    var st = stat()
+    var kind: Kind?
+    var problem: String?
+    if case .failure(let error) = SystemCall.retrying(trapsOnBadDescriptor: false, { fstat(fd, &st) }) {
+      problem = "cannot be examined: \(error)"
+    } else {
+      switch st.st_mode & S_IFMT {
+      case S_IFREG: kind = .file
+      case S_IFIFO: kind = .pipe
+      case S_IFSOCK: kind = .socket
+      case S_IFCHR: kind = .terminal
+      case S_IFDIR: problem = "is a directory"
+      default: problem = "is not a regular file, pipe, socket or terminal"
+      }
+    }
+    let flags = fcntl(fd, F_GETFL)
+    if problem == nil {
+      if flags < 0 || flags & Self.pathOnly != 0 {
+        problem = "is not open for I/O"
+      } else if flags & O_ACCMODE == O_RDONLY {
+        problem = "is open read-only"
+      }
+    }
+    if problem == nil, kind == .pipe {
+      switch SystemCall.nonBlockingPipe() {
+      case .success(let pipe): staging = pipe
+      case .failure(let error): problem = "cannot be served: pipe: \(error)"
+      }
+    }
+    guard let kind, problem == nil else {
+      _ = Glibc.close(fd)
+      throw WireError(.fdUnusable, "output_fd: the descriptor \(problem ?? "")", field: "output_fd")
+    }
+    self.kind = kind
+    if kind == .terminal, flags & O_NONBLOCK == 0 {
+      originalFlags = flags
+      _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+    }
+  }
+
+  isolated deinit { close() }
+
+  /// Writes `bytes` (or keeps what the descriptor does not take now). Call only when not
+  /// `isBlocked`.
+  func write(_ bytes: UnsafeRawBufferPointer) throws(WireError) {
+    written += Int64(bytes.count)
+    let taken = try push(bytes)
+    if taken < bytes.count {
+      pending.removeAll(keepingCapacity: true)
+      pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[taken...]))
+      pendingStart = 0
+    }
+    if isBlocked { waitForRoom() }
+  }
+
+  /// Closes the descriptor (the terminal's flags put back) and the staging pipe.
+  func close() {
+    watch?.cancel()
+    watch = nil
+    guard fd >= 0 else { return }
+    if let originalFlags {
+      let now = fcntl(fd, F_GETFL)
+      if now >= 0, now & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, originalFlags) }
+    }
+    _ = Glibc.close(fd)
+    fd = -1
+    if let staging {
+      _ = Glibc.close(staging.read)
+      _ = Glibc.close(staging.write)
+      self.staging = nil
+    }
+    staged = 0
+  }
+
+  /// Hands over what the descriptor takes now; returns how many bytes of `bytes` it took.
+  private func push(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> Int {
+    guard fd >= 0 else { throw Self.failure("the descriptor is closed") }
+    switch kind {
+    case .pipe: return try pushThroughStaging(bytes)
+    case .file, .socket, .terminal:
+      var offset = 0
+      while offset < bytes.count {
+        let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+        switch directWrite(rest) {
+        case .success(let n): offset += n
+        case .failure(let error):
+          if error.isWouldBlock { return offset }
+          throw Self.failure(error)
+        }
+      }
+      return offset
+    }
+  }
+
+  private func directWrite(_ bytes: UnsafeRawBufferPointer) -> Result<Int, Errno> {
+    let fd = self.fd
+    switch kind {
+    case .socket:
+      return SystemCall.retrying(trapsOnBadDescriptor: false) {
+        send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+      }
+    case .terminal:
+      // The sender shares the flags: make sure this write cannot wait.
+      let flags = fcntl(fd, F_GETFL)
+      if flags >= 0, flags & O_NONBLOCK == 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+      return SystemCall.retrying(trapsOnBadDescriptor: false) {
+        Glibc.write(fd, bytes.baseAddress, bytes.count)
+      }
+    case .file, .pipe:
+      return SystemCall.retrying(trapsOnBadDescriptor: false) {
+        Glibc.write(fd, bytes.baseAddress, bytes.count)
+      }
+    }
+  }
+
+  /// The pipe kind: into our pipe, then spliced into the client's, as far as each takes.
+  private func pushThroughStaging(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> Int {
+    guard let staging else { return 0 }
+    var offset = 0
+    try flushStaged()
+    while staged == 0, offset < bytes.count {
+      let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+      switch SystemCall.retrying({ Glibc.write(staging.write, rest.baseAddress, rest.count) }) {
+      case .success(let n):
+        offset += n
+        staged += n
+      case .failure(let error):
+        if !error.isWouldBlock { throw Self.failure(error) }
+      }
+      try flushStaged()
+      if staged > 0 { break }
+    }
+    return offset
+  }
+
+  /// Splices what waits in our pipe into the client's, until it is empty or theirs is full.
+  private func flushStaged() throws(WireError) {
+    guard let staging else { return }
+    while staged > 0 {
+      switch SystemCall.splice(from: staging.read, to: fd, count: staged) {
+      case .success(let n): staged -= n
+      case .failure(let error):
+        if error.isWouldBlock { return }
+        throw Self.failure(error)
+      }
+    }
+  }
+
+  /// Watches for room; the handler writes what is kept.
+  private func waitForRoom() {
+    if watch == nil {
+      watch = IOWatch(loop: loop, fd: fd) { [weak self] _ in self?.drain() }
+    }
+    watch?.setInterest(.write)
+  }
+
+  private func drain() {
+    do throws(WireError) {
+      if kind == .pipe { try flushStaged() }
+      while pendingStart < pending.count, !(kind == .pipe && staged > 0) {
+        let start = pendingStart
+        let result = pending.withUnsafeBytes { raw in
+          Result { () throws(WireError) in try push(UnsafeRawBufferPointer(rebasing: raw[start...])) }
+        }
+        let taken = try result.get()
+        if taken == 0 { break }
+        pendingStart += taken
+      }
+    } catch {
+      watch?.setInterest([])
+      onFailure?(error)
+      return
+    }
+    guard !isBlocked else { return }
+    pending.removeAll(keepingCapacity: true)
+    pendingStart = 0
+    watch?.setInterest([])
+    onDrained?()
+  }
+
+  /// O_PATH (Glibc does not export it): a descriptor that names a file but cannot write.
+  private static let pathOnly: Int32 = 0o10_000_000
+
+  private static func failure(_ error: Errno) -> WireError {
+    if error.code == EPIPE || error.code == ECONNRESET {
+      return failure("the descriptor's reader went away (\(error))")
+    }
+    return failure("cannot write to the descriptor: \(error)")
+  }
+
+  private static func failure(_ message: String) -> WireError {
+    WireError(.outputFailed, "output_fd: \(message)", field: "output_fd")
+  }
+}
