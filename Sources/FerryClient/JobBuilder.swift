@@ -166,9 +166,19 @@ public enum JobBuilder {
       }
       job.append(key: "accept", value: ["status": .array(status)])
     }
-    if let output = r.output {
-      // `-o DIR/` names a directory: the slash stays, so the daemon refuses it rather than
-      // writing to DIR itself (and DIR.part beside it).
+    let method = job["method"]?.stringValue
+    if r.output == "-" || (r.output == nil && context.bodyToStdout && method != "HEAD") {
+      // Into the CLI's own stdout, whatever its size, as curl and HTTPie write it.
+      passing.append(.stdout)
+      job.append(key: "output_fd", value: .number(JSONNumber(passing.count - 1)))
+    } else if let output = r.output, !r.resume, !output.hasSuffix("/") {
+      // Opened by the CLI, with the user's permissions (no write_roots), and passed.
+      passing.append(.writeFile(context.absolute(output)))
+      job.append(key: "output_fd", value: .number(JSONNumber(passing.count - 1)))
+    } else if let output = r.output {
+      // `--resume` continues FILE.part, which the daemon keeps beside FILE (write_roots
+      // apply). `-o DIR/` names a directory: the slash stays, so the daemon refuses it
+      // rather than writing to DIR itself (and DIR.part beside it).
       let path = context.absolute(output)
       job.append(key: "output", value: .string(output.hasSuffix("/") && path != "/" ? path + "/" : path))
     }

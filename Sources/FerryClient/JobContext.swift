@@ -16,6 +16,9 @@ public struct JobContext {
   /// against it, since the daemon resolves nothing relative to the client.
   public var workingDirectory: String
   public var events: Events
+  /// The body goes into the CLI's own stdout, passed as `output_fd` (stdout is not a terminal
+  /// and nothing else is printed there): any size streams through at once.
+  public var bodyToStdout = false
   /// The bytes of a file, or nil when it cannot be read.
   public var readFile: (String) -> [UInt8]?
   /// What stdin holds for a body: nothing usable (a terminal, a device such as /dev/null,

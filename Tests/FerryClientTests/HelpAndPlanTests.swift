@@ -54,10 +54,36 @@ struct HelpAndPlanTests {
 
   @Test func requestsAskForProgressOnlyWhenStderrIsATerminal() throws {
     #expect(
-      try lines(plan(["get", "http://h/"])) == [#"{"id":"t","method":"GET","url":"http://h/","events":[]}"#])
+      try lines(plan(["get", "http://h/"]))
+        == [#"{"id":"t","method":"GET","url":"http://h/","output_fd":0,"events":[]}"#])
     #expect(
       try lines(plan(["get", "http://h/"], stderrIsTerminal: true))
-        == [#"{"id":"t","method":"GET","url":"http://h/","events":["progress"]}"#])
+        == [#"{"id":"t","method":"GET","url":"http://h/","output_fd":0,"events":["progress"]}"#])
+  }
+
+  @Test func theBodyGoesIntoAPassedStdoutOrFileUnlessStdoutIsATerminal() throws {
+    func sent(_ arguments: [String], stdoutIsTerminal: Bool = false) throws -> (String, [PassedDescriptor]) {
+      let invocation = try ArgumentParser.parse(arguments)
+      let plan = try CommandPlan.make(
+        invocation.command, context: Fixture.context(), terminals: .init(stdout: stdoutIsTerminal, stderr: false))
+      guard case .converse(let lines, _, let passing) = plan else { return ("", []) }
+      return (String(decoding: lines.last ?? [], as: UTF8.self), passing)
+    }
+    #expect(try sent(["get", "http://h/"]).1 == [.stdout])
+    // A terminal gets the body printed; -i puts heads before it; HEAD has none.
+    for (arguments, terminal) in [(["get", "http://h/"], true), (["get", "-i", "http://h/"], false), (["head", "http://h/"], false)] {
+      let (line, passing) = try sent(arguments, stdoutIsTerminal: terminal)
+      #expect(!line.contains("output_fd") && passing.isEmpty, "\(arguments)")
+    }
+    #expect(try sent(["get", "http://h/", "-o", "-"], stdoutIsTerminal: true).1 == [.stdout])
+    let (file, filePassed) = try sent(["get", "http://h/", "-o", "out.bin"])
+    #expect(file.contains(#""output_fd":0"#) && !file.contains(#""output""#))
+    #expect(filePassed == [.writeFile("/home/u/out.bin")])
+    // --resume keeps FILE.part beside FILE, the daemon's.
+    let (resumed, resumedPassed) = try sent(["get", "http://h/", "-o", "out.bin", "--resume"])
+    #expect(resumed.contains(#""output":"/home/u/out.bin","resume":true"#) && resumedPassed.isEmpty)
+    // A body file and the output go in that order.
+    #expect(try sent(["put", "http://h/", "@up.bin", "-o", "out.bin"]).1 == [.readFile("/home/u/up.bin"), .writeFile("/home/u/out.bin")])
   }
 
   @Test func verboseSendsAnExplainBeforeTheJob() throws {

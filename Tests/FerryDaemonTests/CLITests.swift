@@ -8,8 +8,11 @@ import Testing
   /// What one run of `ferry` left behind.
   struct Run {
     let status: Int32
-    let stdout: String
     let stderr: String
+    /// stdout as it came, byte for byte.
+    let stdoutBytes: [UInt8]
+    /// stdout read as UTF-8 (repaired), made when asked for: a large binary body stays bytes.
+    var stdout: String { String(decoding: stdoutBytes, as: UTF8.self) }
 
     /// stdout read as one JSON object.
     func json() throws -> JSONObject {
@@ -24,7 +27,7 @@ import Testing
   /// output), `FERRY_SOCKET` set to `socket` when given, in `directory` when given.
   static func ferry(
     _ arguments: [String], socket: String? = nil, directory: String? = nil, stdin: String? = nil,
-    timeoutMs: Int = 20_000
+    stdinFile: String? = nil, timeoutMs: Int = 20_000
   ) throws -> Run {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Paths.product("ferry"))
@@ -38,7 +41,11 @@ import Testing
     process.standardOutput = out
     process.standardError = err
     let input = Pipe()
-    process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+    if let stdinFile {
+      process.standardInput = FileHandle(forReadingAtPath: stdinFile)
+    } else {
+      process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+    }
     try process.run()
     if let stdin {
       // Small enough for the pipe's buffer: written whole, then closed for the end of input.
@@ -55,8 +62,8 @@ import Testing
       throw TestFailure("ferry \(arguments) did not exit")
     }
     return Run(
-      status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-      stderr: String(decoding: stderrData, as: UTF8.self))
+      status: process.terminationStatus, stderr: String(decoding: stderrData, as: UTF8.self),
+      stdoutBytes: [UInt8](stdoutData))
   }
 
   @Test func pipedStdinIsThePostBodyAndNeverAGetBody() throws {
@@ -78,7 +85,8 @@ import Testing
     let daemon = try DaemonHarness()
     let run = try Self.ferry(["get", fixture.url("/latin1")], socket: daemon.socket)
     #expect(run.status == 0)
-    #expect(run.stdout == "h\u{e9}llo, w\u{f6}rld\n")
+    // Piped, the body goes out as the server sent it (a terminal gets it as text, decoded).
+    #expect(run.stdoutBytes == [0x68, 0xE9, 0x6C, 0x6C, 0x6F, 0x2C, 0x20, 0x77, 0xF6, 0x72, 0x6C, 0x64, 0x0A])
     let client = try daemon.connect()
     let events = try client.run(#"{"id":"l","url":"\#(fixture.url("/latin1"))","events":[]}"#, id: "l")
     #expect(events.last?["charset"]?.stringValue == "iso-8859-1")
@@ -122,7 +130,8 @@ import Testing
     #expect(text.stderr == "")
     let json = try Self.ferry(["get", fixture.url("/json")], socket: daemon.socket)
     #expect(json.status == 0)
-    #expect(json.stdout == JSONWriter.string(FixtureRoutes.sampleJSON) + "\n")
+    // Piped: the server's bytes (a terminal gets it pretty-printed).
+    #expect(json.stdout == JSONWriter.string(FixtureRoutes.sampleJSON))
   }
 
   @Test func notFoundExitsFourteenWithTheMessageAndTheBody() throws {
@@ -218,6 +227,70 @@ import Testing
     let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/out.bin")))
     #expect(bytes.count == 70000)
     #expect(bytes.prefix(300).elementsEqual((0..<300).map { UInt8($0 % 251) }))
+  }
+
+  /// The fixture's `/bytes/N` body: byte i is i mod 251.
+  static func fixtureBytes(_ count: Int) -> [UInt8] { (0..<count).map { UInt8($0 % 251) } }
+
+  @Test func aBodyOfAnySizeStreamsIntoThePassedStdoutOrFile() throws {
+    let fixture = try FixtureHarness()
+    // No roots at all: the CLI opens what it passes, with its own permissions.
+    let daemon = try DaemonHarness(fileRoots: false)
+    let size = 9 << 20  // past max_inline_bytes (8 MiB): response_too_large before issue 15
+    let expected = SHA256.hex(Self.fixtureBytes(size))
+    let piped = try Self.ferry(["get", fixture.url("/bytes/\(size)")], socket: daemon.socket)
+    #expect(piped.status == 0, "\(piped.stderr)")
+    #expect(piped.stdoutBytes.count == size)
+    #expect(SHA256.hex(piped.stdoutBytes) == expected)
+    #expect(piped.stderr == "")
+    let dashed = try Self.ferry(["get", fixture.url("/bytes/1000"), "-o", "-"], socket: daemon.socket)
+    #expect(dashed.status == 0, "\(dashed.stderr)")
+    #expect(dashed.stdoutBytes == Self.fixtureBytes(1000))
+    let dir = Paths.tempDirectory("cliout")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let saved = try Self.ferry(
+      ["get", fixture.url("/bytes/\(size)"), "-o", "big.bin"], socket: daemon.socket, directory: dir)
+    #expect(saved.status == 0, "\(saved.stderr)")
+    #expect(saved.stdout == "")
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/big.bin")))
+    #expect(bytes.count == size)
+    #expect(SHA256.hex(bytes) == expected)
+    // `-o -` is stdout, not a file named `-`.
+    #expect(!FileManager.default.fileExists(atPath: dir + "/-"))
+  }
+
+  @Test func bodiesFromStdinAndFilesArePassedWithoutRoots() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(fileRoots: false)
+    let dir = Paths.tempDirectory("cliin")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let body = Self.fixtureBytes(9 << 20)
+    try Data(body).write(to: URL(fileURLWithPath: dir + "/body.bin"))
+    try Data(#"{"a":[1,2]}"#.utf8).write(to: URL(fileURLWithPath: dir + "/small.json"))
+    // `< body.bin`: a regular file as stdin, sent with its Content-Length.
+    let redirected = try Self.ferry(
+      ["post", fixture.url("/echo")], socket: daemon.socket, stdinFile: dir + "/body.bin")
+    #expect(redirected.status == 0, "\(redirected.stderr)")
+    let echo = try redirected.json()
+    #expect(echo["body_sha256"]?.stringValue == SHA256.hex(body))
+    #expect(echo["headers"]?.objectValue?["content-length"]?.stringValue == String(body.count))
+    // `@FILE` and `field@FILE`.
+    let raw = try Self.ferry(["put", fixture.url("/echo"), "@body.bin"], socket: daemon.socket, directory: dir)
+    #expect(raw.status == 0, "\(raw.stderr)")
+    #expect(try raw.json()["body_sha256"]?.stringValue == SHA256.hex(body))
+    let form = try Self.ferry(
+      ["post", fixture.url("/echo"), "doc@small.json", "x=1"], socket: daemon.socket, directory: dir)
+    #expect(form.status == 0, "\(form.stderr)")
+    let formEcho = try form.json()
+    #expect(formEcho["headers"]?.objectValue?["content-type"]?.stringValue?.hasPrefix("multipart/form-data") == true)
+    #expect(formEcho.int("body_length") > 11)
+    // A small piped body keeps its JSON label.
+    let piped = try Self.ferry(["post", fixture.url("/echo")], socket: daemon.socket, stdin: #"{"a":1}"#)
+    #expect(try piped.json()["headers"]?.objectValue?["content-type"]?.stringValue == "application/json")
+    // A file that cannot be opened is the CLI's own error: nothing is sent.
+    let missing = try Self.ferry(["post", fixture.url("/echo"), "@nope.bin"], socket: daemon.socket, directory: dir)
+    #expect(missing.status == 2)
+    #expect(missing.stderr.contains("cannot open \(dir)/nope.bin"))
   }
 
   @Test func includeAndVerbosePrintTheHeads() throws {
