@@ -26,7 +26,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import BenchError, Daemon, Nginx, proc_status_kib, raise_nofile, rotated, summary, timed  # noqa: E402
 
-TOOLS = ["output_fd", "stream", "curl"]
+TOOLS = ["output_fd", "stream", "stream_raw", "output", "curl"]
 
 
 def send_with_fd(sock, line, fd):
@@ -61,6 +61,14 @@ def ferry_output_fd(daemon, url, path, size):
     return seconds
 
 
+def ferry_output(daemon, url, path, size):
+    """The path-based `output` of B3, as a reference within the same run."""
+    events, seconds = daemon.request({"url": url, "output": path, "events": []})
+    if events[-1].get("bytes") != size:
+        raise BenchError(f"output: {events[-1]}")
+    return seconds
+
+
 def ferry_stream(daemon, url, size):
     """Reads every data event and decodes its base64: a client that consumes the body."""
     got = 0
@@ -79,6 +87,30 @@ def ferry_stream(daemon, url, size):
         seconds = time.perf_counter() - start
     if got != size or event.get("event") != "done":
         raise BenchError(f"stream: {got} bytes, {str(event)[:200]}")
+    return seconds
+
+
+def ferry_stream_raw(daemon, url, size):
+    """Reads the events without decoding them (the daemon's side of a stream, not Python's):
+    the wire bytes until the line that ends the job."""
+    wire = 0
+    with daemon.connect() as s:
+        start = time.perf_counter()
+        s.sendall(json.dumps({"url": url, "response": "stream", "events": ["data"]}).encode() + b"\n")
+        tail = b""
+        while True:
+            chunk = s.recv(1 << 20)
+            if not chunk:
+                raise BenchError("stream_raw: connection closed")
+            wire += len(chunk)
+            tail = (tail + chunk)[-4096:]
+            if b'{"event":"done"' in tail and tail.endswith(b"\n"):
+                break
+            if b'{"event":"failed"' in tail:
+                raise BenchError(f"stream_raw: {tail[-300:]}")
+        seconds = time.perf_counter() - start
+    if wire < size * 4 // 3:
+        raise BenchError(f"stream_raw: {wire} wire bytes")
     return seconds
 
 
@@ -113,9 +145,10 @@ def main():
     raise_nofile()
     size = args.bytes
     work = tempfile.mkdtemp(prefix="ferry-b6-")
+    os.chmod(work, 0o755)  # nginx workers (another user) serve from it
     files = tempfile.mkdtemp(prefix="ferry-b6-", dir="/dev/shm") if shutil.disk_usage("/dev/shm").free > 3 * size else work
     nginx = Nginx(os.path.join(work, "nginx"), size, 1 << 20)
-    config = {"log_level": "warning", "sessions": {"default": {}}}
+    config = {"log_level": "warning", "files": {"write_roots": [files]}, "sessions": {"default": {}}}
     daemon = Daemon(os.path.abspath(args.products), work, config, "ferryd-b6")
     try:
         url = nginx.url("http", "/big")
@@ -132,6 +165,10 @@ def main():
                 path = os.path.join(files, f"{tool}.out")
                 if tool == "output_fd":
                     seconds = ferry_output_fd(daemon, url, path, size)
+                elif tool == "output":
+                    seconds = ferry_output(daemon, url, path, size)
+                elif tool == "stream_raw":
+                    seconds = ferry_stream_raw(daemon, url, size)
                 elif tool == "stream":
                     seconds = ferry_stream(daemon, url, size)
                 else:
@@ -139,13 +176,17 @@ def main():
                 if os.path.exists(path):
                     os.unlink(path)
                 speeds[tool].append(size / (1 << 20) / seconds)
-                print(f"rep {rep + 1} {tool}: {speeds[tool][-1]:.0f} MiB/s", flush=True)
+                hwm = daemon.hwm_kib()
+                print(f"rep {rep + 1} {tool}: {speeds[tool][-1]:.0f} MiB/s, VmHWM {hwm} KiB "
+                      f"(+{hwm - rss_before}), VmRSS {daemon.rss_kib()} KiB, load {open('/proc/loadavg').read().split()[0]}", flush=True)
         sampler.running = False
         sampler.join()
         result = {
             "bytes": size, "reps": args.reps, "files": files,
             "mib_s": {t: summary(v) for t, v in speeds.items()},
             "ratio_output_fd": summary([f / c for f, c in zip(speeds["output_fd"], speeds["curl"])]),
+            "ratio_output": summary([f / c for f, c in zip(speeds["output"], speeds["curl"])]),
+            "ratio_stream_raw": summary([f / c for f, c in zip(speeds["stream_raw"], speeds["curl"])]),
             "ratio_stream": summary([f / c for f, c in zip(speeds["stream"], speeds["curl"])]),
             "rss_before_kib": rss_before, "hwm_before_kib": hwm_before,
             "rss_peak_sampled_kib": sampler.peak, "hwm_after_kib": daemon.hwm_kib(),
