@@ -12,11 +12,14 @@ import Testing
   static func job(_ n: Int, fixture: FixtureHarness, devNull: Int32, file: Int32) -> (String, [Int32]) {
     let id = "d\(n)"
     switch n % 5 {
-    case 0: return (#"{"id":"\#(id)","url":"\#(fixture.url("/bytes/2000"))","output_fd":0,"events":[]}"#, [devNull])
+    case 0:
+      return (#"{"id":"\#(id)","url":"\#(fixture.url("/bytes/2000"))","output_fd":0,"events":[]}"#, [devNull])
     case 1: return (#"{"id":"\#(id)","url":42}"#, [devNull])
-    case 2: return (#"{"id":"\#(id)","url":"\#(fixture.url("/echo"))","events":[]}"#, [devNull, file, devNull])
+    case 2:
+      return (#"{"id":"\#(id)","url":"\#(fixture.url("/echo"))","events":[]}"#, [devNull, file, devNull])
     case 3: return (#"{"id":"\#(id)","url":"\#(fixture.url("/echo"))","output_fd":2}"#, [file])
-    default: return (#"{"id":"\#(id)","url":"\#(fixture.url("/bytes/1000"))","output_fd":1}"#, [devNull, file])
+    default:
+      return (#"{"id":"\#(id)","url":"\#(fixture.url("/bytes/1000"))","output_fd":1}"#, [devNull, file])
     }
   }
 
@@ -40,7 +43,9 @@ import Testing
       for (c, n) in sent.enumerated() {
         let (ends, counts) = try clients[c].collectTerminals(n)
         guard counts.values.allSatisfy({ $0 == 1 }) else { throw TestFailure("a job ended twice") }
-        for e in ends.values { outcomes[e.event == "done" ? "done" : e.errorCode ?? e.event, default: 0] += 1 }
+        for e in ends.values {
+          outcomes[e.event == "done" ? "done" : e.errorCode ?? e.event, default: 0] += 1
+        }
       }
     }
     return outcomes
@@ -58,7 +63,8 @@ import Testing
     _ = try Self.runMix(0..<1000, daemon: daemon, fixture: fixture, devNull: devNull, file: file)
     let before = try daemon.settledDescriptors()
     let count = Sanitizers.daemonIsInstrumented ? 2000 : 10_000
-    let outcomes = try Self.runMix(1000..<1000 + count, daemon: daemon, fixture: fixture, devNull: devNull, file: file)
+    let outcomes = try Self.runMix(
+      1000..<1000 + count, daemon: daemon, fixture: fixture, devNull: devNull, file: file)
     let after = try daemon.settledDescriptors()
     #expect(outcomes["done"] == count * 3 / 5, "\(outcomes)")
     #expect(outcomes["invalid_job"] == count / 5)

@@ -121,4 +121,38 @@ import Testing
       #expect(e["error"]?.objectValue?["field"]?.stringValue == field, "\(fields): \(e)")
     }
   }
+
+  @Test func aTerminalGetsTheBodyAndItsFlagsBack() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(logLevel: "notice")
+    let client = try daemon.connect()
+    // A pseudo-terminal: /dev/ptmx, unlocked (TIOCSPTLCK), its number (TIOCGPTN).
+    let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+    try #require(master >= 0)
+    defer { close(master) }
+    var unlock: Int32 = 0
+    var number: UInt32 = 0
+    try #require(ioctl(master, 0x4004_5431, &unlock) == 0 && ioctl(master, 0x8004_5430, &number) == 0)
+    let terminal = open("/dev/pts/\(number)", O_WRONLY | O_NOCTTY | O_CLOEXEC)
+    try #require(terminal >= 0)
+    defer { close(terminal) }
+    #expect(fcntl(terminal, F_GETFL) & O_NONBLOCK == 0)
+    try client.send(
+      #"{"id":"tty","url":"\#(fixture.url("/text"))","output_fd":0,"events":[]}"#, descriptors: [terminal])
+    let done = try client.readUntilTerminal(id: "tty").last!
+    #expect(done.event == "done" && done.int("bytes") == FixtureRoutes.sampleText.utf8.count)
+    // The terminal's line discipline turns \n into \r\n.
+    var seen: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    let deadline = Clock.ms() + TestTime.ms(5000)
+    while !seen.contains(0x0A), Clock.ms() < deadline {
+      var p = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+      guard poll(&p, 1, 100) > 0 else { continue }
+      let n = chunk.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
+      if n > 0 { seen += chunk[..<n] }
+    }
+    #expect(String(decoding: seen.filter { $0 != 0x0D }, as: UTF8.self) == FixtureRoutes.sampleText)
+    // The description is shared with the sender: its flags are as they were.
+    #expect(fcntl(terminal, F_GETFL) & O_NONBLOCK == 0)
+  }
 }
