@@ -37,7 +37,8 @@ public enum CommandPlan: Sendable, Equatable {
       context.events = options.detach ? .all : .forResponse(progress: terminals.stderr)
       // A terminal gets the body printed (pretty, or refused when binary); `-i` and `-v` print
       // heads on stdout around it, and a detached job outlives the CLI's stdout.
-      context.bodyToStdout = !terminals.stdout && !options.detach && !options.includeHeaders && !options.verbose
+      context.bodyToStdout =
+        !terminals.stdout && !options.detach && !options.includeHeaders && !options.verbose
       var passing: [PassedDescriptor] = []
       let job = try JobBuilder.build(options, context: context, passing: &passing)
       var settings = settings(options.detach ? .detached : .response, job: job, terminals: terminals)

@@ -78,7 +78,8 @@ public enum JobBuilder {
     if !files.isEmpty {
       job.append(
         key: "parts",
-        value: .array(files.map { part(name: $0.0, path: $0.1, type: $0.2, context: context, passing: &passing) }))
+        value: .array(
+          files.map { part(name: $0.0, path: $0.1, type: $0.2, context: context, passing: &passing) }))
     }
     try appendTransferFields(r, context: context, passing: &passing, to: &job)
     return job
@@ -118,9 +119,12 @@ public enum JobBuilder {
       var body = JSONObject()
       body.append(key: "fd", value: .number(JSONNumber(passing.count - 1)))
       // Typed by its extension from the system's table, as the daemon types a `file` body.
-      let table = context.readFile("/etc/mime.types").map { MIMETypes(parsing: String(decoding: $0, as: UTF8.self)) }
+      let table = context.readFile("/etc/mime.types").map {
+        MIMETypes(parsing: String(decoding: $0, as: UTF8.self))
+      }
       if let ext = absolute.split(separator: "/").last?.split(separator: ".").last, ext.count > 0,
-        absolute.split(separator: "/").last?.contains(".") == true, let type = table?.type(forExtension: String(ext))
+        absolute.split(separator: "/").last?.contains(".") == true,
+        let type = table?.type(forExtension: String(ext))
       {
         body.append(key: "type", value: .string(type))
       }

@@ -31,7 +31,8 @@ public struct JobContext {
 
   public init(
     id: String, workingDirectory: String, events: Events,
-    readFile: @escaping (String) -> [UInt8]? = { _ in nil }, probeStdin: @escaping () -> StdinProbe = { .unusable },
+    readFile: @escaping (String) -> [UInt8]? = { _ in nil },
+    probeStdin: @escaping () -> StdinProbe = { .unusable },
     askPassword: @escaping (String) -> String? = { _ in nil }
   ) {
     self.id = id

@@ -303,7 +303,8 @@ extension Daemon {
   ) throws(WireError) -> (Request, String?) {
     if merged.durable == true, merged.usesBodyDescriptor {
       // The journal keeps the line, not the descriptor: a recovered job could not read it.
-      throw WireError.invalidJob("durable", "durable: a durable job cannot read its body from a passed descriptor")
+      throw WireError.invalidJob(
+        "durable", "durable: a durable job cannot read its body from a passed descriptor")
     }
     let outputKey = try merged.output.map { output throws(WireError) in try outputTarget(output) }
     // A job's CA file is a file it makes the daemon read: read_roots apply.
@@ -321,7 +322,8 @@ extension Daemon {
       var taken: [(index: Int, fd: Int32)] = []
       // Closes what was taken when a later index fails.
       defer { if passed == nil { for entry in taken { _ = close(entry.fd) } } }
-      for (index, field) in PassedBodyDescriptors.indexes(of: merged) where !taken.contains(where: { $0.index == index }) {
+      for (index, field) in PassedBodyDescriptors.indexes(of: merged)
+      where !taken.contains(where: { $0.index == index }) {
         guard let client else {
           throw WireError(.fdUnusable, "no descriptor \(index) came with the job", field: field)
         }

@@ -156,8 +156,10 @@ extension JobRun: TransferDelegate {
       output = nil
       let why = error.map { "\($0.code.rawValue)" } ?? "status \(status ?? 0)"
       let failure = WireError(
-        .bodyNotRewindable, "a retry (after \(why)) needs the request body again, and its stream was read already")
-      finish(.failed(JobFailure(error: failure, attempts: lifecycle.attempt, head: error == nil ? head : nil)))
+        .bodyNotRewindable,
+        "a retry (after \(why)) needs the request body again, and its stream was read already")
+      finish(
+        .failed(JobFailure(error: failure, attempts: lifecycle.attempt, head: error == nil ? head : nil)))
       return true
     }
     let delay = plan.delayMs(

@@ -67,7 +67,8 @@ final class PassedBodyDescriptors: BodyDescriptors {
     case S_IFREG:
       // A regular file never blocks; what it holds from where it stands is the body.
       switch SystemCall.retrying(trapsOnBadDescriptor: false, { lseek(fd, 0, SEEK_CUR) }) {
-      case .success(let offset): return .file(offset: Int64(offset), length: max(0, Int64(st.st_size) - Int64(offset)))
+      case .success(let offset):
+        return .file(offset: Int64(offset), length: max(0, Int64(st.st_size) - Int64(offset)))
       case .failure(let e): throw unusable("cannot tell its offset: \(e)")
       }
     case S_IFIFO, S_IFSOCK, S_IFCHR:

@@ -191,7 +191,8 @@ public final class BodyReader {
       guard case .file(let offset, _) = d.kind else { return 0 }
       switch SystemCall.retrying({ pread(d.fd, room.baseAddress, want, off_t(offset + segmentOffset)) }) {
       case .failure(let error): return fail("the passed body descriptor", error.description)
-      case .success(0): return fail("the passed body descriptor", "file is shorter than when the job was accepted")
+      case .success(0):
+        return fail("the passed body descriptor", "file is shorter than when the job was accepted")
       case .success(let count):
         segmentOffset += Int64(count)
         return count

@@ -175,7 +175,8 @@ extension Transfer {
       lastActivityMs = now
     }
     if request.body != nil, let body,
-      let sample = uploadThrottle.offer(.init(done: Int64(upNow), total: body.isStreamed ? nil : body.length), nowMs: now)
+      let sample = uploadThrottle.offer(
+        .init(done: Int64(upNow), total: body.isStreamed ? nil : body.length), nowMs: now)
     {
       events.append(.progress(self, .upload, done: sample.done, total: sample.total))
     }

@@ -118,7 +118,8 @@ extension Transfer {
   private func offerFinalProgress(_ metrics: TransferMetrics) {
     let now = loop.now()
     if let body, request.body != nil {
-      _ = uploadThrottle.offer(.init(done: metrics.bytesUp, total: body.isStreamed ? nil : body.length), nowMs: now)
+      _ = uploadThrottle.offer(
+        .init(done: metrics.bytesUp, total: body.isStreamed ? nil : body.length), nowMs: now)
     }
     if let handle = easy {
       let length = CurlInfo(handle).offset(CURLINFO_CONTENT_LENGTH_DOWNLOAD_T)

@@ -60,7 +60,9 @@ extension JobDecoder {
       let item = field.child(member.key, member.value)
       switch member.key {
       case "text", "base64", "file", "fd":
-        guard content == nil else { throw item.invalid("a body takes exactly one of text, base64, file or fd") }
+        guard content == nil else {
+          throw item.invalid("a body takes exactly one of text, base64, file or fd")
+        }
         content = try rawContent(item)
       case "type": type = try item.headerText()
       default: throw item.invalid("unknown field")

@@ -79,7 +79,8 @@ extension JobDecoder {
     if job.durable == true, job.usesBodyDescriptor {
       // The journal keeps the line, not the descriptor: a recovered job could not read it.
       let field = Field.join(path, "durable")
-      throw WireError.invalidJob(field, "\(field): a durable job cannot read its body from a passed descriptor")
+      throw WireError.invalidJob(
+        field, "\(field): a durable job cannot read its body from a passed descriptor")
     }
     if job.parts != nil {
       if let encoding = job.encoding, encoding != .multipart {

@@ -38,14 +38,16 @@ func run(_ arguments: [String]) -> ExitCode {
       }
     }
     return converse(
-      lines, settings: settings, socket: locator.locate(argument: invocation.socket), descriptors: descriptors)
+      lines, settings: settings, socket: locator.locate(argument: invocation.socket), descriptors: descriptors
+    )
   }
 }
 
 /// Sends `lines` to the daemon at `socket` (`descriptors` with the last) and renders its
 /// answers until the command is over.
 func converse(
-  _ lines: [[UInt8]], settings: EventRenderer.Settings, socket: SocketLocator.Choice, descriptors: [Int32] = []
+  _ lines: [[UInt8]], settings: EventRenderer.Settings, socket: SocketLocator.Choice,
+  descriptors: [Int32] = []
 ) -> ExitCode {
   var connection: DaemonConnection
   switch DaemonConnection.open(socket.path) {

@@ -65,13 +65,16 @@ struct HelpAndPlanTests {
     func sent(_ arguments: [String], stdoutIsTerminal: Bool = false) throws -> (String, [PassedDescriptor]) {
       let invocation = try ArgumentParser.parse(arguments)
       let plan = try CommandPlan.make(
-        invocation.command, context: Fixture.context(), terminals: .init(stdout: stdoutIsTerminal, stderr: false))
+        invocation.command, context: Fixture.context(),
+        terminals: .init(stdout: stdoutIsTerminal, stderr: false))
       guard case .converse(let lines, _, let passing) = plan else { return ("", []) }
       return (String(decoding: lines.last ?? [], as: UTF8.self), passing)
     }
     #expect(try sent(["get", "http://h/"]).1 == [.stdout])
     // A terminal gets the body printed; -i puts heads before it; HEAD has none.
-    for (arguments, terminal) in [(["get", "http://h/"], true), (["get", "-i", "http://h/"], false), (["head", "http://h/"], false)] {
+    for (arguments, terminal) in [
+      (["get", "http://h/"], true), (["get", "-i", "http://h/"], false), (["head", "http://h/"], false),
+    ] {
       let (line, passing) = try sent(arguments, stdoutIsTerminal: terminal)
       #expect(!line.contains("output_fd") && passing.isEmpty, "\(arguments)")
     }
@@ -83,7 +86,10 @@ struct HelpAndPlanTests {
     let (resumed, resumedPassed) = try sent(["get", "http://h/", "-o", "out.bin", "--resume"])
     #expect(resumed.contains(#""output":"/home/u/out.bin","resume":true"#) && resumedPassed.isEmpty)
     // A body file and the output go in that order.
-    #expect(try sent(["put", "http://h/", "@up.bin", "-o", "out.bin"]).1 == [.readFile("/home/u/up.bin"), .writeFile("/home/u/out.bin")])
+    #expect(
+      try sent(["put", "http://h/", "@up.bin", "-o", "out.bin"]).1 == [
+        .readFile("/home/u/up.bin"), .writeFile("/home/u/out.bin"),
+      ])
   }
 
   @Test func verboseSendsAnExplainBeforeTheJob() throws {

@@ -172,10 +172,14 @@ struct JobBuilderTests {
     }
     // HTTPie's `@FILE` is the raw body, typed by its name.
     let (raw, rawPassed) = try built(["post", "http://h/x", "@data.json"])
-    #expect(raw == #"{"id":"t","method":"POST","url":"http://h/x","body":{"fd":0,"type":"application/json"},"events":[]}"#)
+    #expect(
+      raw
+        == #"{"id":"t","method":"POST","url":"http://h/x","body":{"fd":0,"type":"application/json"},"events":[]}"#
+    )
     #expect(rawPassed == [.readFile("/home/u/data.json")])
     let (parts, partsPassed) = try built(["post", "http://h/x", "a@one.txt", "b@/tmp/two.bin"])
-    #expect(parts.contains(#"{"name":"a","fd":0,"filename":"one.txt"},{"name":"b","fd":1,"filename":"two.bin"}"#))
+    #expect(
+      parts.contains(#"{"name":"a","fd":0,"filename":"one.txt"},{"name":"b","fd":1,"filename":"two.bin"}"#))
     #expect(partsPassed == [.readFile("/home/u/one.txt"), .readFile("/tmp/two.bin")])
     #expect(try built(["post", "http://h/x"], stdin: Array("x".utf8)).1 == [.stdin])
     #expect(Fixture.usageError(["post", "http://h/x", "@a", "@b"]) != nil)

@@ -88,8 +88,14 @@ import Testing
     let redirect = fixture.url("/redirect-to?url=/echo&status=307")
     // POST through curl's own redirect; PUT retried after a 503.
     let jobs = [
-      (#"{"id":"r","method":"POST","url":"\#(redirect)","body":{"fd":0,"type":"application/x-test"},"events":[]}"#, "r"),
-      (#"{"id":"t","method":"PUT","url":"\#(fixture.url("/flaky/1?key=fdbody"))","body":{"fd":0},"retry":{"max":2,"backoff_ms":5},"events":[]}"#, "t"),
+      (
+        #"{"id":"r","method":"POST","url":"\#(redirect)","body":{"fd":0,"type":"application/x-test"},"events":[]}"#,
+        "r"
+      ),
+      (
+        #"{"id":"t","method":"PUT","url":"\#(fixture.url("/flaky/1?key=fdbody"))","body":{"fd":0},"retry":{"max":2,"backoff_ms":5},"events":[]}"#,
+        "t"
+      ),
     ]
     for (line, id) in jobs {
       let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -119,7 +125,10 @@ import Testing
     let jobs = [
       (#"{"id":"r","method":"POST","url":"\#(redirect)","body":{"fd":0},"events":[]}"#, "r", 1),
       (#"{"id":"h","method":"PATCH","url":"\#(redirect)","body":{"fd":0},"events":[]}"#, "h", 1),
-      (#"{"id":"t","method":"PUT","url":"\#(fixture.url("/flaky/1?key=fdpipe"))","body":{"fd":0},"retry":{"max":2,"backoff_ms":5},"events":[]}"#, "t", 1),
+      (
+        #"{"id":"t","method":"PUT","url":"\#(fixture.url("/flaky/1?key=fdpipe"))","body":{"fd":0},"retry":{"max":2,"backoff_ms":5},"events":[]}"#,
+        "t", 1
+      ),
     ]
     for (line, id, attempts) in jobs {
       let pipe = Pipe()
@@ -152,7 +161,8 @@ import Testing
     ]
     for (n, (body, fds, field)) in cases.enumerated() {
       let id = "k\(n)"
-      try client.send(#"{"id":"\#(id)","method":"POST","url":"\#(url)",\#(body),"events":[]}"#, descriptors: fds)
+      try client.send(
+        #"{"id":"\#(id)","method":"POST","url":"\#(url)",\#(body),"events":[]}"#, descriptors: fds)
       let end = try #require(try client.readUntilTerminal(id: id).last)
       #expect(end.errorCode == "fd_unusable", "\(body): \(end)")
       #expect(end["error"]?.objectValue?["field"]?.stringValue == field, "\(body): \(end)")
@@ -183,7 +193,8 @@ import Testing
     #expect(done.event == "done", "\(done)")
     let echo = done["body"]?.objectValue
     #expect(echo?["headers"]?.objectValue?["transfer-encoding"]?.stringValue == "chunked")
-    #expect(echo?["headers"]?.objectValue?["content-type"]?.stringValue?.hasPrefix("multipart/form-data") == true)
+    #expect(
+      echo?["headers"]?.objectValue?["content-type"]?.stringValue?.hasPrefix("multipart/form-data") == true)
     #expect(echo?.int("body_length") ?? 0 > bytes.count + 5)
   }
 }

@@ -86,7 +86,8 @@ import Testing
     let run = try Self.ferry(["get", fixture.url("/latin1")], socket: daemon.socket)
     #expect(run.status == 0)
     // Piped, the body goes out as the server sent it (a terminal gets it as text, decoded).
-    #expect(run.stdoutBytes == [0x68, 0xE9, 0x6C, 0x6C, 0x6F, 0x2C, 0x20, 0x77, 0xF6, 0x72, 0x6C, 0x64, 0x0A])
+    #expect(
+      run.stdoutBytes == [0x68, 0xE9, 0x6C, 0x6C, 0x6F, 0x2C, 0x20, 0x77, 0xF6, 0x72, 0x6C, 0x64, 0x0A])
     let client = try daemon.connect()
     let events = try client.run(#"{"id":"l","url":"\#(fixture.url("/latin1"))","events":[]}"#, id: "l")
     #expect(events.last?["charset"]?.stringValue == "iso-8859-1")
@@ -275,20 +276,24 @@ import Testing
     #expect(echo["body_sha256"]?.stringValue == SHA256.hex(body))
     #expect(echo["headers"]?.objectValue?["content-length"]?.stringValue == String(body.count))
     // `@FILE` and `field@FILE`.
-    let raw = try Self.ferry(["put", fixture.url("/echo"), "@body.bin"], socket: daemon.socket, directory: dir)
+    let raw = try Self.ferry(
+      ["put", fixture.url("/echo"), "@body.bin"], socket: daemon.socket, directory: dir)
     #expect(raw.status == 0, "\(raw.stderr)")
     #expect(try raw.json()["body_sha256"]?.stringValue == SHA256.hex(body))
     let form = try Self.ferry(
       ["post", fixture.url("/echo"), "doc@small.json", "x=1"], socket: daemon.socket, directory: dir)
     #expect(form.status == 0, "\(form.stderr)")
     let formEcho = try form.json()
-    #expect(formEcho["headers"]?.objectValue?["content-type"]?.stringValue?.hasPrefix("multipart/form-data") == true)
+    #expect(
+      formEcho["headers"]?.objectValue?["content-type"]?.stringValue?.hasPrefix("multipart/form-data") == true
+    )
     #expect(formEcho.int("body_length") > 11)
     // A small piped body keeps its JSON label.
     let piped = try Self.ferry(["post", fixture.url("/echo")], socket: daemon.socket, stdin: #"{"a":1}"#)
     #expect(try piped.json()["headers"]?.objectValue?["content-type"]?.stringValue == "application/json")
     // A file that cannot be opened is the CLI's own error: nothing is sent.
-    let missing = try Self.ferry(["post", fixture.url("/echo"), "@nope.bin"], socket: daemon.socket, directory: dir)
+    let missing = try Self.ferry(
+      ["post", fixture.url("/echo"), "@nope.bin"], socket: daemon.socket, directory: dir)
     #expect(missing.status == 2)
     #expect(missing.stderr.contains("cannot open \(dir)/nope.bin"))
   }

@@ -98,7 +98,9 @@ import Testing
     defer { file.remove() }
     let headers = [(name: "Content-Type", value: "application/octet-stream")]
     // Through curl (no body headers) and hop by hop (a Content-Type makes the transfer follow).
-    for (method, extra) in [("POST", [(name: String, value: String)]()), ("POST", headers), ("PATCH", headers)] {
+    for (method, extra) in [
+      ("POST", [(name: String, value: String)]()), ("POST", headers), ("PATCH", headers),
+    ] {
       let fd = open(file.path, O_RDONLY | O_CLOEXEC)
       #expect(fd >= 0)
       let descriptor = BodyDescriptor(
@@ -116,12 +118,15 @@ import Testing
     let harness = try EngineHarness()
     defer { harness.close() }
     let headers = [(name: "Content-Type", value: "application/octet-stream")]
-    for (method, extra) in [("POST", [(name: String, value: String)]()), ("POST", headers), ("PATCH", headers)] {
+    for (method, extra) in [
+      ("POST", [(name: String, value: String)]()), ("POST", headers), ("PATCH", headers),
+    ] {
       let feeder = PipeFeeder(loop: harness.loop, patternBytes(10_000))
       feeder.start()
       let plan = BodyPlan(segments: [.descriptor(feeder.descriptor)])
       let result = harness.run(harness.request(method, redirect(307), headers: extra, body: plan))
-      #expect(result.error?.code == .bodyNotRewindable, "\(method) \(extra): \(String(describing: result.error))")
+      #expect(
+        result.error?.code == .bodyNotRewindable, "\(method) \(extra): \(String(describing: result.error))")
     }
   }
 
