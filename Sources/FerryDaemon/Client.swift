@@ -90,9 +90,11 @@ import FerryWire
   /// Hands the outbox to the connection.
   private func flush() {
     flushTimer?.cancel()
-    guard outbox.count > 0, !isGone else { return }
-    // Group commit: what the journal holds is committed before any line of it goes out.
+    guard !isGone else { return }
+    // Group commit: what the journal holds is committed before any line of it goes out (the
+    // flush may release held lines of durable jobs into this outbox).
     if daemon.journalPending { daemon.flushJournal() }
+    guard outbox.count > 0, !isGone else { return }
     outbox.withBytes { connection.write(UnsafeRawBufferPointer($0)) }
     if !collectedResults.isEmpty {
       daemon.resultsCollected(collectedResults)

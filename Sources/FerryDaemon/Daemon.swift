@@ -55,6 +55,11 @@ import FerryWire
   /// Results of durable jobs that ended with nobody attached, by owner and id: their journal
   /// rows go when `attach` takes them or they expire.
   var journaledResults: [JobTable.DetachedKey: JournalKey] = [:]
+  /// Durable jobs whose submissions are staged and not yet committed, in the order staged:
+  /// their lines and starts wait for the flush (`settle`).
+  var awaitingCommit: [JobRun] = []
+  /// The list `awaitingCommit` had, emptied, kept for the next flush (no allocation per flush).
+  var spareAwaiting: [JobRun] = []
 
   /// Builds the daemon from a validated configuration; nothing listens yet.
   public init(config: DaemonConfig, logger: Logger, environment: [String: String]) throws(StartupError) {
