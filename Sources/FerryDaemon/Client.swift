@@ -96,7 +96,8 @@ import FerryWire
     if daemon.journalPending { daemon.flushJournal() }
     guard outbox.count > 0, !isGone else { return }
     outbox.withBytes { connection.write(UnsafeRawBufferPointer($0)) }
-    if !collectedResults.isEmpty {
+    // A write that failed (the peer is gone) collected nothing: connectionDidClose says so.
+    if !collectedResults.isEmpty, !connection.isClosed {
       daemon.resultsCollected(collectedResults)
       collectedResults.removeAll()
     }
@@ -208,6 +209,12 @@ extension Client: BufferedConnectionDelegate {
 
   func connectionDidClose(_ connection: BufferedConnection, error: LoopError?) {
     isGone = true
+    // Terminal lines of durable jobs that never reached the client: their results wait for
+    // `attach` (and detached_ttl_s), as if the job had ended with nobody attached.
+    if !collectedResults.isEmpty {
+      daemon.resultsNotCollected(collectedResults)
+      collectedResults.removeAll()
+    }
     let live = jobs.values.map(\.serial)
     jobs.removeAll()
     daemon.clientClosed(self, jobs: live)

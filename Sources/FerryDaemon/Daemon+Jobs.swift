@@ -168,6 +168,10 @@ extension Daemon {
     perform(actions)
     recycle(&actions)
     if run.isDetached, run.client == nil { logger.debug("detached result waits for attach", ["job": run.id]) }
+    if needsResultExpiry {
+      needsResultExpiry = false
+      armResultExpiry()
+    }
     run.client?.letGo(of: run)
     shutdownProgress()
   }

@@ -123,7 +123,10 @@ extension Daemon {
       default: outcome = .failed
       }
       journal.ended(key, seq: seq, line: line, outcome: outcome)
-      if run.client == nil, let owner = run.journalOwner { journaledResults[owner] = key }
+      if run.client == nil, let owner = run.journalOwner {
+        journaledResults[owner] = key
+        needsResultExpiry = true
+      }
     } else {
       journal.eventSent(key, seq: seq, line: line)
     }
@@ -135,6 +138,44 @@ extension Daemon {
     guard let journal else { return }
     for key in keys { journal.removed(key) }
     journalStaged()
+  }
+
+  /// Terminal lines of these durable jobs were queued to a client that went away before they
+  /// were written: the results were not collected. They stay in the journal and wait for
+  /// `attach` in the job table again, read back from what the journal committed (a rare path:
+  /// one read of the journal per such client).
+  func resultsNotCollected(_ keys: [JournalKey]) {
+    guard let journal else { return }
+    flushJournal()
+    let wanted = Set(keys)
+    guard let recovered = try? journal.recover() else { return }
+    let now = loop.now()
+    for job in recovered where wanted.contains(job.key) {
+      guard let terminal = job.terminal else { continue }
+      let owner = JobTable.DetachedKey(uid: job.submission.uid, id: job.submission.id)
+      // The id taken again meanwhile: the next start decides (it keeps the newer job).
+      guard !table.isDetachedIDTaken(owner) else { continue }
+      table.restoreResult(owner, lines: job.events + [terminal], orphanedSinceMs: now)
+      journaledResults[owner] = job.key
+    }
+    armResultExpiry()
+  }
+
+  /// Results of durable jobs leave the journal when they expire, at once: a timer for the
+  /// oldest waiting result, armed again for the next each time it fires.
+  func armResultExpiry() {
+    guard !journaledResults.isEmpty, let delay = table.nextDetachedExpiryMs(nowMs: loop.now()) else {
+      resultExpiryTimer?.cancel()
+      return
+    }
+    if resultExpiryTimer == nil {
+      resultExpiryTimer = Timer(loop: loop) { [unowned self] in
+        self.table.expireDetached(nowMs: self.loop.now())
+        self.reconcileJournaledResults()
+        self.armResultExpiry()
+      }
+    }
+    resultExpiryTimer?.schedule(afterMs: Int(min(delay, UInt64(Int32.max))))
   }
 
   /// After `attach` or an expiry: results the job table no longer holds are gone from the

@@ -44,6 +44,7 @@ extension Daemon {
       }
     }
     flushJournal()
+    armResultExpiry()
     logger.notice(
       "journal recovered",
       [

@@ -55,6 +55,11 @@ import FerryWire
   /// Results of durable jobs that ended with nobody attached, by owner and id: their journal
   /// rows go when `attach` takes them or they expire.
   var journaledResults: [JobTable.DetachedKey: JournalKey] = [:]
+  /// Removes durable results from the journal when they expire (`armResultExpiry`).
+  var resultExpiryTimer: Timer?
+  /// A durable result began to wait for `attach`: the expiry timer is armed once the job's
+  /// ending is through the job table (`jobFinished`).
+  var needsResultExpiry = false
   /// Durable jobs whose submissions are staged and not yet committed, in the order staged:
   /// their lines and starts wait for the flush (`settle`).
   var awaitingCommit: [JobRun] = []

@@ -119,6 +119,15 @@ extension JobTable {
     }
   }
 
+  /// Milliseconds from `nowMs` until the oldest waiting result expires (`detached_ttl_s`), or
+  /// nil when none waits.
+  public func nextDetachedExpiryMs(nowMs: UInt64) -> UInt64? {
+    guard detachedResultBytes > 0 else { return nil }
+    guard let oldest = detached.values.compactMap(\.orphanedSinceMs).min() else { return nil }
+    let due = oldest + limits.detachedTTLMs
+    return due > nowMs ? due - nowMs : 0
+  }
+
   /// A detached job was admitted: its events are recorded from now on.
   mutating func registerDetached(_ key: DetachedKey, serial: UInt64, session: String, isDurable: Bool) {
     detached[key] = DetachedRecord(

@@ -242,6 +242,40 @@ import Testing
     #expect(fileSize(out + ".part") == nil)
   }
 
+  @Test func workResumesWithinOneSecondOfTheStartWithTenThousandJobsJournaled() throws {
+    let server = try RecordingServer()
+    let state = Paths.tempDirectory("state")
+    let config =
+      #"{"state_dir": "\#(state)", "limits": {"max_jobs": 20000, "max_jobs_per_connection": 20000}, "#
+      + #""sessions": {"default": {"max_concurrent": 1}}}"#
+    let count = 10_000
+    do {
+      let daemon = try DaemonHarness(config: config, logLevel: "warning")
+      let c = try daemon.connect()
+      var lines: [UInt8] = []
+      for i in 0..<count {
+        lines += Array(#"{"id":"s\#(i)","url":"\#(server.url("/stall/s"))","durable":true,"events":[]}"#.utf8)
+        lines.append(10)
+      }
+      try c.send(lines)
+      var queued = 0
+      while queued < count {
+        guard let line = c.readLine(timeoutMs: TestTime.ms(20_000)) else { break }
+        if line.contains(#""event":"queued""#) { queued += 1 }
+      }
+      #expect(queued == count)
+      #expect(server.wait { $0.count == 1 })
+      Self.crash(daemon)
+    }
+    // From before the exec: the first job (sent again) reaches the server within 1 s.
+    let start = Clock.ms()
+    let daemon = try DaemonHarness(config: config, logLevel: "warning")
+    #expect(server.wait(timeoutMs: 5_000) { $0.count == 2 })
+    let elapsed = Clock.ms() - start
+    #expect(elapsed <= TestTime.ms(1_000), "the first resumed transfer came \(elapsed) ms after the start")
+    _ = daemon
+  }
+
   @Test func jobsThatAreNotDurableNeverTouchTheJournal() throws {
     let server = try RecordingServer()
     let state = Paths.tempDirectory("state")

@@ -7,10 +7,13 @@ import Testing
 
 /// In-process: durable submissions are group-committed (issue 14): the iteration's
 /// submissions go into one transaction, their lines wait for it, a failed commit refuses
-/// exactly the jobs of that batch; and `{"op":"jobs"}` lists plain detached jobs too, per user.
-@MainActor @Suite(.serialized) struct DurableGroupCommitTests {
-  static func config(_ state: String, maxConcurrent: Int = 64) -> String {
-    #"{"state_dir": "\#(state)", "sessions": {"default": {"max_concurrent": \#(maxConcurrent)}}}"#
+/// exactly the jobs of that batch; `{"op":"jobs"}` lists plain detached jobs too, per user;
+/// results leave the journal when they expire, and stay when their client vanished first.
+@MainActor @Suite(.serialized) struct DurableInProcessTests {
+  static func config(_ state: String, maxConcurrent: Int = 64, ttl: Int? = nil) -> String {
+    let limits = ttl.map { #""limits": {"detached_ttl_s": \#($0)}, "# } ?? ""
+    return
+      #"{"state_dir": "\#(state)", \#(limits)"sessions": {"default": {"max_concurrent": \#(maxConcurrent)}}}"#
   }
 
   func stall(_ id: String, _ d: InProcessDaemon, durable: Bool = true, detach: Bool = false) -> String {
@@ -132,5 +135,45 @@ import Testing
       client.send(#"{"op":"cancel","id":"\#(id)"}"#)
     }
     #expect(d.run(until: { d.daemon.table.liveCount == 0 }))
+  }
+
+  @Test func aDurableResultThatExpiresLeavesTheJournalAtOnce() throws {
+    let d = try InProcessDaemon(config: Self.config(Paths.tempDirectory("expiry"), ttl: 1))
+    defer { d.close() }
+    let c = try d.connect()
+    c.send(#"{"id":"r","url":"\#(d.url("/delay/50"))","durable":true}"#)
+    c.waitFor("r", "queued")
+    c.close()
+    let journal = try #require(d.daemon.journal)
+    func listed() -> [String] {
+      ((try? journal.jobs(visibleTo: 0)) ?? []).map { "\($0.id):\($0.phase.name)" }
+    }
+    #expect(d.run(until: { listed() == ["r:ended"] }))
+    let ended = d.daemon.loop.now()
+    // Nothing else happens: no attach, no submission. The result goes after detached_ttl_s.
+    #expect(d.run(until: { listed().isEmpty }, timeoutMs: 5_000), "still journaled: \(listed())")
+    #expect(d.daemon.loop.now() - ended >= 900)
+  }
+
+  @Test func aResultQueuedToAClientThatVanishedBeforeTheWriteWaitsForAttach() throws {
+    let d = try InProcessDaemon(config: Self.config(Paths.tempDirectory("vanish")))
+    defer { d.close() }
+    let c = try d.connect(uid: 1001)
+    c.send(stall("v", d))
+    c.waitFor("v", "started")
+    let run = try #require(d.daemon.jobs.values.first { $0.id == "v" })
+    let side = try #require(d.daemon.clients.values.first)
+    // The terminal line is queued to the client's outbox; the client is gone before the
+    // outbox is written.
+    run.cancel(.client)
+    side.connectionDidClose(side.connection, error: nil)
+    side.connection.close()
+    let again = try d.connect(uid: 1001)
+    again.send(#"{"op":"attach","id":"v"}"#)
+    again.waitFor("v", "cancelled")
+    #expect(again.names("v") == ["queued", "started", "cancelled"])
+    // Written this time: collected, and gone from the journal.
+    let journal = try #require(d.daemon.journal)
+    #expect(d.run(until: { (try? journal.jobs(visibleTo: 0))?.isEmpty == true }))
   }
 }
