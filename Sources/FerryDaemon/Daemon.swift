@@ -139,6 +139,12 @@ import FerryWire
     recoverJournal()
     loop.run()
     flushJournal()
+    // A clean stop leaves the journal at its smallest: free pages given back, the WAL folded in.
+    if let journal {
+      do throws(StoreError) { try journal.compact() } catch {
+        logger.warning("journal compaction failed", ["error": "\(error)"])
+      }
+    }
     for session in sessions.values { session.engine.shutdown() }
     logger.notice("stopped")
     return 0

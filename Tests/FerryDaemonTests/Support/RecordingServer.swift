@@ -8,7 +8,8 @@ import FerryWire
 /// every other path gets `200 ok`. `/half…` and `/paced…` are a file of `fileBytes` bytes
 /// (`fileByte(i)`, ETag `"f1"`) that honours `Range: bytes=X-` with `If-Range`: asked whole,
 /// `/half…` sends the head and half the body, then holds the connection open (a download in
-/// progress), and `/paced…` sends it in 16 KiB pieces 1 ms apart. One thread per connection;
+/// progress), and `/paced…` sends it in 16 KiB pieces 1 ms apart. `/flaky…` answers 503 the
+/// first time each path is asked, then `200 ok`. One thread per connection;
 /// the daemon is its only client.
 final class RecordingServer: @unchecked Sendable {
   let port: Int
@@ -115,12 +116,17 @@ final class RecordingServer: @unchecked Sendable {
           continue
         }
         if path.hasPrefix("/slow") { usleep(30_000) }
+        if path.hasPrefix("/flaky"), count(String(path)) == 1 {
+          let reply = Array("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n".utf8)
+          _ = reply.withUnsafeBytes { Foundation.send(c, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+          continue
+        }
         if path.hasPrefix("/gate") {
           gate.wait()
           gate.signal()
         }
         let reply = Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok".utf8)
-        _ = reply.withUnsafeBytes { write(c, $0.baseAddress, $0.count) }
+        _ = reply.withUnsafeBytes { Foundation.send(c, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
       }
     }
   }
@@ -146,7 +152,10 @@ final class RecordingServer: @unchecked Sendable {
     func send(_ bytes: [UInt8]) -> Bool {
       var done = 0
       while done < bytes.count {
-        let n = bytes[done...].withUnsafeBytes { write(c, $0.baseAddress, $0.count) }
+        // MSG_NOSIGNAL: a daemon killed mid-body must not SIGPIPE the test process.
+        let n = bytes[done...].withUnsafeBytes {
+          Foundation.send(c, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+        }
         if n <= 0 { return false }
         done += n
       }
