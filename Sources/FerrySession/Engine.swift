@@ -107,9 +107,9 @@ import FerryWire
   ///
   /// Never calls the delegate from inside this call: a spec libcurl rejects fails on the next
   /// loop iteration. Safe from a delegate method.
-  public func start(_ spec: TransferSpec, delegate: TransferDelegate) -> Transfer {
+  public func start(_ spec: consuming TransferSpec, delegate: TransferDelegate) -> Transfer {
     let slot = isShutDown ? nil : takeHandle()
-    let transfer = Transfer(engine: self, slot: slot, spec: spec, delegate: delegate)
+    let transfer = Transfer(engine: self, slot: slot, spec: consume spec, delegate: delegate)
     guard let slot else {
       let reason = isShutDown ? "the engine has shut down" : "libcurl could not create a handle"
       transfer.failToStart(WireError(.transferFailed, "cannot start a transfer: \(reason)"))
