@@ -17,7 +17,7 @@ import FerryWire
 /// - a pipe or FIFO: the bytes go into a pipe of the daemon's own (non-blocking), and from it
 ///   into the client's with `splice(SPLICE_F_NONBLOCK)`, which never waits for room whatever
 ///   the client's pipe's flags; what its pipe does not take stays in ours;
-/// - a terminal (any character device): the kernel has no per-call way, so O_NONBLOCK is set
+/// - a terminal (or /dev/null, /dev/zero, /dev/full; other devices are `fd_unusable`): the kernel has no per-call way, so O_NONBLOCK is set
 ///   on the description (checked, and set again, before every write; the original flags are
 ///   put back at the end). A sender racing to clear it between the check and the write could
 ///   make one write wait for its terminal: the one gap left (docs/ARCHITECTURE.md).
@@ -68,7 +68,16 @@ import FerryWire
       case S_IFREG: kind = .file
       case S_IFIFO: kind = .pipe
       case S_IFSOCK: kind = .socket
-      case S_IFCHR: kind = .terminal
+      case S_IFCHR:
+        // Terminals and the memory devices (/dev/null, /dev/zero, /dev/full: major 1) honour
+        // O_NONBLOCK; other drivers need not, and could hold the loop.
+        let dev = UInt64(st.st_rdev)
+        let major = ((dev >> 8) & 0xFFF) | ((dev >> 32) & ~0xFFF)
+        if isatty(fd) == 1 || major == 1 {
+          kind = .terminal
+        } else {
+          problem = "is a device other than a terminal or /dev/null"
+        }
       case S_IFDIR: problem = "is a directory"
       default: problem = "is not a regular file, pipe, socket or terminal"
       }

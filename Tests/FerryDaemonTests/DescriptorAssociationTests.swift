@@ -52,4 +52,40 @@ import Testing
     client.shutdownWrite()
     expectClosed(partial, "unfinished line at EOF")
   }
+
+  /// Reads `fd` to its end (every writer closed).
+  private func drain(_ fd: Int32) throws -> [UInt8] {
+    try OutputDescriptorTests.readAll(fd, timeoutMs: 10_000)
+  }
+
+  @Test func descriptorsGoToTheLineHoldingTheLastByteOfTheirRead() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(logLevel: "notice")
+    let client = try daemon.connect()
+    let job = { (id: String, size: Int) in
+      #"{"id":"\#(id)","url":"\#(fixture.url("/bytes/\(size)"))","output_fd":0,"events":[]}"#
+    }
+    // One send: an op, a job, and the start of a third line, with one descriptor: it belongs
+    // to the unfinished line, not to the op or the job before it (which fails fd_unusable).
+    let a = WatchedPipe()
+    let third = job("c", 300)
+    let cut = third.index(third.startIndex, offsetBy: 20)
+    try client.send(
+      Array((#"{"op":"ping"}"# + "\n" + job("b", 200) + "\n" + third[..<cut]).utf8), descriptors: [a.write])
+    a.closeWrite()
+    // The next send ends that line and holds a whole fourth one with its own descriptor.
+    let d = WatchedPipe()
+    try client.send(Array((third[cut...] + "\n" + job("d", 400) + "\n").utf8), descriptors: [d.write])
+    d.closeWrite()
+    let bodyA = try drain(a.read)
+    let bodyD = try drain(d.read)
+    #expect(bodyA.count == 300)
+    #expect(bodyD.count == 400)
+    a.closeRead()
+    d.closeRead()
+    let (ends, _) = try client.collectTerminals(3)
+    #expect(ends["b"]?.errorCode == "fd_unusable")
+    #expect(ends["c"]?.event == "done" && ends["c"]?.int("bytes") == 300)
+    #expect(ends["d"]?.event == "done" && ends["d"]?.int("bytes") == 400)
+  }
 }

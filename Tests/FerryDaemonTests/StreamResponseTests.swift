@@ -37,11 +37,11 @@ import Testing
     let client = try daemon.connect()
     // Larger than max_inline_bytes: no cap applies to a stream.
     try client.send(
-      #"{"id":"b","url":"\#(fixture.url("/bytes/9000000"))","response":"stream","max_inline_bytes":1000}"#)
+      #"{"id":"b","url":"\#(fixture.url("/bytes/2000000"))","response":"stream","max_inline_bytes":1000}"#)
     let (bytes, done) = try Self.collect(client, id: "b", textual: false)
-    #expect(done.event == "done" && done.int("bytes") == 9_000_000)
+    #expect(done.event == "done" && done.int("bytes") == 2_000_000)
     #expect(done["body"] == nil && done["body_base64"] == nil)
-    #expect(bytes.count == 9_000_000 && OutputDescriptorTests.patternMatches(bytes))
+    #expect(bytes.count == 2_000_000 && OutputDescriptorTests.patternMatches(bytes))
 
     try client.send(#"{"id":"t","url":"\#(fixture.url("/text"))","response":"stream","events":["data"]}"#)
     let (text, end) = try Self.collect(client, id: "t", textual: true)
@@ -54,13 +54,15 @@ import Testing
     let daemon = try DaemonHarness(
       config: #"{"limits": {"max_output_bytes": 262144}, "sessions": {"default": {}}}"#, logLevel: "notice")
     let client = try daemon.connect()
-    let size = 20_000_000
+    let size = 4_000_000
     try client.send(#"{"id":"slow","url":"\#(fixture.url("/bytes/\(size)"))","response":"stream"}"#)
     // Not reading: the daemon's output bound pauses the transfer instead of buffering it.
     let rssBefore = daemon.memory().rss
     usleep(300_000)
     let rssPaused = daemon.memory().rss
-    #expect(rssPaused - rssBefore < 16 * 1024, "RSS \(rssBefore) → \(rssPaused) KiB while not reading")
+    if !Sanitizers.daemonIsInstrumented {
+      #expect(rssPaused - rssBefore < 16 * 1024, "RSS \(rssBefore) → \(rssPaused) KiB while not reading")
+    }
     let (bytes, done) = try Self.collect(client, id: "slow")
     #expect(done.event == "done" && bytes.count == size && OutputDescriptorTests.patternMatches(bytes))
   }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""B6 (issue 15): a 1 GiB download through `output_fd` into a file (the descriptor passed with
+"""B7 (issue 15): a 1 GiB download through `output_fd` into a file (the descriptor passed with
 the job line, SCM_RIGHTS) and through `response: "stream"` to a client that reads and decodes
 every `data` event, each against `curl -o` in the same repetitions, over HTTP/1.1 from the
 loopback nginx; and the daemon's RSS growth during them (VmHWM after against VmRSS before,
@@ -7,7 +7,7 @@ and the highest VmRSS sampled every 10 ms).
 
 Run it directly (not part of `make bench` yet):
 
-    bench/b6_descriptors.py --products .build/release [--bytes N] [--reps N]
+    bench/b7_descriptors.py --products .build/release [--bytes N] [--reps N]
 
 Files go to /dev/shm when it has room, so the disk is not what is measured."""
 
@@ -144,12 +144,12 @@ def main():
     args = parser.parse_args()
     raise_nofile()
     size = args.bytes
-    work = tempfile.mkdtemp(prefix="ferry-b6-")
+    work = tempfile.mkdtemp(prefix="ferry-b7-")
     os.chmod(work, 0o755)  # nginx workers (another user) serve from it
-    files = tempfile.mkdtemp(prefix="ferry-b6-", dir="/dev/shm") if shutil.disk_usage("/dev/shm").free > 3 * size else work
+    files = tempfile.mkdtemp(prefix="ferry-b7-", dir="/dev/shm") if shutil.disk_usage("/dev/shm").free > 3 * size else work
     nginx = Nginx(os.path.join(work, "nginx"), size, 1 << 20)
     config = {"log_level": "warning", "files": {"write_roots": [files]}, "sessions": {"default": {}}}
-    daemon = Daemon(os.path.abspath(args.products), work, config, "ferryd-b6")
+    daemon = Daemon(os.path.abspath(args.products), work, config, "ferryd-b7")
     try:
         url = nginx.url("http", "/big")
         # Warm: the first read of the sparse file, and the daemon's first job.
@@ -197,7 +197,7 @@ def main():
         for t, s in result["mib_s"].items():
             print(f"{t:10} median {s['median']:.0f} MiB/s (min {s['min']:.0f}, max {s['max']:.0f})")
         out = args.out or os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
-                                       time.strftime("%Y%m%d-%H%M%S-b6.json"))
+                                       time.strftime("%Y%m%d-%H%M%S-b7.json"))
         os.makedirs(os.path.dirname(out), exist_ok=True)
         with open(out, "w") as f:
             json.dump(result, f, indent=1)
