@@ -55,6 +55,8 @@ import FerryWire
   /// Results of durable jobs that ended with nobody attached, by owner and id: their journal
   /// rows go when `attach` takes them or they expire.
   var journaledResults: [JobTable.DetachedKey: JournalKey] = [:]
+  /// Sessions' cookie jars and their store (`Daemon+Cookies`).
+  let cookieJars = CookieJars()
 
   /// Builds the daemon from a validated configuration; nothing listens yet.
   public init(config: DaemonConfig, logger: Logger, environment: [String: String]) throws(StartupError) {

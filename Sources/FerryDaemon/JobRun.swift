@@ -59,6 +59,10 @@ import FerryWire
   var isResendSafe = true
   /// Recovered from the journal after a restart: its `queued` was sent by the last run.
   let isRecovered: Bool
+  /// The cookie jar the job uses (its session's, for its user), fixed when it was accepted;
+  /// nil for none. `cookieLease` holds the jar while the job lives.
+  var cookieKey: CookieJars.Key?
+  var cookieLease: CookieLease?
 
   init(
     serial: UInt64, id: String, job: Job, request: Request, heldRequestBytes: Int, session: Session,
@@ -110,7 +114,7 @@ import FerryWire
     if let seq {
       emit(seq, .started(attempt: lifecycle.attempt, method: request.method, url: request.url))
     }
-    transfer = session.engine.start(transferSpec(), delegate: self)
+    transfer = session.engine.start(transferSpec(), delegate: self, cookies: cookieJarForStart())
   }
 
   private func transferSpec() -> TransferSpec {
@@ -133,6 +137,7 @@ import FerryWire
       acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: Self.tls(profile.tls, job.tls),
       egress: profile.egress, readRoots: profile.readRoots)
     spec.protectedPaths = daemon.config.protectedPaths
+    spec.resolve = profile.resolve
     return spec
   }
 
@@ -214,6 +219,7 @@ import FerryWire
   func finish(_ event: JobEvent) {
     guard let seq = lifecycle.terminal() else { return }
     pauseTimer?.cancel()
+    cookieLease = nil
     emit(seq, event)
     daemon.jobFinished(self, event: event)
   }

@@ -119,14 +119,20 @@ public enum FixtureRoutes {
 
   /// `/redirect-to?url=U&status=S`; `url` given more than once makes as many `Location`
   /// fields, in order (what a hostile server sends to make clients disagree on the target).
+  /// Each `set_cookie=C` adds a `Set-Cookie: C` field (a login that sets a cookie and sends
+  /// the client on).
   private static func redirectTo(_ head: HTTPRequestHead) -> FixtureReply {
     let urls = head.queryItems.filter { $0.name == "url" }.map(\.value)
-    guard !urls.isEmpty, urls.allSatisfy(isSafeHeaderValue) else {
+    let cookies = head.queryItems.filter { $0.name == "set_cookie" }.map(\.value)
+    guard !urls.isEmpty, urls.allSatisfy(isSafeHeaderValue), cookies.allSatisfy(isSafeHeaderValue) else {
       return .text("url missing or bad\n", status: 400)
     }
     let status = head.queryValue("status").flatMap { Int($0) } ?? 302
     guard (300...399).contains(status) else { return .text("bad status\n", status: 400) }
-    return .full(status: status, headers: urls.map { FixtureHeader("Location", $0) }, body: [])
+    return .full(
+      status: status,
+      headers: urls.map { FixtureHeader("Location", $0) } + cookies.map { FixtureHeader("Set-Cookie", $0) },
+      body: [])
   }
 
   /// `/flaky/N?key=K`: the key and the number of 503s its first requests get. The count lives in

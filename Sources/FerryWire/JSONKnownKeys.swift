@@ -10,7 +10,7 @@ enum JSONKnownKeys {
       ("id", "id"), ("op", "op"), ("tls", "tls"), ("url", "url"), ("job", "job"), ("body", "body"),
       ("auth", "auth"),
       ("lane", "lane"), ("parts", "parts"), ("retry", "retry"), ("method", "method"), ("events", "events"),
-      ("output", "output"), ("resume", "resume"), ("detach", "detach"), ("durable", "durable"),
+      ("output", "output"), ("resume", "resume"), ("detach", "detach"), ("durable", "durable"), ("cookies", "cookies"),
       ("accept", "accept"),
       ("session", "session"), ("headers", "headers"), ("timeout", "timeout"), ("response", "response"),
       ("encoding", "encoding"), ("parameters", "parameters"), ("idle_timeout", "idle_timeout"),
