@@ -4,6 +4,8 @@ import Foundation
 import Glibc
 import Testing
 
+@testable import FerryDaemon
+
 /// In-process: sessions' cookie jars (issue 16), through curl's cookie engine. Names other than
 /// `127.0.0.1` are pinned to it by the session's `resolve`, so nothing reaches a resolver.
 @MainActor @Suite struct CookieJarTests {
@@ -147,5 +149,39 @@ import Testing
     c.send(#"{"id":"e","url":"http://shop.test:\#(port)/echo"}"#)
     let done = c.waitFor("e", "done")
     #expect(done?["body"]?.objectValue?["headers"]?.objectValue?["cookie"]?.stringValue == "plain=2")
+  }
+}
+
+/// In-process: one server's `Set-Cookie` flood, or many users, cannot grow jars past the
+/// daemon's `cookies` bounds.
+@MainActor @Suite struct CookieBoundsTests {
+  @Test func aFloodOfCookiesKeepsTheJarWithinItsBoundsDroppingTheOldest() throws {
+    let d = try InProcessDaemon(
+      config: #"{"cookies": {"max_cookies_per_jar": 5}, "sessions": {"default": {"cookies": true}}}"#)
+    defer { d.close() }
+    let c = try d.connect(uid: 1001)
+    let t = CookieJarTests()
+    for round in 0..<4 {
+      let set = (0..<4).map { "Set-Cookie=" + CookieJarTests.q("c\(round)_\($0)=x") }.joined(separator: "&")
+      t.run(c, d, "f\(round)", #""url":"\#(d.url("/headers?\(set)"))""#)
+    }
+    let names = t.cookieNames(t.op(c, d, #"{"op":"cookies"}"#))
+    #expect(names.count == 5, "\(names)")
+    // The last round's four are all kept.
+    #expect(Set((0..<4).map { "c3_\($0)" }).isSubset(of: Set(names)), "\(names)")
+  }
+
+  @Test func aSessionHoldsAtMostMaxJarsInMemoryDroppingIdleOnes() throws {
+    let d = try InProcessDaemon(
+      config: #"{"cookies": {"max_jars_per_session": 2}, "sessions": {"default": {"cookies": true}}}"#)
+    defer { d.close() }
+    let t = CookieJarTests()
+    for uid in UInt32(2001)...2005 {
+      let c = try d.connect(uid: uid)
+      t.run(c, d, "u\(uid)", #""url":"\#(d.url("/headers?Set-Cookie=u%3D\(uid)"))""#)
+      #expect(d.daemon.cookieJars.entries.count <= 2)
+    }
+    // Without a store, the jar dropped first is forgotten; the latest is still there.
+    #expect(t.cookieNames(t.op(try d.connect(uid: 2005), d, #"{"op":"cookies"}"#)) == ["u"])
   }
 }
