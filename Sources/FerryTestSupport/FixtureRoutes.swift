@@ -30,7 +30,9 @@ public enum FixtureRoutes {
       return .full(
         status: 200, headers: [FixtureHeader("Content-Type", "text/plain; charset=utf-8")],
         body: Array(sampleText.utf8))
-    case ("headers", 1): return headers(head)
+    case ("headers", 1), ("cookie-parser", 1): return headers(head)
+    // The RFC 6265 corpus's paths (abarth/http-state): where its cookies are sent back.
+    case ("cookie-parser-result", _): return echo(request)
     case ("latin1", 1):
       // `sampleText` without its check mark, in ISO-8859-1: é and ö are one byte each.
       return .full(
