@@ -8,8 +8,8 @@
 /// 0700 state directory, as the journal's are (cookie values are credentials).
 ///
 /// One row per cookie: the jar (session name and owner: a uid, or `sharedOwner`), the cookie as
-/// curl's cookie-file line, and for a session cookie (no expiry) when ferry first stored it,
-/// which `cookies.session_cookie_ttl_s` counts from. A jar is written whole (its rows replaced
+/// curl's cookie-file line, and when ferry first stored it, which `cookies.session_cookie_ttl_s`
+/// (for a session cookie) and the jar's oldest-first bounds count from. A jar is written whole (its rows replaced
 /// in one transaction): jars are bounded (`cookies.max_jar_bytes`), and a write is a handful
 /// of rows.
 public final class CookieStore {
@@ -56,7 +56,7 @@ public final class CookieStore {
   public struct Row: Sendable, Equatable {
     /// curl's cookie-file line (`CookieJar.lines()`).
     public var line: String
-    /// For a session cookie, when it was first stored (wall-clock ms); nil for one with an expiry.
+    /// When ferry first stored the cookie (wall-clock ms); nil reads as "now".
     public var firstMs: Int64?
 
     public init(line: String, firstMs: Int64?) {
