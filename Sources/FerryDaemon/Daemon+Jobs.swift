@@ -11,7 +11,7 @@ extension Daemon {
     case .failure(let failure):
       refuse(failure, client: client)
     case .success(let message):
-      switch message {
+      switch consume message {
       case .job(let job): submit(job, from: client, line: bytes)
       case .cancel(let id): cancel(id, from: client)
       case .attach(let id): attach(id, from: client)
@@ -42,7 +42,7 @@ extension Daemon {
   }
 
   /// `line`: the job line as sent, which a durable job's journal entry keeps.
-  func submit(_ job: Job, from client: Client, line: UnsafeRawBufferPointer) {
+  func submit(_ job: consuming Job, from client: Client, line: UnsafeRawBufferPointer) {
     if let id = job.id, client.jobs[id] != nil {
       client.send(.error(WireError(.duplicateID, "a job with id \(id) is still running"), id: id))
       return
@@ -62,7 +62,7 @@ extension Daemon {
     else {
       return fail(WireError(.overloaded, "too many jobs in flight; try again later"), id: id, client: client)
     }
-    var merged = profile.merged(job)
+    var merged = profile.merged(consume job)
     if let wanted = merged.maxInlineBytes, wanted > config.limits.maxInlineBytes {
       return fail(
         WireError.invalidJob(
@@ -257,7 +257,7 @@ extension Daemon {
 
   func recordTransfer(_ run: JobRun, metrics: TransferMetrics) {
     table.measured(
-      session: run.session.name, bytesUp: metrics.bytesUp, bytesDown: metrics.bytesDown,
+      run.serial, session: run.session.name, bytesUp: metrics.bytesUp, bytesDown: metrics.bytesDown,
       connectionsOpened: metrics.connectionsOpened, connectionReused: metrics.connectionReused)
   }
 

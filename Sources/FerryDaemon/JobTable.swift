@@ -32,6 +32,20 @@ public struct JobTable: Sendable {
     public var bodyBytes = 0
     /// Where a detached job's record is filed; nil for a job that is not detached.
     public var detached: DetachedKey?
+    /// Its session's runtime (`JobTable.runtimes`), reached without hashing the name.
+    var slot = 0
+  }
+
+  /// One session name's scheduler and counters, kept by slot: a job's entry reaches them
+  /// without hashing the name, and a name keeps its slot for the table's life.
+  struct SessionRuntime: Sendable {
+    let name: String
+    /// Nil once a reload dropped the session and its last job ended.
+    var scheduler: SessionScheduler?
+    /// A reload removed the session; its running jobs may finish.
+    var isRetired = false
+    /// Nil until the session's first job: `stats` lists the sessions that had jobs.
+    var counters: Stats.Counters?
   }
 
   /// What the driver does, in the order given.
@@ -113,9 +127,9 @@ public struct JobTable: Sendable {
 
   /// Live jobs. Set only in JobTable.swift and its extensions (JobTable+Bodies, +Detached).
   public internal(set) var entries: [UInt64: Entry] = [:]
-  private var schedulers: [String: SessionScheduler] = [:]
-  /// Sessions a reload removed that still have jobs.
-  private var retired: Set<String> = []
+  private var runtimes: [SessionRuntime] = []
+  /// Each session name's slot in `runtimes`.
+  private var slots: [String: Int] = [:]
   /// Request body bytes live jobs hold in memory (bounded by `maxRequestBytes`).
   public private(set) var requestBytesInFlight = 0
   /// Body budgets of connected clients, by client.
@@ -126,25 +140,50 @@ public struct JobTable: Sendable {
   var detached: [DetachedKey: DetachedRecord] = [:]
   /// Bytes held by results waiting for `attach` (bounded by `maxDetachedBytes`).
   public internal(set) var detachedResultBytes = 0
-  public private(set) var stats = Stats()
+  /// The daemon-wide counters (each session's are in its runtime).
+  private var totals = Stats.Counters()
   public private(set) var limits: Limits
   public private(set) var isShuttingDown = false
 
   public init(sessions: [String: SessionLimits], limits: Limits) {
     self.limits = limits
-    for (name, s) in sessions { schedulers[name] = SessionScheduler(s) }
+    for (name, s) in sessions.sorted(by: { $0.key < $1.key }) { addRuntime(name, SessionScheduler(s)) }
+  }
+
+  /// The counters `stats` reports.
+  public var stats: Stats {
+    var stats = Stats()
+    stats.total = totals
+    for runtime in runtimes { if let counters = runtime.counters { stats.sessions[runtime.name] = counters } }
+    return stats
   }
 
   public var liveCount: Int { entries.count }
-  public var runningCount: Int { schedulers.values.reduce(0) { $0 + $1.runningCount } }
-  public var waitingCount: Int { schedulers.values.reduce(0) { $0 + $1.waitingCount } }
+  public var runningCount: Int { runtimes.reduce(0) { $0 + ($1.scheduler?.runningCount ?? 0) } }
+  public var waitingCount: Int { runtimes.reduce(0) { $0 + ($1.scheduler?.waitingCount ?? 0) } }
 
   /// Whether new jobs may name `session` (configured, not removed by a reload).
-  public func accepts(session: String) -> Bool { schedulers[session] != nil && !retired.contains(session) }
+  public func accepts(session: String) -> Bool { slots[session].map(isOpen) ?? false }
 
   /// Whether the session's scheduler reads the clock (only a `rate` does): callers without one
   /// pass 0 and spare a clock read per job.
-  public func readsClock(_ session: String) -> Bool { schedulers[session]?.startIntervalMs != nil }
+  public func readsClock(_ session: String) -> Bool {
+    slots[session].flatMap { runtimes[$0].scheduler?.startIntervalMs } != nil
+  }
+
+  private func isOpen(_ slot: Int) -> Bool { runtimes[slot].scheduler != nil && !runtimes[slot].isRetired }
+
+  private mutating func addRuntime(_ name: String, _ scheduler: SessionScheduler) {
+    slots[name] = runtimes.count
+    runtimes.append(SessionRuntime(name: name, scheduler: scheduler))
+  }
+
+  /// Applies `change` to the daemon-wide counters and to the session's.
+  private mutating func count(_ slot: Int, _ change: (inout Stats.Counters) -> Void) {
+    change(&totals)
+    if runtimes[slot].counters == nil { runtimes[slot].counters = Stats.Counters() }
+    change(&runtimes[slot].counters!)
+  }
 
   /// A job line was accepted by the driver: admit it (`waiting` or `running`) or refuse it.
   ///
@@ -163,8 +202,8 @@ public struct JobTable: Sendable {
     guard !isShuttingDown else {
       return actions.append(.refuse(serial, WireError(.shuttingDown, "the daemon is shutting down")))
     }
-    // One hash of the name for the whole event: the index reaches the scheduler in place.
-    guard let index = schedulers.index(forKey: session), retired.isEmpty || !retired.contains(session) else {
+    // One hash of the name for the job's whole life: its entry keeps the slot.
+    guard let slot = slots[session], isOpen(slot) else {
       return actions.append(
         .refuse(serial, WireError(.unknownSession, "no session named \(session)", field: "session")))
     }
@@ -182,19 +221,23 @@ public struct JobTable: Sendable {
             .overloaded, "request bodies of live jobs exceed limits.max_request_bytes; try again later")))
     }
     requestBytesInFlight += held
-    let (admission, rateDelay) = schedulers.values[index].submitPaced(
-      serial, lane: lane, uid: uid, owner: client, nowMs: nowMs)
+    guard
+      let (admission, rateDelay) = runtimes[slot].scheduler?.submitPaced(
+        serial, lane: lane, uid: uid, owner: client, nowMs: nowMs)
+    else { return }
     switch admission {
     case .start:
       entries[serial] = Entry(
-        session: session, lane: lane, phase: .running, client: client, heldRequestBytes: held, detached: key)
-      stats.update(session) { $0.running += 1 }
+        session: session, lane: lane, phase: .running, client: client, heldRequestBytes: held, detached: key,
+        slot: slot)
+      count(slot) { $0.running += 1 }
       actions.append(.announceQueued(serial, position: nil))
       actions.append(.start(serial))
     case .wait(let position):
       entries[serial] = Entry(
-        session: session, lane: lane, phase: .waiting, client: client, heldRequestBytes: held, detached: key)
-      stats.update(session) { $0.queued += 1 }
+        session: session, lane: lane, phase: .waiting, client: client, heldRequestBytes: held, detached: key,
+        slot: slot)
+      count(slot) { $0.queued += 1 }
       actions.append(.announceQueued(serial, position: position))
     }
     if let key { registerDetached(key, serial: serial) }
@@ -217,7 +260,8 @@ public struct JobTable: Sendable {
       releaseBody(of: serial, bytes: entry.bodyBytes, client: client, output: output, into: &actions)
     }
     if let key = entry.detached { detachedJobEnded(key, hadClient: entry.client != nil, nowMs: nowMs) }
-    stats.update(entry.session) { c in
+    let slot = entry.slot
+    count(slot) { c in
       if entry.phase == .waiting { c.queued -= 1 } else { c.running -= 1 }
       switch outcome {
       case .done: c.done += 1
@@ -225,27 +269,32 @@ public struct JobTable: Sendable {
       case .cancelled: c.cancelled += 1
       }
     }
-    guard let index = schedulers.index(forKey: entry.session) else { return }
+    guard runtimes[slot].scheduler != nil else { return }
     let (started, rateDelay) =
       entry.phase == .waiting
-      ? ([], schedulers.values[index].withdrawPaced(serial, nowMs: nowMs))
-      : schedulers.values[index].finishPaced(serial, nowMs: nowMs)
-    begin(started, in: entry.session, into: &actions)
+      ? ([], runtimes[slot].scheduler!.withdrawPaced(serial, nowMs: nowMs))
+      : runtimes[slot].scheduler!.finishPaced(serial, nowMs: nowMs)
+    begin(started, in: slot, into: &actions)
     if let rateDelay { actions.append(.armRateTimer(session: entry.session, afterMs: rateDelay)) }
   }
 
   /// A session's `rate` timer fired.
   public mutating func rateDue(_ session: String, nowMs: UInt64, into actions: inout [Action]) {
-    guard let (started, rateDelay) = schedulers[session]?.startDuePaced(nowMs: nowMs) else { return }
-    begin(started, in: session, into: &actions)
+    guard let slot = slots[session],
+      let (started, rateDelay) = runtimes[slot].scheduler?.startDuePaced(nowMs: nowMs)
+    else { return }
+    begin(started, in: slot, into: &actions)
     if let rateDelay { actions.append(.armRateTimer(session: session, afterMs: rateDelay)) }
   }
 
-  /// A transfer's counters, for `stats`.
+  /// A transfer's counters, for `stats`: the job's session's (`session` names it should the job
+  /// have left the table).
   public mutating func measured(
-    session: String, bytesUp: Int64, bytesDown: Int64, connectionsOpened: Int, connectionReused: Bool
+    _ serial: UInt64, session: String, bytesUp: Int64, bytesDown: Int64, connectionsOpened: Int,
+    connectionReused: Bool
   ) {
-    stats.update(session) { c in
+    guard let slot = entries[serial]?.slot ?? slots[session] else { return }
+    count(slot) { c in
       c.bytesUp += bytesUp
       c.bytesDown += bytesDown
       c.connectionsOpened += connectionsOpened
@@ -277,23 +326,31 @@ public struct JobTable: Sendable {
   ) {
     self.limits = limits
     for (name, s) in sessions.sorted(by: { $0.key < $1.key }) {
-      retired.remove(name)
-      if schedulers[name] == nil {
-        schedulers[name] = SessionScheduler(s)
+      guard let slot = slots[name] else {
+        addRuntime(name, SessionScheduler(s))
         continue
       }
-      schedulers[name]!.sharedLanes = s.sharedLanes
-      let started = schedulers[name]!.reconfigure(
+      runtimes[slot].isRetired = false
+      guard runtimes[slot].scheduler != nil else {
+        runtimes[slot].scheduler = SessionScheduler(s)
+        continue
+      }
+      runtimes[slot].scheduler!.sharedLanes = s.sharedLanes
+      let started = runtimes[slot].scheduler!.reconfigure(
         maxConcurrent: s.maxConcurrent, startIntervalMs: s.startIntervalMs, nowMs: nowMs)
-      begin(started, in: name, into: &actions)
-      armRateTimer(name, nowMs: nowMs, into: &actions)
+      begin(started, in: slot, into: &actions)
+      armRateTimer(slot, nowMs: nowMs, into: &actions)
     }
-    for name in schedulers.keys.sorted() where sessions[name] == nil {
-      retired.insert(name)
+    let removed = runtimes.indices.filter {
+      runtimes[$0].scheduler != nil && sessions[runtimes[$0].name] == nil
+    }
+    for slot in removed.sorted(by: { runtimes[$0].name < runtimes[$1].name }) {
+      let name = runtimes[slot].name
+      runtimes[slot].isRetired = true
       let error = WireError(.unknownSession, "session \(name) was removed by a reload", field: "session")
-      let waiting = entries.filter { $0.value.session == name && $0.value.phase == .waiting }.keys.sorted()
+      let waiting = entries.filter { $0.value.slot == slot && $0.value.phase == .waiting }.keys.sorted()
       for serial in waiting { actions.append(.fail(serial, error)) }
-      if schedulers[name]?.runningCount == 0 {
+      if runtimes[slot].scheduler?.runningCount == 0 {
         // The failures above end the waiting jobs next; nothing of the session is left then.
         actions.append(.dropSession(name))
       }
@@ -302,18 +359,20 @@ public struct JobTable: Sendable {
 
   /// The driver let a dropped session go.
   public mutating func sessionDropped(_ name: String) {
-    guard retired.contains(name), schedulers[name]?.runningCount == 0 else { return }
-    retired.remove(name)
-    schedulers[name] = nil
+    guard let slot = slots[name], runtimes[slot].isRetired, runtimes[slot].scheduler?.runningCount == 0 else {
+      return
+    }
+    runtimes[slot].isRetired = false
+    runtimes[slot].scheduler = nil
   }
 
   // MARK: - Phase changes
 
   /// Waiting jobs the scheduler released become running, in order.
-  private mutating func begin(_ serials: [UInt64], in session: String, into actions: inout [Action]) {
+  private mutating func begin(_ serials: [UInt64], in slot: Int, into actions: inout [Action]) {
     for serial in serials {
       entries[serial]?.phase = .running
-      stats.update(session) { c in
+      count(slot) { c in
         c.queued -= 1
         c.running += 1
       }
@@ -323,10 +382,11 @@ public struct JobTable: Sendable {
 
   /// When a session's `rate` is what holds its waiting jobs, asks to be woken when the next
   /// may start.
-  private func armRateTimer(_ session: String, nowMs: UInt64, into actions: inout [Action]) {
-    guard let s = schedulers[session], s.startIntervalMs != nil, let delay = s.nextStartDelayMs(nowMs: nowMs)
+  private func armRateTimer(_ slot: Int, nowMs: UInt64, into actions: inout [Action]) {
+    guard let s = runtimes[slot].scheduler, s.startIntervalMs != nil,
+      let delay = s.nextStartDelayMs(nowMs: nowMs)
     else { return }
-    actions.append(.armRateTimer(session: session, afterMs: delay))
+    actions.append(.armRateTimer(session: runtimes[slot].name, afterMs: delay))
   }
 }
 

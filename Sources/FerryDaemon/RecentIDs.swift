@@ -1,24 +1,23 @@
-/// The last `capacity` distinct ids inserted, oldest forgotten first: bounded memory for a
-/// connection that runs jobs forever.
+/// At least the last `capacity` distinct ids inserted, and at most twice as many: bounded
+/// memory for a connection that runs jobs forever.
+///
+/// Two generations of a set rather than a set and an insertion-order ring: an insert is one
+/// hash of the id (the ring's way also hashed the oldest id out of the set, and an id ends with
+/// every job), and the older generation goes whole once the newer one is full.
 struct RecentIDs {
   let capacity: Int
-  private var members: Set<String> = []
-  /// Insertion order as a ring; `next` is where the next id goes (and the oldest is).
-  private var ring: [String] = []
-  private var next = 0
+  private var current: Set<String> = []
+  private var previous: Set<String> = []
 
   init(capacity: Int) { self.capacity = max(1, capacity) }
 
-  func contains(_ id: String) -> Bool { members.contains(id) }
+  func contains(_ id: String) -> Bool { current.contains(id) || previous.contains(id) }
 
   mutating func insert(_ id: String) {
-    guard members.insert(id).inserted else { return }
-    if ring.count < capacity {
-      ring.append(id)
-      return
+    if current.count >= capacity {
+      previous = current
+      current = Set(minimumCapacity: capacity)
     }
-    members.remove(ring[next])
-    ring[next] = id
-    next = (next + 1) % capacity
+    current.insert(id)
   }
 }

@@ -106,9 +106,8 @@ final class SessionProfile: Sendable {
 
   /// The job with every field it left out taken from the session's defaults. Headers and auth
   /// are not merged here: the serializer layers them (job over session over defaults).
-  func merged(_ job: Job) -> Job {
+  func merged(_ j: consuming Job) -> Job {
     let d = config.defaults
-    var j = job
     j.method = j.method ?? d.method
     // hasParameters: reading `parameters` would build the tree the decoder avoided.
     if !j.hasParameters, d.hasParameters { j.parameters = d.parameters }

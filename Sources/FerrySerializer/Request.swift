@@ -14,12 +14,25 @@ public struct Request: Sendable, Equatable {
   public var body: BodyPlan?
   /// Set when the request carries its session's credentials: the origins they may go to, on
   /// the first hop and on every redirect. Nil: nothing of the session's is secret here.
-  public var credentialScope: CredentialScope?
+  public var credentialScope: CredentialScope? {
+    get { guards?.credentialScope }
+    set { guards = Guards.make(newValue, extraSecretHeaders, digest) }
+  }
   /// Header names (lower-case) the session marked secret, beyond `Request.isSecretHeader`'s.
-  public var extraSecretHeaders: Set<String> = []
+  public var extraSecretHeaders: Set<String> {
+    get { guards?.extraSecretHeaders ?? [] }
+    set { guards = Guards.make(credentialScope, newValue, digest) }
+  }
   /// Digest credentials for libcurl to answer the server's challenge with (they are no
   /// header: the Authorization is computed per challenge). Never shown by `explain`.
-  public var digest: DigestCredentials?
+  public var digest: DigestCredentials? {
+    get { guards?.digest }
+    set { guards = Guards.make(credentialScope, extraSecretHeaders, newValue) }
+  }
+  /// The three above, which most requests do not have, behind one reference: a request is
+  /// copied several times on its way to the engine, and each copy then costs one retain for
+  /// them instead of one per string and set.
+  private var guards: Guards?
 
   public init(
     method: String, url: String, headers: [(name: String, value: String)], body: BodyPlan?,
@@ -29,7 +42,7 @@ public struct Request: Sendable, Equatable {
     self.url = url
     self.headers = headers
     self.body = body
-    self.digest = digest
+    self.guards = Guards.make(nil, [], digest)
   }
 
   /// The first value of the header `name`, compared case-insensitively.
@@ -94,4 +107,24 @@ public struct BodyPlan: Sendable, Equatable {
 
   /// Total length in bytes: the request's Content-Length.
   public var length: Int64 { segments.reduce(0) { $0 + $1.length } }
+}
+
+/// A request's credential scope, extra secret header names and digest credentials; never
+/// changed once made (a setter of `Request` makes a new one), so copies may share it.
+private final class Guards: Sendable {
+  let credentialScope: CredentialScope?
+  let extraSecretHeaders: Set<String>
+  let digest: DigestCredentials?
+
+  private init(_ scope: CredentialScope?, _ secret: Set<String>, _ digest: DigestCredentials?) {
+    self.credentialScope = scope
+    self.extraSecretHeaders = secret
+    self.digest = digest
+  }
+
+  /// Nil when there is nothing to hold.
+  static func make(_ scope: CredentialScope?, _ secret: Set<String>, _ digest: DigestCredentials?) -> Guards?
+  {
+    scope == nil && secret.isEmpty && digest == nil ? nil : Guards(scope, secret, digest)
+  }
 }

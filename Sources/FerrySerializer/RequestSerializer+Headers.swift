@@ -70,10 +70,11 @@ extension RequestSerializer {
   /// The digest credentials in effect: the job's, else the session's unless the job has other
   /// auth; none when an Authorization header is sent anyway (an explicit header wins).
   func digestCredentials(_ job: Job, headers: [(name: String, value: String)]) -> DigestCredentials? {
+    // The auth first: most jobs have no digest, and their headers need no look.
+    guard case .digest(let username, let password) = job.auth ?? settings.auth else { return nil }
     guard !headers.contains(where: { TextCheck.equalsIgnoringASCIICase($0.name, "Authorization") }) else {
       return nil
     }
-    guard case .digest(let username, let password) = job.auth ?? settings.auth else { return nil }
     return DigestCredentials(username: username, password: password)
   }
 

@@ -108,9 +108,11 @@ import FerryWire
   /// Never calls the delegate from inside this call: a spec libcurl rejects fails on the next
   /// loop iteration. Safe from a delegate method. With `cookies`, the transfer runs on one of
   /// the jar's handles: its cookies are sent, and what it receives is stored in the jar.
-  public func start(_ spec: TransferSpec, delegate: TransferDelegate, cookies: CookieJar? = nil) -> Transfer {
+  public func start(
+    _ spec: consuming TransferSpec, delegate: TransferDelegate, cookies: CookieJar? = nil
+  ) -> Transfer {
     let slot = isShutDown ? nil : cookies.map { $0.takeHandle(loop: loop) } ?? takeHandle()
-    let transfer = Transfer(engine: self, slot: slot, spec: spec, delegate: delegate)
+    let transfer = Transfer(engine: self, slot: slot, spec: consume spec, delegate: delegate)
     guard let slot else {
       let reason = isShutDown ? "the engine has shut down" : "libcurl could not create a handle"
       transfer.failToStart(WireError(.transferFailed, "cannot start a transfer: \(reason)"))

@@ -15,8 +15,12 @@ public enum RedirectRule {
   /// Whether the hop with `head` is a redirect that will be followed: by curl (any 3xx with a
   /// non-empty `Location`, as curl does) or by us (the five browser statuses).
   public static func isFollowed(_ head: ResponseHead, byCurl: Bool) -> Bool {
+    // The status first: most responses are no redirect, and need no look for a Location.
+    guard byCurl ? (300..<400).contains(head.status) : followedStatuses.contains(head.status) else {
+      return false
+    }
     guard let location = head.header("location"), !location.isEmpty else { return false }
-    return byCurl ? (300..<400).contains(head.status) : followedStatuses.contains(head.status)
+    return true
   }
 
   /// The request a browser sends after `status` pointed `request` at `location` (absolute).

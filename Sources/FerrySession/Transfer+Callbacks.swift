@@ -198,8 +198,9 @@ extension Transfer {
   /// status) is all in while the body is still being sent is complete: its end is recorded
   /// after its body, and delivering it takes the handle out of curl.
   func noteIfResponseEndedEarly() {
-    guard let head = lastHead, head.httpVersion == "2" || head.httpVersion == "3",
-      let body, body.position < body.length
+    // The body first: most requests have none, and they are spared the head's copy.
+    guard let body, body.position < body.length, let head = lastHead,
+      head.httpVersion == "2" || head.httpVersion == "3"
     else { return }
     let isBodiless = head.status == 204 || head.status == 304 || request.method == "HEAD"
     let length = head.header("content-length").flatMap { Int64($0) }

@@ -151,11 +151,17 @@ extension Transfer {
     // Each line is built in one reused buffer (curl copies it), not as an interpolated String.
     var line = [CChar](repeating: 0, count: 256)
     for (name, value) in request.headers {
-      hasContentType = hasContentType || Self.isNamed(name, "content-type")
-      hasExpect = hasExpect || Self.isNamed(name, "expect")
-      hasRange = hasRange || Self.isNamed(name, "range")
-      hasAccept = hasAccept || Self.isNamed(name, "accept")
-      if acceptEncoding == nil, Self.isNamed(name, "accept-encoding") { acceptEncoding = value }
+      // The length and first letter reject most names (User-Agent, Authorization …) before
+      // the rest is compared.
+      switch (name.utf8.count, name.utf8.first.map(Self.folded)) {
+      case (5, UInt8(ascii: "r")): hasRange = hasRange || Self.isNamed(name, "range")
+      case (6, UInt8(ascii: "a")): hasAccept = hasAccept || Self.isNamed(name, "accept")
+      case (6, UInt8(ascii: "e")): hasExpect = hasExpect || Self.isNamed(name, "expect")
+      case (12, UInt8(ascii: "c")): hasContentType = hasContentType || Self.isNamed(name, "content-type")
+      case (15, UInt8(ascii: "a")):
+        if acceptEncoding == nil, Self.isNamed(name, "accept-encoding") { acceptEncoding = value }
+      default: break
+      }
       list = Self.append(name, value, to: list, using: &line)
     }
     // curl only ever adds `Expect: 100-continue` to a request with a body: a bodiless GET
@@ -227,13 +233,16 @@ extension Transfer {
   nonisolated private static func isNamed(_ name: String, _ lower: StaticString) -> Bool {
     let utf8 = name.utf8
     guard utf8.count == lower.utf8CodeUnitCount else { return false }
-    var i = 0
-    for byte in utf8 {
-      let folded = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
-      if folded != lower.utf8Start[i] { return false }
-      i += 1
-    }
-    return true
+    // A native string's bytes in place; the view's iterator only for a bridged one.
+    return utf8.withContiguousStorageIfAvailable { bytes in
+      for i in 0..<bytes.count where folded(bytes[i]) != lower.utf8Start[i] { return false }
+      return true
+    } ?? utf8.enumerated().allSatisfy { folded($0.element) == lower.utf8Start[$0.offset] }
+  }
+
+  /// `byte` with the ASCII capitals lower-cased.
+  @inline(__always) nonisolated private static func folded(_ byte: UInt8) -> UInt8 {
+    byte &- 0x41 < 26 ? byte | 0x20 : byte
   }
 
   /// How curl sends the method: GET and HEAD natively, POST as a POST of known size, PUT and

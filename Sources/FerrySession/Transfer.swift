@@ -69,12 +69,11 @@ import FerryWire
   var uploadThrottle: ProgressThrottle
   var downloadThrottle: ProgressThrottle
 
-  init(engine: Engine, slot: EasyHandle?, spec: TransferSpec, delegate: TransferDelegate) {
+  init(engine: Engine, slot: EasyHandle?, spec: consuming TransferSpec, delegate: TransferDelegate) {
     self.engine = engine
     self.loop = engine.loop
     self.events = engine.events
     self.slot = slot
-    self.spec = spec
     self.delegate = delegate
     self.request = spec.request
     switch spec.request.method {
@@ -86,6 +85,8 @@ import FerryWire
     }
     uploadThrottle = ProgressThrottle(intervalMs: spec.progressIntervalMs)
     downloadThrottle = ProgressThrottle(intervalMs: spec.progressIntervalMs)
+    // The caller's spec moves in: no copy of its request, roots and rules.
+    self.spec = consume spec
   }
 
   /// The `CURL *` while the transfer holds one.

@@ -18,27 +18,46 @@ extension EventEncoder {
   static func writeHeaders(_ headers: [(name: String, value: String)], into out: inout ByteWriter) {
     out.append(UInt8(ascii: "{"))
     if headers.count <= pairwiseHeaderLimit {
-      var first = true
-      for i in headers.indices {
-        let name = headers[i].name
-        var isRepeat = false
-        var repeatsLater = false
-        for j in headers.indices where j != i && sameName(headers[j].name, name) {
-          if j < i {
-            isRepeat = true
-            break
+      withUnsafeTemporaryAllocation(of: UInt64.self, capacity: headers.count) { keys in
+        // Each name's length and first bytes, read once: the pairs below compare these, and
+        // only names with the same key are compared as strings.
+        for i in headers.indices { keys.initializeElement(at: i, to: nameKey(headers[i].name)) }
+        var mayRepeat = false
+        search: for i in keys.indices {
+          for j in 0..<i where keys[j] == keys[i] {
+            mayRepeat = true
+            break search
           }
-          repeatsLater = true
         }
-        if isRepeat { continue }
-        if repeatsLater {
-          writeHeader(
-            name, SameNameIndices(headers: headers, name: name, index: i), of: headers, first: first,
-            into: &out)
-        } else {
-          writeHeader(name, CollectionOfOne(i), of: headers, first: first, into: &out)
+        guard mayRepeat else {
+          // The usual head: no name twice, each field written as it came.
+          for i in headers.indices {
+            writeHeader(headers[i].name, CollectionOfOne(i), of: headers, first: i == 0, into: &out)
+          }
+          return
         }
-        first = false
+        var first = true
+        for i in headers.indices {
+          let name = headers[i].name
+          var isRepeat = false
+          var repeatsLater = false
+          for j in headers.indices where j != i && keys[j] == keys[i] && headers[j].name == name {
+            if j < i {
+              isRepeat = true
+              break
+            }
+            repeatsLater = true
+          }
+          if isRepeat { continue }
+          if repeatsLater {
+            writeHeader(
+              name, SameNameIndices(headers: headers, name: name, index: i), of: headers, first: first,
+              into: &out)
+          } else {
+            writeHeader(name, CollectionOfOne(i), of: headers, first: first, into: &out)
+          }
+          first = false
+        }
       }
     } else {
       var order: [String] = []
@@ -200,6 +219,20 @@ extension EventEncoder {
 /// without a string comparison.
 @inline(__always) private func sameName(_ a: String, _ b: String) -> Bool {
   a.utf8.count == b.utf8.count && a == b
+}
+
+/// A name's length and first seven bytes in one word: different keys, different names.
+@inline(__always) private func nameKey(_ name: String) -> UInt64 {
+  let utf8 = name.utf8
+  let count = utf8.count
+  var key = UInt64(truncatingIfNeeded: count) << 56
+  let read: Void? = utf8.withContiguousStorageIfAvailable { bytes in
+    for i in 0..<min(7, bytes.count) { key |= UInt64(bytes[i]) << (8 * i) }
+  }
+  if read == nil {
+    for (i, byte) in utf8.prefix(7).enumerated() { key |= UInt64(byte) << (8 * i) }
+  }
+  return key
 }
 
 /// The indices of the fields named `name`, from `index` on, without allocating.
