@@ -58,7 +58,8 @@ extension ConfigReader {
     for m in try object(v, "cookies") {
       let field = "cookies." + m.key
       switch m.key {
-      case "session_cookie_ttl_s": limits.sessionCookieTTLSeconds = try int(m.value, field, 0...(365 * 86_400))
+      case "session_cookie_ttl_s":
+        limits.sessionCookieTTLSeconds = try int(m.value, field, 0...(365 * 86_400))
       case "max_cookies_per_jar": limits.maxCookiesPerJar = try int(m.value, field, 1...10_000)
       case "max_jar_bytes": limits.maxJarBytes = try int(m.value, field, 4096...(16 << 20))
       case "max_jars_per_session": limits.maxJarsPerSession = try int(m.value, field, 1...100_000)

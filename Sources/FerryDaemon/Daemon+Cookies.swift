@@ -37,7 +37,8 @@ extension Daemon {
       try store.replace(session: entry.key.session, owner: entry.key.owner, with: rows)
     } catch {
       logger.warning(
-        "cookie jar not saved", ["session": entry.key.session, "cookies": "\(rows.count)", "error": "\(error)"])
+        "cookie jar not saved",
+        ["session": entry.key.session, "cookies": "\(rows.count)", "error": "\(error)"])
     }
   }
 
@@ -77,7 +78,9 @@ extension Daemon {
     }
     if values, key.owner == CookieStore.sharedOwner, client.credentials?.uid != geteuid() {
       return client.send(
-        .error(WireError(.accessDenied, "the values of a shared jar are shown only to the daemon's user"), id: nil))
+        .error(
+          WireError(.accessDenied, "the values of a shared jar are shown only to the daemon's user"), id: nil)
+      )
     }
     guard let entry = cookieEntry(key, persist: persist) else {
       return client.send(.error(WireError(.transferFailed, "cannot make a cookie jar"), id: nil))
@@ -130,7 +133,8 @@ extension Daemon {
   private func cookieOpTarget(_ name: String?, client: Client) -> (CookieJars.Key?, Bool)? {
     guard let profile = sessions[name ?? "default"]?.profile else {
       client.send(
-        .error(WireError(.unknownSession, "no session named \(name ?? "default")", field: "session"), id: nil))
+        .error(WireError(.unknownSession, "no session named \(name ?? "default")", field: "session"), id: nil)
+      )
       return nil
     }
     let key = cookieJarKey(profile: profile, job: Job(), uid: client.credentials?.uid)

@@ -22,7 +22,8 @@ extension Daemon {
       case .jobs: client.send(.payload(name: "jobs", jobsPayload(for: client)))
       case .explain(let job): explain(job, client: client)
       case .cookies(let session, let values): cookiesOp(session: session, values: values, client: client)
-      case .clearCookies(let session, let domain): clearCookiesOp(session: session, domain: domain, client: client)
+      case .clearCookies(let session, let domain):
+        clearCookiesOp(session: session, domain: domain, client: client)
       }
     }
   }

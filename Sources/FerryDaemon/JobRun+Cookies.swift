@@ -6,7 +6,9 @@ extension JobRun {
   /// start, so retries use the same jar.
   func cookieJarForStart() -> CookieJar? {
     guard let key = cookieKey else { return nil }
-    if cookieLease == nil, let entry = daemon.cookieEntry(key, persist: profile.config.cookies?.persist ?? false) {
+    if cookieLease == nil,
+      let entry = daemon.cookieEntry(key, persist: profile.config.cookies?.persist ?? false)
+    {
       cookieLease = CookieLease(entry)
     }
     return cookieLease?.entry.jar

@@ -82,7 +82,8 @@ final class SessionProfile: Sendable {
   /// when there are none.
   let resolve: ResolveList?
 
-  init(config: SessionConfig, environment: DaemonEnvironment, egress: EgressPolicy?, unpinning: [String] = []) {
+  init(config: SessionConfig, environment: DaemonEnvironment, egress: EgressPolicy?, unpinning: [String] = [])
+  {
     self.config = config
     self.egress = egress
     let pins = unpinning + config.resolve

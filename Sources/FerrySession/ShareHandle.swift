@@ -21,7 +21,8 @@ import CFerryCurl
     guard let handle = curl_share_init() else { return nil }
     if cookies {
       guard
-        ferry_curl_share_setopt_long(handle, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue)) == CURLSHE_OK
+        ferry_curl_share_setopt_long(handle, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue))
+          == CURLSHE_OK
       else {
         curl_share_cleanup(handle)
         return nil

@@ -45,7 +45,9 @@ public final class CookieStore {
     try database.execute("PRAGMA locking_mode = EXCLUSIVE")
     _ = try database.migrate(applicationID: Self.applicationID, Self.migrations)
     let mode = try database.text("PRAGMA journal_mode = WAL")
-    guard mode == "wal" else { throw StoreError(.other, "\(path): journal_mode is \(mode ?? "unknown"), not wal") }
+    guard mode == "wal" else {
+      throw StoreError(.other, "\(path): journal_mode is \(mode ?? "unknown"), not wal")
+    }
     try database.execute("PRAGMA synchronous = \(sync.pragma)")
     try database.execute("PRAGMA journal_size_limit = \(1 << 20)")
     self.database = database
@@ -67,7 +69,8 @@ public final class CookieStore {
 
   /// The jar's cookies, in the order they were written.
   public func load(session: String, owner: Int64) throws(StoreError) -> [Row] {
-    let s = try database.statement("SELECT line, first_ms FROM cookies WHERE session = ?1 AND owner = ?2 ORDER BY rowid")
+    let s = try database.statement(
+      "SELECT line, first_ms FROM cookies WHERE session = ?1 AND owner = ?2 ORDER BY rowid")
     s.bind(1, session)
     s.bind(2, owner)
     var rows: [Row] = []
@@ -84,7 +87,8 @@ public final class CookieStore {
       delete.bind(1, session)
       delete.bind(2, owner)
       try delete.run()
-      let insert = try database.statement("INSERT INTO cookies (session, owner, line, first_ms) VALUES (?1, ?2, ?3, ?4)")
+      let insert = try database.statement(
+        "INSERT INTO cookies (session, owner, line, first_ms) VALUES (?1, ?2, ?3, ?4)")
       for row in rows {
         insert.bind(1, session)
         insert.bind(2, owner)

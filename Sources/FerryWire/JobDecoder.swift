@@ -154,13 +154,15 @@ public struct JobDecoder: Sendable {
       case ("values", "cookies"): values = try field.bool()
       case ("domain", "clear_cookies"):
         let text = try field.string()
-        guard !text.isEmpty, text.utf8.count <= 253, text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x2F })
+        guard !text.isEmpty, text.utf8.count <= 253,
+          text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x2F })
         else { throw field.invalid("expected a domain name") }
         domain = text
       default: throw field.invalid("unknown field")
       }
     }
-    return name == "cookies" ? .cookies(session: session, values: values) : .clearCookies(session: session, domain: domain)
+    return name == "cookies"
+      ? .cookies(session: session, values: values) : .clearCookies(session: session, domain: domain)
   }
 
   /// Checks that an op line without arguments holds nothing but `op`.

@@ -15,7 +15,8 @@ import Testing
     var sent: [String]
   }
 
-  static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+  static let directory =
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
     + "/Fixtures/http-state/"
 
   static func load(_ name: String) throws -> JSONValue {
@@ -50,14 +51,17 @@ import Testing
   }
 
   @Test func theHTTPStateParserCasesGiveWhatTheCorpusSaysExceptTheListedDifferences() throws {
-    let hosts = ["example.org", "home.example.org", "sibling.example.org", "subdomain.home.example.org",
-      "sibling.home.example.org"]
+    let hosts = [
+      "example.org", "home.example.org", "sibling.example.org", "subdomain.home.example.org",
+      "sibling.home.example.org",
+    ]
     let d = try InProcessDaemon(config: #"{"sessions": {"default": {"cookies": true}}}"#)
     defer { d.close() }
     let port = d.server.port
     let pins = hosts.map { #""\#($0):\#(port)": "127.0.0.1""# }.joined(separator: ", ")
     try d.reload(
-      #"{"cookies": {"max_jars_per_session": 4}, "sessions": {"default": {"cookies": true, "resolve": {\#(pins)}}}}"#)
+      #"{"cookies": {"max_jars_per_session": 4}, "sessions": {"default": {"cookies": true, "resolve": {\#(pins)}}}}"#
+    )
     let known = Set((try Self.load("known-differences.json").arrayElements ?? []).compactMap(\.stringValue))
     var differing: [String] = []
     var agreeing: [String] = []
@@ -66,7 +70,9 @@ import Testing
     for (n, test) in cases.enumerated() {
       let c = try d.connect(uid: UInt32(30_000 + n))
       let set = test.received.map { "Set-Cookie=" + Self.q($0) }.joined(separator: "&")
-      c.send(#"{"id":"s","url":"http://home.example.org:\#(port)/cookie-parser?\#(set)","accept":{"status":[[100,599]]}}"#)
+      c.send(
+        #"{"id":"s","url":"http://home.example.org:\#(port)/cookie-parser?\#(set)","accept":{"status":[[100,599]]}}"#
+      )
       d.run(until: { c.events.contains { $0.id == "s" && $0.isTerminal } })
       var target = test.sentTo ?? "/cookie-parser-result?\(test.id)"
       if target.hasPrefix("/") { target = "http://home.example.org:8888" + target }

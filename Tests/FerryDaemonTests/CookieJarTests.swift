@@ -62,7 +62,8 @@ import Testing
     #expect(sentCookie(run(c, d, "on", #""url":"\#(d.url("/echo"))""#)) == "a=1")
     let own = sentCookie(run(c, d, "own", #""url":"\#(d.url("/echo"))","headers":{"Cookie":"mine=3"}"#)) ?? ""
     #expect(own.contains("mine=3") && own.contains("a=1"), "\(own)")
-    let ownOnly = run(c, d, "own-off", #""url":"\#(d.url("/echo"))","headers":{"Cookie":"mine=3"},"cookies":false"#)
+    let ownOnly = run(
+      c, d, "own-off", #""url":"\#(d.url("/echo"))","headers":{"Cookie":"mine=3"},"cookies":false"#)
     #expect(sentCookie(ownOnly) == "mine=3")
   }
 
@@ -144,7 +145,8 @@ import Testing
     defer { d.close() }
     let port = d.server.port
     try d.reload(
-      #"{\#(base), "sessions": {"default": {"cookies": true, "resolve": {"shop.test:\#(port)": "127.0.0.1"}}}}"#)
+      #"{\#(base), "sessions": {"default": {"cookies": true, "resolve": {"shop.test:\#(port)": "127.0.0.1"}}}}"#
+    )
     let c = try d.connect(uid: 1001)
     c.send(#"{"id":"e","url":"http://shop.test:\#(port)/echo"}"#)
     let done = c.waitFor("e", "done")

@@ -33,7 +33,8 @@ import Testing
     defer { d.close() }
     let port = d.server.port
     try d.reload(
-      #"{"egress": {"deny_private": true}, "sessions": {"default": {"resolve": {"api.test:\#(port)": "127.0.0.1"}}}}"#)
+      #"{"egress": {"deny_private": true}, "sessions": {"default": {"resolve": {"api.test:\#(port)": "127.0.0.1"}}}}"#
+    )
     let c = try d.connect()
     #expect(run(c, d, "e", "http://api.test:\(port)/echo")?.errorCode == "egress_denied")
   }
@@ -49,7 +50,8 @@ import Testing
         _ = try InProcessDaemon.parse(#"{"sessions": {"default": \#(bad)}}"#)
       }
     }
-    let ok = try? InProcessDaemon.parse(#"{"sessions": {"default": {"resolve": {"API.test:443": ["::1", "127.0.0.1"]}}}}"#)
+    let ok = try? InProcessDaemon.parse(
+      #"{"sessions": {"default": {"resolve": {"API.test:443": ["::1", "127.0.0.1"]}}}}"#)
     #expect(ok?.sessions["default"]?.resolve == ["api.test:443:[::1],127.0.0.1"])
   }
 }
