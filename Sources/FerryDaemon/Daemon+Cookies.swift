@@ -12,11 +12,13 @@ import FerryWire
 /// Cookie values are never logged, nor shown but to the jar's owner when asked for.
 extension Daemon {
   /// The jar a job submitted under `profile` by `uid` uses: nil when the session keeps no
-  /// cookies or the job says `cookies: false`.
+  /// cookies, the job says `cookies: false`, or the jar is per user and the client's uid is
+  /// unknown (no `SO_PEERCRED`: such clients must not share one jar).
   func cookieJarKey(profile: SessionProfile, job: Job, uid: UInt32?) -> CookieJars.Key? {
     guard let settings = profile.config.cookies, job.cookies != false else { return nil }
-    let owner = settings.shared ? CookieStore.sharedOwner : uid.map { Int64($0) } ?? CookieStore.unknownOwner
-    return CookieJars.Key(session: profile.config.name, owner: owner)
+    if settings.shared { return CookieJars.Key(session: profile.config.name, owner: CookieStore.sharedOwner) }
+    guard let uid else { return nil }
+    return CookieJars.Key(session: profile.config.name, owner: Int64(uid))
   }
 
   /// The jar of `key`, made (and loaded) when missing.

@@ -15,8 +15,6 @@
 public final class CookieStore {
   /// The owner of a session's one jar under `"shared": true`.
   public static let sharedOwner: Int64 = -1
-  /// The owner of the jar of a client whose credentials are unknown (no `SO_PEERCRED`).
-  public static let unknownOwner: Int64 = -2
 
   /// `PRAGMA application_id` of a ferry cookie store: "FRCK".
   static let applicationID: Int32 = 0x4652_434B
