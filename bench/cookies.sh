@@ -26,5 +26,5 @@ for run in plain jar jar-set; do
     jar-set) S=jar; URL="http://127.0.0.1:$PORT/headers?Set-Cookie=sid%3Dabcdef0123456789" ;;
   esac
   printf '%-8s ' "$run"
-  "$B/ferry-bench-client" "$D/s.sock" "$URL" "$N" "$K" "\"session\":\"$S\",\"events\":[]"
+  "$B/ferry-bench-client" "$D/s.sock" "$URL" "$N" "$K" "\"session\":\"$S\""
 done

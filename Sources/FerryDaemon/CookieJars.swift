@@ -25,6 +25,9 @@ import FerryStore
     var leases = 0
     /// `domain\tpath\tname` → wall-clock ms the cookie was first stored.
     var firstStored: [String: Int64] = [:]
+    /// The lines the store holds for the jar (as last written or loaded), so that a save that
+    /// changes nothing writes nothing.
+    var savedLines: [String] = []
 
     init(key: Key, jar: CookieJar, persist: Bool) {
       self.key = key
@@ -62,6 +65,8 @@ import FerryStore
         lines.append(row.line)
       }
       jar.add(lines)
+      // What the store holds is rows, not `lines`: the next save writes when they differ.
+      entry.savedLines = rows.map(\.line)
     }
     evictIdle(session: key.session, keeping: limits.maxJarsPerSession - 1)
     entries[key] = entry

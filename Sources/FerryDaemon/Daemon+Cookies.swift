@@ -35,8 +35,12 @@ extension Daemon {
   func saveCookies(_ entry: CookieJars.Entry) {
     let rows = cookieJars.bound(entry, limits: config.cookieLimits, wallMs: Journal.wallClockMs())
     guard entry.persist, let store = openCookieStore() else { return }
+    // A server that sets the same cookie again (a session id on every response) changes
+    // nothing: the store already holds exactly these lines.
+    guard !rows.elementsEqual(entry.savedLines, by: { $0.line == $1 }) else { return }
     do throws(StoreError) {
       try store.replace(session: entry.key.session, owner: entry.key.owner, with: rows)
+      entry.savedLines = rows.map(\.line)
     } catch {
       logger.warning(
         "cookie jar not saved",
