@@ -217,9 +217,18 @@ import Testing
       let lines = [
         (#"{"id":"a\#(round)","method":"PUT","url":"\#(echo)","body":{"fd":0},"events":[]}"#, [file]),
         (#"{"id":"b\#(round)","method":"PUT","url":"\#(echo)","body":{"fd":0},"events":[]}"#, [directory]),
-        (#"{"id":"c\#(round)","method":"PUT","url":"\#(echo)","body":{"fd":0},"durable":true,"events":[]}"#, [file]),
-        (#"{"id":"d\#(round)","method":"POST","url":"\#(redirect)","body":{"fd":0},"events":[]}"#, [pipe.read]),
-        (#"{"id":"e\#(round)","method":"PUT","url":"\#(echo)","parts":[{"name":"x","fd":0},{"name":"y","fd":0}],"events":[]}"#, [file]),
+        (
+          #"{"id":"c\#(round)","method":"PUT","url":"\#(echo)","body":{"fd":0},"durable":true,"events":[]}"#,
+          [file]
+        ),
+        (
+          #"{"id":"d\#(round)","method":"POST","url":"\#(redirect)","body":{"fd":0},"events":[]}"#,
+          [pipe.read]
+        ),
+        (
+          #"{"id":"e\#(round)","method":"PUT","url":"\#(echo)","parts":[{"name":"x","fd":0},{"name":"y","fd":0}],"events":[]}"#,
+          [file]
+        ),
       ]
       for (line, fds) in lines { try client.send(line, descriptors: fds) }
       [file, directory, pipe.read].forEach { _ = close($0) }
