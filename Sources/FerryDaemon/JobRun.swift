@@ -78,6 +78,10 @@ import FerryWire
   /// (`journalRefused`). Its `queued` is the acknowledgement.
   private var heldLines: [UInt8]?
   private var startHeld = false
+  /// The cookie jar the job uses (its session's, for its user), fixed when it was accepted;
+  /// nil for none. `cookieLease` holds the jar while the job lives.
+  var cookieKey: CookieJars.Key?
+  var cookieLease: CookieLease?
 
   init(
     serial: UInt64, id: String, job: Job, request: Request, heldRequestBytes: Int, session: Session,
@@ -146,7 +150,7 @@ import FerryWire
     if let seq {
       emit(seq, .started(attempt: lifecycle.attempt, method: request.method, url: request.url))
     }
-    transfer = session.engine.start(transferSpec(), delegate: self)
+    transfer = session.engine.start(transferSpec(), delegate: self, cookies: cookieJarForStart())
   }
 
   private func transferSpec() -> TransferSpec {
@@ -171,6 +175,7 @@ import FerryWire
       acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: Self.tls(profile.tls, job.tls),
       egress: profile.egress, readRoots: profile.readRoots)
     spec.protectedPaths = daemon.config.protectedPaths
+    spec.resolve = profile.resolve
     return spec
   }
 
@@ -333,6 +338,7 @@ import FerryWire
     pauseTimer?.cancel()
     descriptorOutput?.close()
     descriptorOutput = nil
+    cookieLease = nil
     emit(seq, event)
     daemon.jobFinished(self, event: event)
   }
