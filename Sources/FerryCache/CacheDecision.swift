@@ -6,7 +6,9 @@ public enum CacheDecision: Sendable {
   /// `index`: answer `304` with `CacheEntry.notModifiedHeaders(age:)` and no body.
   case serveNotModified(index: Int, age: Int64)
   /// Send the request with `conditions` added (If-None-Match, If-Modified-Since), then hand the
-  /// answer to `CacheRevalidation` with the candidate at `index`.
+  /// answer to `CacheRevalidation` with the candidate at `index`. `conditions` is empty when the
+  /// stale candidate has no validator: the request goes out as it is, but an origin that fails
+  /// still lets the stale candidate answer (see `CacheRevalidation.serveStale`).
   case revalidate(index: Int, conditions: CacheHeaderList)
   /// Send the request as it is; `store` says whether the answer may be written (it still has to
   /// pass `CacheStorability`).

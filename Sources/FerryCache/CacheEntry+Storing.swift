@@ -25,7 +25,8 @@ extension CacheEntry {
   /// field the new response carries replaces the stored lines of that name, except fields never
   /// stored and `Content-Length` (the stored body's length stays the stored body's). Times move
   /// to the validation's; a `304` without `Date` drops the stored one for `responseTime`'s.
-  public func updated(with newHeaders: CacheHeaderList, requestTime: Int64, responseTime: Int64) -> CacheEntry {
+  public func updated(with newHeaders: CacheHeaderList, requestTime: Int64, responseTime: Int64) -> CacheEntry
+  {
     var replacing = CacheStorability.storedHeaders(newHeaders, shared: key.partition.isShared).filter {
       $0.name != "content-length"
     }

@@ -46,7 +46,8 @@ public struct CacheEntry: Sendable {
   public func notModifiedHeaders(age: Int64) -> CacheHeaderList {
     servedHeaders(age: age).filter {
       switch $0.name {
-      case "cache-control", "content-location", "date", "etag", "expires", "vary", "last-modified", "age": true
+      case "cache-control", "content-location", "date", "etag", "expires", "vary", "last-modified", "age":
+        true
       default: false
       }
     }

@@ -26,7 +26,8 @@ public enum CacheLookup {
     }
     let entry = candidates[index]
     let control = entry.control
-    let freshness = Freshness(entry: entry, control: control, shared: request.key.partition.isShared, now: now)
+    let freshness = Freshness(
+      entry: entry, control: control, shared: request.key.partition.isShared, now: now)
     if policy != .useProtocol
       || isUsable(request, control: control, freshness: freshness, shared: request.key.partition.isShared)
     {
@@ -36,8 +37,7 @@ public enum CacheLookup {
     if request.control.onlyIfCached { return .fail(.onlyIfCached) }
     // The client validates on its own: pass its conditional through rather than mixing ours in.
     if request.ifNoneMatch != nil || request.ifModifiedSince != nil { return .fetch(store: mayStore) }
-    let conditions = entry.conditionalHeaders
-    return conditions.isEmpty ? .fetch(store: mayStore) : .revalidate(index: index, conditions: conditions)
+    return .revalidate(index: index, conditions: entry.conditionalHeaders)
   }
 
   /// The index of the most recent candidate that `request`'s Vary fields select.

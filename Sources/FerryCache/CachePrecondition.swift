@@ -12,7 +12,8 @@ enum CachePrecondition {
       return members.contains { CacheRevalidation.opaque(String($0)) == stored }
     }
     guard let text = request.ifModifiedSince, let since = HTTPDate.parse(text),
-      let modified = (entry.lastModified ?? CacheFields.first("date", in: entry.headers)).flatMap(HTTPDate.parse)
+      let modified = (entry.lastModified ?? CacheFields.first("date", in: entry.headers)).flatMap(
+        HTTPDate.parse)
     else { return false }
     return modified <= since
   }

@@ -27,7 +27,8 @@ public enum CacheRevalidation: Sendable {
         self = .refetch
         return
       }
-      self = .serveStored(updated: entry.updated(with: headers, requestTime: requestTime, responseTime: responseTime))
+      self = .serveStored(
+        updated: entry.updated(with: headers, requestTime: requestTime, responseTime: responseTime))
       return
     }
     if status >= 500 && status <= 599 {

@@ -24,7 +24,8 @@ public enum CacheStorability: Sendable, Equatable {
 
   /// The storability of `status`/`headers` as the answer to `request`.
   public init(request: CacheRequest, status: Int, headers: CacheHeaderList) {
-    self = Self.decide(request: request, status: status, headers: headers, control: CacheControl(headers: headers))
+    self = Self.decide(
+      request: request, status: status, headers: headers, control: CacheControl(headers: headers))
   }
 
   static func decide(request: CacheRequest, status: Int, headers: CacheHeaderList, control: CacheControl)

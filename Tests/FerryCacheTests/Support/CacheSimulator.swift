@@ -35,7 +35,14 @@ struct CacheSimulator {
   /// Sends one request through the cache; `origin` answers the headers sent at the time given
   /// (nil: the connection fails).
   mutating func send(
-    _ method: String = "GET", _ url: String, headers: CacheHeaderList = [], policy: CachePolicy = .useProtocol,
+    _ url: String, headers: CacheHeaderList = [], policy: CachePolicy = .useProtocol,
+    origin: (CacheHeaderList, Int64) -> SimOriginAnswer?
+  ) -> SimResponse? {
+    send("GET", url, headers: headers, policy: policy, origin: origin)
+  }
+
+  mutating func send(
+    _ method: String, _ url: String, headers: CacheHeaderList = [], policy: CachePolicy = .useProtocol,
     origin: (CacheHeaderList, Int64) -> SimOriginAnswer?
   ) -> SimResponse? {
     guard let request = CacheRequest(method: method, url: url, headers: headers, partition: partition) else {
@@ -59,7 +66,8 @@ struct CacheSimulator {
       let requestTime = now
       originRequests.append(headers + conditions)
       guard let answer = origin(headers + conditions, now) else {
-        return staleOrGatewayTimeout(index, CacheRevalidation.afterFailure(entry: entries[index].entry, request: request))
+        return staleOrGatewayTimeout(
+          index, CacheRevalidation.afterFailure(entry: entries[index].entry, request: request))
       }
       now += answer.delay
       let outcome = CacheRevalidation(
@@ -82,7 +90,8 @@ struct CacheSimulator {
   }
 
   private mutating func fetch(
-    _ request: CacheRequest, headers: CacheHeaderList, store: Bool, origin: (CacheHeaderList, Int64) -> SimOriginAnswer?
+    _ request: CacheRequest, headers: CacheHeaderList, store: Bool,
+    origin: (CacheHeaderList, Int64) -> SimOriginAnswer?
   ) -> SimResponse? {
     let requestTime = now
     originRequests.append(headers)
@@ -95,7 +104,8 @@ struct CacheSimulator {
       put(entry, body: answer.body)
     }
     let stale = CacheInvalidation.targets(for: request, status: answer.status, headers: answer.headers)
-    entries.removeAll { entry in stale.contains(entry.entry.key.url) && entry.entry.key.partition == partition }
+    entries.removeAll { entry in stale.contains(entry.entry.key.url) && entry.entry.key.partition == partition
+    }
     return SimResponse(status: answer.status, headers: answer.headers, body: answer.body, source: "miss")
   }
 
@@ -103,7 +113,9 @@ struct CacheSimulator {
   private mutating func put(_ entry: CacheEntry, body: String) {
     entries.removeAll { stored in
       stored.entry.key == entry.key
-        && stored.entry.varyValues.elementsEqual(entry.varyValues) { $0.name == $1.name && $0.value == $1.value }
+        && stored.entry.varyValues.elementsEqual(entry.varyValues) {
+          $0.name == $1.name && $0.value == $1.value
+        }
     }
     entries.append((entry, body))
   }
@@ -111,7 +123,8 @@ struct CacheSimulator {
   private func served(_ index: Int, source: String) -> SimResponse {
     let entry = entries[index].entry
     let age = Freshness(entry: entry, control: entry.control, shared: partition.isShared, now: now).age
-    return SimResponse(status: entry.status, headers: entry.servedHeaders(age: age), body: entries[index].body, source: source)
+    return SimResponse(
+      status: entry.status, headers: entry.servedHeaders(age: age), body: entries[index].body, source: source)
   }
 
   private func staleOrGatewayTimeout(_ index: Int, _ outcome: CacheRevalidation) -> SimResponse {

@@ -2,7 +2,9 @@ import FerryCache
 
 /// The client's and the server's checks of test-engine/client/test.mjs.
 extension CacheTestsCorpus {
-  static func checkResponse(_ r: [String: Any], reqNum: Int, _ response: SimResponse, uuid: String, method: String)
+  static func checkResponse(
+    _ r: [String: Any], reqNum: Int, _ response: SimResponse, uuid: String, method: String
+  )
     -> String?
   {
     let resNum = response.header("server-request-count").flatMap { Int($0) }
@@ -14,7 +16,9 @@ extension CacheTestsCorpus {
         if h.count > 2 {
           guard let value else { return "response \(reqNum): \(name) missing" }
           if h[1] as? String == "=" {
-            if value != response.header(h[2] as? String ?? "") { return "response \(reqNum): \(name) \(value) ≠ \(h[2])" }
+            if value != response.header(h[2] as? String ?? "") {
+              return "response \(reqNum): \(name) \(value) ≠ \(h[2])"
+            }
           } else if let bound = h[2] as? Int {
             if (Int(value) ?? Int.min) <= bound { return "response \(reqNum): \(name) \(value) ≤ \(bound)" }
           }
@@ -54,7 +58,9 @@ extension CacheTestsCorpus {
     }
     if r["check_body"] as? Bool == false { return nil }
     if let text = r["expected_response_text"] {
-      if let text = text as? String, response.body != text { return "response \(reqNum) body \(response.body)" }
+      if let text = text as? String, response.body != text {
+        return "response \(reqNum) body \(response.body)"
+      }
     } else if let body = r["response_body"] as? String {
       if response.body != body { return "response \(reqNum) body \(response.body), not \(body)" }
     } else if response.status != 204 && response.status != 304 && method != "HEAD" && response.body != uuid {
@@ -88,7 +94,9 @@ extension CacheTestsCorpus {
       for item in r["expected_request_headers"] as? [Any] ?? [] {
         guard let server else { return "request \(reqNum) was not sent" }
         if let name = item as? String {
-          if !CacheFields.contains(name.lowercased(), in: server.headers) { return "request \(reqNum) lacks \(name)" }
+          if !CacheFields.contains(name.lowercased(), in: server.headers) {
+            return "request \(reqNum) lacks \(name)"
+          }
         } else if let h = item as? [Any], let name = h[0] as? String,
           CacheFields.combined(name.lowercased(), in: server.headers) != h[1] as? String
         {
@@ -98,7 +106,9 @@ extension CacheTestsCorpus {
       for item in r["expected_request_headers_missing"] as? [Any] ?? [] {
         guard let server else { continue }
         if let name = item as? String {
-          if CacheFields.contains(name.lowercased(), in: server.headers) { return "request \(reqNum) has \(name)" }
+          if CacheFields.contains(name.lowercased(), in: server.headers) {
+            return "request \(reqNum) has \(name)"
+          }
         } else if let h = item as? [Any], let name = h[0] as? String,
           CacheFields.combined(name.lowercased(), in: server.headers) == h[1] as? String
         {
@@ -108,7 +118,9 @@ extension CacheTestsCorpus {
       if let server, i < responses.count {
         for (name, value) in server.saved where name != "date" {
           let received = responses[i].header(name)
-          if received != value { return "response \(reqNum) \(name) is \(received ?? "absent"), not \(value)" }
+          if received != value {
+            return "response \(reqNum) \(name) is \(received ?? "absent"), not \(value)"
+          }
         }
       }
       if let method = r["expected_method"] as? String, server?.method != method {

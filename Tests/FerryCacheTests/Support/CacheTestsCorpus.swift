@@ -26,7 +26,8 @@ struct CacheTestsCorpus {
     let list = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [[String: Any]] ?? []
     cases = list.map { t in
       Case(
-        id: t["id"] as? String ?? "", suite: t["suite"] as? String ?? "", kind: t["kind"] as? String ?? "required",
+        id: t["id"] as? String ?? "", suite: t["suite"] as? String ?? "",
+        kind: t["kind"] as? String ?? "required",
         browserOnly: t["browser_only"] as? Bool ?? false, browserSkip: t["browser_skip"] as? Bool ?? false,
         cdnOnly: t["cdn_only"] as? Bool ?? false, requests: t["requests"] as? [[String: Any]] ?? [])
     }
@@ -72,7 +73,8 @@ struct CacheTestsCorpus {
       }
       headers += [("test-id", c.id), ("req-num", "\(reqNum)")]
       let previousSent = i > 0 ? (originSent[i - 1] ?? rawStringHeaders(c.requests[i - 1])) : []
-      let response = sim.send(method, "https://cache-tests.test\(target)", headers: headers) { reqHeaders, serverNow in
+      let response = sim.send(method, "https://cache-tests.test\(target)", headers: headers) {
+        reqHeaders, serverNow in
         if r["disconnect"] as? Bool == true {
           serverState.append((reqNum, method, reqHeaders, []))
           return nil
@@ -101,7 +103,9 @@ struct CacheTestsCorpus {
           let name = (h[0] as? String ?? "").lowercased()
           var value = text(h[1])
           if dateHeaders.contains(name), let offset = h[1] as? Int, !(h[1] is Bool) {
-            value = rfc850.contains(name) ? rfc850Date(serverNow + Int64(offset)) : HTTPDate.format(serverNow + Int64(offset))
+            value =
+              rfc850.contains(name)
+              ? rfc850Date(serverNow + Int64(offset)) : HTTPDate.format(serverNow + Int64(offset))
           }
           if (name == "location" || name == "content-location"), r["magic_locations"] as? Bool == true {
             value = value.isEmpty ? target : "\(target)/\(value)"
@@ -124,7 +128,9 @@ struct CacheTestsCorpus {
       }
       guard let response else { return "request \(reqNum) failed (no response)" }
       served.append(response)
-      if let failure = checkResponse(r, reqNum: reqNum, response, uuid: uuid, method: method) { return failure }
+      if let failure = checkResponse(r, reqNum: reqNum, response, uuid: uuid, method: method) {
+        return failure
+      }
       if r["pause_after"] as? Bool == true { sim.now += 3 }
     }
     return checkServer(c.requests, served, serverState)
