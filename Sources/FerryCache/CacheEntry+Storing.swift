@@ -33,8 +33,7 @@ extension CacheEntry {
     if !CacheFields.contains("date", in: replacing) {
       replacing.append((name: "date", value: HTTPDate.format(responseTime)))
     }
-    var names: [String] = []
-    for field in replacing where !names.contains(field.name) { names.append(field.name) }
+    let names = Set(replacing.map(\.name))
     var merged = headers.filter { !names.contains($0.name) }
     merged += replacing
     var entry = self

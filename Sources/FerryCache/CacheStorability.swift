@@ -16,7 +16,8 @@ public enum CacheStorability: Sendable, Equatable {
     case privateInShared = "private_in_shared"
     /// Authorization in a shared cache without `public`, `s-maxage` or `must-revalidate` (3.5).
     case authorization
-    /// `Vary: *` never matches a later request, so it is not stored.
+    /// `Vary: *` never matches a later request, so it is not stored (nor a `Vary` of more than
+    /// `VaryRule.maxNames` fields).
     case varyStar = "vary_star"
     /// The request's `Range`, `If-Range`, `If-Match` or `If-Unmodified-Since`.
     case partialRequest = "partial_request"
@@ -50,11 +51,7 @@ public enum CacheStorability: Sendable, Equatable {
       || CacheFields.contains("expires", in: headers) || control.isPublic
       || (!shared && control.isPrivate)
     guard explicit || Freshness.isCacheableByDefault(status) else { return .notStorable(.status) }
-    if let vary = CacheFields.combined("vary", in: headers),
-      CacheFields.listMembers(vary).contains(where: { $0 == "*" })
-    {
-      return .notStorable(.varyStar)
-    }
+    if VaryRule.names(headers).contains("*") { return .notStorable(.varyStar) }
     return .storable
   }
 
@@ -63,9 +60,9 @@ public enum CacheStorability: Sendable, Equatable {
   /// A private cache keeps `Set-Cookie` as RFC 9111 3.1 asks; the driver must not feed a served
   /// entry's cookies into the jar again (they were applied when the response arrived).
   static func storedHeaders(_ headers: CacheHeaderList, shared: Bool) -> CacheHeaderList {
-    var connectionNamed: [String] = []
+    var connectionNamed: Set<String> = []
     for field in headers where field.name == "connection" {
-      connectionNamed += CacheFields.listMembers(field.value).map { $0.lowercased() }
+      for member in CacheFields.listMembers(field.value) { connectionNamed.insert(member.lowercased()) }
     }
     return headers.filter { field in
       !isUnstored(field.name) && !connectionNamed.contains(field.name)

@@ -1,14 +1,22 @@
 /// The secondary key of RFC 9111 4.1: the request fields a response's `Vary` names.
 public enum VaryRule {
+  /// More distinct names than this and the response is treated as `Vary: *` (not stored): a
+  /// server cannot make every lookup compare thousands of fields.
+  public static let maxNames = 32
+
   /// The field names `Vary` lists in `responseHeaders`, lower-cased, in order, without
-  /// repeats; `["*"]` when it lists `*`.
+  /// repeats; `["*"]` when it lists `*` or more than `maxNames` names.
   public static func names(_ responseHeaders: CacheHeaderList) -> [String] {
     guard let vary = CacheFields.combined("vary", in: responseHeaders) else { return [] }
     var names: [String] = []
+    var seen: Set<String> = []
     for member in CacheFields.listMembers(vary) {
       let name = member.lowercased()
       if name == "*" { return ["*"] }
-      if !names.contains(name) { names.append(name) }
+      if seen.insert(name).inserted {
+        guard names.count < maxNames else { return ["*"] }
+        names.append(name)
+      }
     }
     return names
   }
