@@ -56,3 +56,13 @@ func matchesTheFieldsVaryNames(
       Fix.decide(Fix.request("GET", Fix.url, [("accept-language", "de")]), [english, french], at: Fix.t0))
       == "fetch")
 }
+
+@Test func aVaryOfTooManyFieldsIsNotStored() {
+  let many = (0..<5000).map { "x-\($0)" }.joined(separator: ", ")
+  #expect(VaryRule.names([("vary", many)]).first == "*")
+  let verdict = CacheStorability(
+    request: Fix.request(), status: 200, headers: [("cache-control", "max-age=60"), ("vary", many)])
+  #expect(verdict == .notStorable(.varyStar))
+  let enough = (0..<VaryRule.maxNames).map { "X-\($0)" }.joined(separator: ",")
+  #expect(VaryRule.names([("vary", enough + ", x-0")]).count == VaryRule.maxNames)
+}
