@@ -27,7 +27,7 @@ public struct CacheControl: Sendable, Equatable {
   /// The directives of all `cache-control` lines of `headers`.
   public init(headers: CacheHeaderList) {
     for field in headers where field.name == "cache-control" {
-      for member in CacheFields.listMembers(field.value) { apply(member) }
+      CacheFields.forEachMember(Substring(field.value)) { apply($0) }
     }
   }
 
@@ -39,15 +39,17 @@ public struct CacheControl: Sendable, Equatable {
   private mutating func apply(_ member: Substring) {
     var name = member
     var argument: Substring?
-    if let equals = member.firstIndex(of: "=") {
+    let bytes = member.utf8
+    if let equals = bytes.firstIndex(of: 0x3D) {
       name = CacheFields.trimmed(member[member.startIndex..<equals])
-      var value = CacheFields.trimmed(member[member.index(after: equals)...])
-      if value.count >= 2, value.first == "\"", value.last == "\"" {
-        value = value.dropFirst().dropLast()
+      var value = CacheFields.trimmed(member[bytes.index(after: equals)...])
+      let v = value.utf8
+      if v.count >= 2, v.first == 0x22, v.last == 0x22 {
+        value = value[v.index(after: v.startIndex)..<v.index(before: v.endIndex)]
       }
       argument = value
     }
-    switch name.lowercased() {
+    switch CacheFields.asciiLowercased(name) {
     case "max-age": Self.setOnce(&maxAge, argument)
     case "s-maxage": Self.setOnce(&sMaxAge, argument)
     case "min-fresh": Self.setOnce(&minFresh, argument)

@@ -5,8 +5,13 @@
 public struct CacheEntry: Sendable {
   public var key: CacheKey
   public var status: Int
-  /// Stored response header fields (hop-by-hop fields and `Set-Cookie` removed).
-  public var headers: CacheHeaderList
+  /// Stored response header fields (hop-by-hop fields, and `Set-Cookie` in a shared cache,
+  /// removed).
+  public var headers: CacheHeaderList {
+    didSet { control = CacheControl(headers: headers) }
+  }
+  /// The response's `Cache-Control`, parsed once per entry rather than once per lookup.
+  public private(set) var control: CacheControl
   /// The request's values of the fields the response's `Vary` names (normalised; nil when the
   /// request had none), to match later requests against (RFC 9111 4.1).
   public var varyValues: [(name: String, value: String?)]
@@ -20,13 +25,11 @@ public struct CacheEntry: Sendable {
     self.key = key
     self.status = status
     self.headers = headers
+    self.control = CacheControl(headers: headers)
     self.varyValues = varyValues
     self.requestTime = requestTime
     self.responseTime = responseTime
   }
-
-  /// The response's `Cache-Control` (parsed on demand: entries are looked at once per lookup).
-  public var control: CacheControl { CacheControl(headers: headers) }
 
   public var etag: String? { CacheFields.first("etag", in: headers) }
   public var lastModified: String? { CacheFields.first("last-modified", in: headers) }

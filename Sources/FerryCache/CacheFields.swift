@@ -27,48 +27,78 @@ public enum CacheFields {
     headers.contains { $0.name == name }
   }
 
+  // The scanners below walk UTF-8 bytes, not Characters (grapheme breaking costs several times
+  // more); every index they cut at is an ASCII byte's, so it is a valid String index.
+
   /// `text` without leading and trailing spaces and tabs.
   static func trimmed(_ text: Substring) -> Substring {
-    var start = text.startIndex
-    var end = text.endIndex
-    while start < end, isSpace(text[start]) { start = text.index(after: start) }
-    while end > start, isSpace(text[text.index(before: end)]) { end = text.index(before: end) }
+    let bytes = text.utf8
+    var start = bytes.startIndex
+    var end = bytes.endIndex
+    while start < end, isSpace(bytes[start]) { start = bytes.index(after: start) }
+    while end > start {
+      let last = bytes.index(before: end)
+      guard isSpace(bytes[last]) else { break }
+      end = last
+    }
     return text[start..<end]
   }
 
-  static func isSpace(_ c: Character) -> Bool { c == " " || c == "\t" }
+  static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 
   /// The members of a comma-separated list (quoted strings kept whole), trimmed, empty ones
   /// dropped.
   static func listMembers(_ value: String) -> [Substring] {
     var members: [Substring] = []
-    var start = value.startIndex
-    var index = value.startIndex
-    var inQuotes = false
-    while index < value.endIndex {
-      let c = value[index]
-      if c == "\"" {
-        inQuotes.toggle()
-      } else if c == "\\" && inQuotes {
-        index = value.index(after: index)
-        if index == value.endIndex { break }
-      } else if c == "," && !inQuotes {
-        let member = trimmed(value[start..<index])
-        if !member.isEmpty { members.append(member) }
-        start = value.index(after: index)
-      }
-      index = value.index(after: index)
-    }
-    let member = trimmed(value[start..<value.endIndex])
-    if !member.isEmpty { members.append(member) }
+    forEachMember(Substring(value)) { members.append($0) }
     return members
   }
 
+  /// Calls `body` with each member of a comma-separated list, as `listMembers` returns them,
+  /// without building the array.
+  static func forEachMember(_ value: Substring, _ body: (Substring) -> Void) {
+    let bytes = value.utf8
+    var start = bytes.startIndex
+    var index = bytes.startIndex
+    var inQuotes = false
+    while index < bytes.endIndex {
+      let byte = bytes[index]
+      if byte == 0x22 {
+        inQuotes.toggle()
+      } else if byte == 0x5C && inQuotes {
+        index = bytes.index(after: index)
+        if index == bytes.endIndex { break }
+      } else if byte == 0x2C && !inQuotes {
+        let member = trimmed(value[start..<index])
+        if !member.isEmpty { body(member) }
+        start = bytes.index(after: index)
+      }
+      index = bytes.index(after: index)
+    }
+    let member = trimmed(value[start..<bytes.endIndex])
+    if !member.isEmpty { body(member) }
+  }
+
+  /// `text` lower-cased (ASCII), without a copy when it has no upper-case letter.
+  static func asciiLowercased(_ text: Substring) -> Substring {
+    guard text.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return text }
+    return Substring(text.lowercased())
+  }
+
   /// A field value normalised for comparison (Vary): lines joined, list members trimmed and
-  /// joined with `, `; case kept.
+  /// joined with `, `; case kept. One line with nothing to trim and no comma is returned as it is.
   static func normalisedValue(_ name: String, in headers: CacheHeaderList) -> String? {
-    guard let joined = combined(name, in: headers) else { return nil }
-    return listMembers(joined).joined(separator: ", ")
+    var lines = 0
+    var only: String?
+    for field in headers where field.name == name {
+      lines += 1
+      only = field.value
+    }
+    guard let only else { return nil }
+    if lines == 1, !only.utf8.contains(0x2C), trimmed(Substring(only)).utf8.count == only.utf8.count {
+      return only
+    }
+    return listMembers(combined(name, in: headers) ?? "").joined(separator: ", ")
   }
 
   /// A non-negative integer of decimal digits only, clamped to 2^31 (RFC 9111 1.2.2), or nil.

@@ -27,23 +27,26 @@ public struct CacheURL: Sendable, Hashable {
 
   /// Parses an absolute `http(s)` URL; nil for other schemes, userinfo, or a bad authority.
   public init?(_ url: String) {
-    guard let colon = url.firstIndex(of: ":") else { return nil }
-    let scheme = url[..<colon].lowercased()
+    // UTF-8 scanning throughout: every cut is at an ASCII byte (see CacheFields).
+    let bytes = url.utf8
+    guard let colon = bytes.firstIndex(of: 0x3A) else { return nil }
+    let scheme = String(CacheFields.asciiLowercased(url[..<colon]))
     guard scheme == "http" || scheme == "https" else { return nil }
-    let rest = url[url.index(after: colon)...]
-    guard rest.hasPrefix("//") else { return nil }
-    let afterSlashes = rest.dropFirst(2)
-    let authorityEnd = afterSlashes.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" }
-    let authority = afterSlashes[..<(authorityEnd ?? afterSlashes.endIndex)]
-    guard !authority.contains("@"),
+    let rest = url[bytes.index(after: colon)...]
+    guard rest.utf8.starts(with: [0x2F, 0x2F]) else { return nil }
+    let afterSlashes = rest[rest.utf8.index(rest.startIndex, offsetBy: 2)...]
+    let authorityEnd =
+      afterSlashes.utf8.firstIndex { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 } ?? afterSlashes.endIndex
+    let authority = afterSlashes[..<authorityEnd]
+    guard !authority.utf8.contains(0x40),
       let (host, port) = Self.hostAndPort(authority, defaultPort: scheme == "http" ? 80 : 443)
     else { return nil }
-    var target = afterSlashes[(authorityEnd ?? afterSlashes.endIndex)...]
-    if let hash = target.firstIndex(of: "#") { target = target[..<hash] }
+    var target = afterSlashes[authorityEnd...]
+    if let hash = target.utf8.firstIndex(of: 0x23) { target = target[..<hash] }
     self.scheme = scheme
     self.host = host
     self.port = port
-    self.target = target.first == "/" ? target : Substring("/" + target)
+    self.target = target.utf8.first == 0x2F ? target : Substring("/" + target)
   }
 
   /// A reference (`Location`, `Content-Location`) resolved against this URL (RFC 3986 5.2, with
@@ -75,17 +78,18 @@ public struct CacheURL: Sendable, Hashable {
   private static func hostAndPort(_ authority: Substring, defaultPort: Int) -> (String, Int?)? {
     var hostPart = authority
     var portPart: Substring?
-    if authority.first == "[" {
-      guard let close = authority.firstIndex(of: "]") else { return nil }
+    let bytes = authority.utf8
+    if bytes.first == 0x5B {
+      guard let close = bytes.firstIndex(of: 0x5D) else { return nil }
       hostPart = authority[...close]
-      let after = authority[authority.index(after: close)...]
+      let after = authority[bytes.index(after: close)...]
       if !after.isEmpty {
-        guard after.first == ":" else { return nil }
-        portPart = after.dropFirst()
+        guard after.utf8.first == 0x3A else { return nil }
+        portPart = after[after.utf8.index(after: after.startIndex)...]
       }
-    } else if let colon = authority.lastIndex(of: ":") {
+    } else if let colon = bytes.lastIndex(of: 0x3A) {
       hostPart = authority[..<colon]
-      portPart = authority[authority.index(after: colon)...]
+      portPart = authority[bytes.index(after: colon)...]
     }
     guard !hostPart.isEmpty else { return nil }
     var port: Int?
@@ -95,7 +99,7 @@ public struct CacheURL: Sendable, Hashable {
       else { return nil }
       port = value == defaultPort ? nil : value
     }
-    return (hostPart.lowercased(), port)
+    return (String(CacheFields.asciiLowercased(hostPart)), port)
   }
 
   /// RFC 3986 5.2.4 on a path with an optional query.

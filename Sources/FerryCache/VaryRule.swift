@@ -11,7 +11,7 @@ public enum VaryRule {
     var names: [String] = []
     var seen: Set<String> = []
     for member in CacheFields.listMembers(vary) {
-      let name = member.lowercased()
+      let name = String(CacheFields.asciiLowercased(member))
       if name == "*" { return ["*"] }
       if seen.insert(name).inserted {
         guard names.count < maxNames else { return ["*"] }
