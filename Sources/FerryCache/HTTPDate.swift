@@ -26,14 +26,17 @@ public enum HTTPDate {
     return asctimeRest(&scanner)
   }
 
-  /// `Sun, 06 Nov 1994 08:49:37 GMT` for `seconds` since the epoch.
-  public static func format(_ seconds: Int64) -> String {
+  /// `Sun, 06 Nov 1994 08:49:37 GMT` for `seconds` since the epoch, clamped to the years
+  /// 0001–9999 (so no instant overflows the arithmetic or prints a year the grammar lacks).
+  public static func format(_ unclamped: Int64) -> String {
+    let seconds = min(max(unclamped, -62_135_596_800), 253_402_300_799)
     let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
     let secondOfDay = seconds - days * 86_400
     let (year, month, day) = civil(fromDays: days)
     let weekday = weekdays[Int(((days % 7) + 7) % 7)]
     func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    return "\(weekday), \(two(day)) \(months[Int(month) - 1]) \(year) "
+    let yearText = String(repeating: "0", count: max(0, 4 - "\(year)".count)) + "\(year)"
+    return "\(weekday), \(two(day)) \(months[Int(month) - 1]) \(yearText) "
       + "\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
   }
 

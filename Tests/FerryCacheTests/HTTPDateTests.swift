@@ -30,6 +30,8 @@ func rejectsWhatIsNoHTTPDate(text: String) {
   #expect(HTTPDate.format(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
   #expect(HTTPDate.format(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
   #expect(HTTPDate.format(-1) == "Wed, 31 Dec 1969 23:59:59 GMT")
+  #expect(HTTPDate.format(Int64.max) == "Fri, 31 Dec 9999 23:59:59 GMT")
+  #expect(HTTPDate.format(Int64.min) == "Mon, 01 Jan 0001 00:00:00 GMT")
   for seconds in stride(from: Int64(-86_400 * 400), to: 4_102_444_800, by: 9_876_543) {
     #expect(HTTPDate.parse(HTTPDate.format(seconds)) == seconds)
   }
