@@ -83,6 +83,14 @@ def targets(r):
     n = r["b4"]["connections"]
     add(f"B4 {n} idle client connections at once, each answers a ping", f"all {n}", n, lambda v: True,
         "all {}")
+    if "b6" in r:
+        b6 = r["b6"]
+        acks = b6["rows"]["durable normal"]["acks_per_s"]["median"]
+        add("B6 durable jobs acknowledged per second, journal.sync normal", "≥ 10 000/s", acks,
+            lambda v: v >= 10_000, "{:,.0f}/s")
+        start = b6["first_transfer_ms"]["max"]
+        add(f"B6 start to the first resumed transfer with {b6['resume_jobs']:,} jobs journaled (max)", "≤ 1 000 ms",
+            start, lambda v: v <= 1000, "{:.0f} ms")
     return out
 
 
@@ -250,6 +258,28 @@ def b4_b5_tables(r):
     ]
 
 
+def b6_table(r):
+    b6 = r.get("b6")
+    if not b6:
+        return []
+    lines = [
+        "", f"## B6 durable jobs ({b6['clients']} clients; a fresh daemon and journal each run)", "",
+        f"Acknowledged: each client sends {b6['jobs']:,} jobs at once to a session with one slot (the rest "
+        "wait), timed until every `queued`. Whole jobs: the same number each, "
+        f"{b6['window']} in flight, to a closed loopback port (every record of a job's life journaled). "
+        "Ping: another client's round trip meanwhile, p99.", "",
+        "| jobs | acknowledged/s | CPU µs per ack | whole jobs/s | CPU µs per job | bystander ping p99, ms |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, row in b6["rows"].items():
+        lines.append(
+            f"| {name} | {fmt(row['acks_per_s'])} | {fmt(row['cpu_us_per_ack'], '', 1)} | {fmt(row['jobs_per_s'])} | "
+            f"{fmt(row['cpu_us_per_job'], '', 1)} | {fmt(row['ping_p99_ms'], '', 1)} |")
+    lines += ["", f"Start of a daemon with {b6['resume_jobs']:,} jobs journaled to its first resumed transfer: "
+              f"{fmt(b6['first_transfer_ms'], ' ms')}."]
+    return lines
+
+
 def ceiling(protocol):
     cpu = protocol["tools"]["ferryd"]["cpu_us_per_job"]["median"]
     return f"{1e6 / cpu:,.0f} jobs/s" if cpu else "—"
@@ -267,7 +297,7 @@ def notes():
 def markdown(r):
     lines = header(r) + b1_tables(r)
     if "b2" in r:
-        lines += b2_b3_tables(r) + b4_b5_tables(r)
+        lines += b2_b3_tables(r) + b4_b5_tables(r) + b6_table(r)
     lines += notes()
     if r["smoke"]:
         lines.insert(1, "\n**Smoke run: tiny sizes, one run each; not a measurement.**")

@@ -24,14 +24,17 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import b1_throughput  # noqa: E402
 import b2_oneshot  # noqa: E402
 import b3_large  # noqa: E402
+import b6_durable  # noqa: E402
 import b4_scale  # noqa: E402
 import report  # noqa: E402
 from harness import BENCH_DIR, BenchError, Daemon, Nginx, raise_nofile  # noqa: E402
 
 FULL = {"reps": 5, "b1_jobs": 20_000, "window": 50, "deep_window": 1000, "wrk_seconds": 3, "b2_runs": 60, "b2_warmup": 5,
-        "b3_bytes": 256 << 20, "b4_jobs": 10_000, "b4_connections": 1000}
+        "b3_bytes": 256 << 20, "b4_jobs": 10_000, "b4_connections": 1000,
+        "b6_reps": 3, "b6_jobs": 5000, "b6_resume_jobs": 10_000}
 SMOKE = {"reps": 1, "b1_jobs": 200, "window": 50, "deep_window": 100, "wrk_seconds": 1, "b2_runs": 5, "b2_warmup": 1,
-         "b3_bytes": 8 << 20, "b4_jobs": 500, "b4_connections": 100}
+         "b3_bytes": 8 << 20, "b4_jobs": 500, "b4_connections": 100,
+         "b6_reps": 1, "b6_jobs": 200, "b6_resume_jobs": 500}
 
 
 class Context:
@@ -132,6 +135,9 @@ def run_all(ctx):
             shutil.rmtree(files, ignore_errors=True)
         results["loads"]["B4"] = loadavg()
         results["b4"] = b4_scale.run(ctx, ctx.start_daemon)
+        results["loads"]["B6"] = loadavg()
+        results["b6"] = b6_durable.run(ctx.products, ctx.workdir, reps=ctx.b6_reps, jobs=ctx.b6_jobs,
+                                       resume_jobs=ctx.b6_resume_jobs, log=ctx.log)
     finally:
         ctx.nginx.stop()
     return finish(ctx, results)

@@ -90,11 +90,14 @@ import FerryWire
   /// Hands the outbox to the connection.
   private func flush() {
     flushTimer?.cancel()
-    guard outbox.count > 0, !isGone else { return }
-    // Group commit: what the journal holds is committed before any line of it goes out.
+    guard !isGone else { return }
+    // Group commit: what the journal holds is committed before any line of it goes out (the
+    // flush may release held lines of durable jobs into this outbox).
     if daemon.journalPending { daemon.flushJournal() }
+    guard outbox.count > 0, !isGone else { return }
     outbox.withBytes { connection.write(UnsafeRawBufferPointer($0)) }
-    if !collectedResults.isEmpty {
+    // A write that failed (the peer is gone) collected nothing: connectionDidClose says so.
+    if !collectedResults.isEmpty, !connection.isClosed {
       daemon.resultsCollected(collectedResults)
       collectedResults.removeAll()
     }
@@ -206,6 +209,12 @@ extension Client: BufferedConnectionDelegate {
 
   func connectionDidClose(_ connection: BufferedConnection, error: LoopError?) {
     isGone = true
+    // Terminal lines of durable jobs that never reached the client: their results wait for
+    // `attach` (and detached_ttl_s), as if the job had ended with nobody attached.
+    if !collectedResults.isEmpty {
+      daemon.resultsNotCollected(collectedResults)
+      collectedResults.removeAll()
+    }
     let live = jobs.values.map(\.serial)
     jobs.removeAll()
     daemon.clientClosed(self, jobs: live)

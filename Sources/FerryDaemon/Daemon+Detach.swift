@@ -16,8 +16,8 @@ extension Daemon {
   }
 
   /// One encoded event line of a detached job, recorded for `attach`.
-  func recordDetached(_ run: JobRun, line: [UInt8], isTerminal: Bool) {
-    table.recorded(run.serial, line: line, isTerminal: isTerminal)
+  func recordDetached(_ run: JobRun, line: [UInt8], seq: Int, isTerminal: Bool) {
+    table.recorded(run.serial, line: line, isTerminal: isTerminal, seq: seq)
   }
 
   /// The job's events go to `newClient` from now on (attach), or to nobody (its client went

@@ -93,25 +93,14 @@ extension Daemon {
     }
     // The URL (its query string included) is held in memory as much as a body is.
     let held = (request.body?.inMemoryBytes ?? 0) + request.url.utf8.count
-    var journalKey: JournalKey?
     let resendSafe =
       !isDurable || merged.retry?.anyMethod == true || ResumeRule.idempotentMethods.contains(request.method)
       || request.headers.contains { $0.name.lowercased() == "idempotency-key" }
+    var journal: Journal?
     if isDurable {
-      // Committed before anything of the job goes out: its `queued` is the acknowledgement.
-      let submission = JournalSubmission(
-        id: id, uid: client.credentials?.uid, session: session.name, lane: merged.lane,
-        method: request.method,
-        declaresResendSafe: resendSafe, line: Array(line))
-      guard let journal = openJournal() else {
+      journal = openJournal()
+      if journal == nil {
         return fail(WireError(.journalFailed, "the journal cannot be opened"), id: id, client: client)
-      }
-      do throws(StoreError) {
-        journalKey = try journal.commitSubmitted(submission)
-      } catch {
-        logger.warning("durable job refused: journal write failed", ["job": id, "error": "\(error)"])
-        return fail(
-          WireError(.journalFailed, "the journal cannot be written: \(error)"), id: id, client: client)
       }
     }
     nextSerial += 1
@@ -121,19 +110,28 @@ extension Daemon {
     table.submitted(
       serial, session: session.name, lane: merged.lane, client: client.serial, uid: client.credentials?.uid,
       clientJobs: client.jobs.count,
-      heldRequestBytes: held, detached: detachedKey, nowMs: clock(session), into: &actions)
+      heldRequestBytes: held, detached: detachedKey, durable: isDurable, nowMs: clock(session), into: &actions
+    )
     if case .refuse(_, let error) = actions.first {
-      if let journalKey { resultsCollected([journalKey]) }
       return fail(error, id: id, client: client)
     }
     let baseline = outputKey.map { claimOutput($0, serial: serial) }
     let run = JobRun(
       serial: serial, id: id, job: merged, request: request, heldRequestBytes: held, session: session,
       profile: profile, client: client, outputBaseline: baseline, daemon: self)
-    if let journalKey {
-      run.journalKey = journalKey
+    if let journal {
+      // Group commit: staged now, committed with the rest of the iteration's records; the
+      // job's lines (its `queued`, the acknowledgement, first) and its start wait for that.
+      let submission = JournalSubmission(
+        id: id, uid: client.credentials?.uid, session: session.name, lane: merged.lane,
+        method: request.method, declaresResendSafe: resendSafe, line: Array(line))
+      let key = journal.submitted(submission)
+      run.journalKey = key
       run.journalOwner = detachedKey
       run.isResendSafe = resendSafe
+      run.holdUntilCommitted()
+      awaitingCommit.append(run)
+      journalStaged()
     }
     jobs[serial] = run
     client.accepted(run)
@@ -170,6 +168,10 @@ extension Daemon {
     perform(actions)
     recycle(&actions)
     if run.isDetached, run.client == nil { logger.debug("detached result waits for attach", ["job": run.id]) }
+    if needsResultExpiry {
+      needsResultExpiry = false
+      armResultExpiry()
+    }
     run.client?.letGo(of: run)
     shutdownProgress()
   }
@@ -216,6 +218,7 @@ extension Daemon {
       case .sendError(let client, let error, let id): clients[client]?.send(.error(error, id: id))
       case .budgetMayHaveRoom(let serial):
         if let client = clients[serial] { outputDrained(client) }
+      case .abandon(let serial): if let run = job(serial) { abandon(run) }
       }
     }
   }

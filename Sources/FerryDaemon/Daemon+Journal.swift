@@ -59,15 +59,55 @@ extension Daemon {
     if journalTimer?.isScheduled == false { journalTimer?.schedule(afterMs: 0) }
   }
 
-  /// Commits what is staged: one transaction (group commit).
+  /// Commits what is staged: one transaction (group commit), then lets the jobs it made
+  /// durable go on (their `queued` goes out) and refuses those it could not (`journal_failed`).
+  /// What those jobs do next (a start) is staged again and committed before this returns, so
+  /// no line leaves whose record the journal does not hold.
   func flushJournal() {
     journalPending = false
     journalTimer?.cancel()
     guard let journal else { return }
-    let report = journal.flush()
-    if let error = report.error {
-      logger.error(
-        "journal write failed", ["error": "\(error)", "jobs_behind": "\(report.unrecorded.count)"])
+    // Two rounds at most in practice: the second holds what the released jobs did.
+    while journal.stagedCount > 0 {
+      // The list taken whole, an emptied one left in its place (no allocation per flush); a
+      // flush that a released job makes (its start) takes its own.
+      var settling: [JobRun] = []
+      swap(&settling, &spareAwaiting)
+      swap(&settling, &awaitingCommit)
+      let report = journal.flush()
+      if let error = report.error {
+        logger.error(
+          "journal write failed",
+          [
+            "error": "\(error)", "jobs_refused": "\(report.refused.count)",
+            "jobs_behind": "\(report.unrecorded.count)",
+          ])
+      }
+      settle(settling, report)
+      settling.removeAll(keepingCapacity: true)
+      swap(&settling, &spareAwaiting)
+      journalPending = false
+      journalTimer?.cancel()
+    }
+  }
+
+  /// The jobs whose submissions the flush was about: committed ones go on, refused ones end.
+  private func settle(_ runs: [JobRun], _ report: FlushReport) {
+    guard !runs.isEmpty else { return }
+    if report.refused.isEmpty {
+      for run in runs { run.journalCommitted() }
+      return
+    }
+    let refused = Set(report.refused)
+    let error = WireError(
+      .journalFailed, "the journal cannot be written: \(report.error.map { "\($0)" } ?? "not committed")")
+    for run in runs {
+      if let key = run.journalKey, refused.contains(key) {
+        logger.warning("durable job refused: journal write failed", ["job": run.id])
+        run.journalRefused(error)
+      } else {
+        run.journalCommitted()
+      }
     }
   }
 
@@ -83,7 +123,10 @@ extension Daemon {
       default: outcome = .failed
       }
       journal.ended(key, seq: seq, line: line, outcome: outcome)
-      if run.client == nil, let owner = run.journalOwner { journaledResults[owner] = key }
+      if run.client == nil, let owner = run.journalOwner {
+        journaledResults[owner] = key
+        needsResultExpiry = true
+      }
     } else {
       journal.eventSent(key, seq: seq, line: line)
     }
@@ -97,6 +140,44 @@ extension Daemon {
     journalStaged()
   }
 
+  /// Terminal lines of these durable jobs were queued to a client that went away before they
+  /// were written: the results were not collected. They stay in the journal and wait for
+  /// `attach` in the job table again, read back from what the journal committed (a rare path:
+  /// one read of the journal per such client).
+  func resultsNotCollected(_ keys: [JournalKey]) {
+    guard let journal else { return }
+    flushJournal()
+    let wanted = Set(keys)
+    guard let recovered = try? journal.recover() else { return }
+    let now = loop.now()
+    for job in recovered where wanted.contains(job.key) {
+      guard let terminal = job.terminal else { continue }
+      let owner = JobTable.DetachedKey(uid: job.submission.uid, id: job.submission.id)
+      // The id taken again meanwhile: the next start decides (it keeps the newer job).
+      guard !table.isDetachedIDTaken(owner) else { continue }
+      table.restoreResult(owner, lines: job.events + [terminal], orphanedSinceMs: now)
+      journaledResults[owner] = job.key
+    }
+    armResultExpiry()
+  }
+
+  /// Results of durable jobs leave the journal when they expire, at once: a timer for the
+  /// oldest waiting result, armed again for the next each time it fires.
+  func armResultExpiry() {
+    guard !journaledResults.isEmpty, let delay = table.nextDetachedExpiryMs(nowMs: loop.now()) else {
+      resultExpiryTimer?.cancel()
+      return
+    }
+    if resultExpiryTimer == nil {
+      resultExpiryTimer = Timer(loop: loop) { [unowned self] in
+        self.table.expireDetached(nowMs: self.loop.now())
+        self.reconcileJournaledResults()
+        self.armResultExpiry()
+      }
+    }
+    resultExpiryTimer?.schedule(afterMs: Int(min(delay, UInt64(Int32.max))))
+  }
+
   /// After `attach` or an expiry: results the job table no longer holds are gone from the
   /// journal too; those `client` took are removed once written to it.
   func reconcileJournaledResults(attachedBy client: Client? = nil, id: String? = nil) {
@@ -107,19 +188,43 @@ extension Daemon {
     }
   }
 
-  /// `{"op":"jobs"}`: the caller's durable jobs that are live or hold a result (root: all).
+  /// `{"op":"jobs"}`: the caller's detached and durable jobs that are live or hold a result
+  /// not yet collected (root: every user's). Durable ones as the journal has committed them,
+  /// then the plain detached ones from the job table.
   func jobsPayload(for client: Client) -> JSONObject {
     var list: [JSONValue] = []
-    if let uid = client.credentials?.uid, let journal = openJournalIfPresent() {
-      flushJournal()
-      for job in (try? journal.jobs(visibleTo: uid)) ?? [] {
-        var o = JSONObject()
-        o.append(key: "id", value: .string(job.id))
-        o.append(key: "session", value: .string(job.session))
-        o.append(key: "phase", value: .string(job.phase.name))
-        o.append(key: "seq", value: .number(JSONNumber(job.seq)))
-        o.append(key: "durable", value: .bool(true))
-        list.append(.object(o))
+    func entry(_ id: String, _ session: String, _ phase: String, _ seq: Int, durable: Bool) {
+      var o = JSONObject()
+      o.append(key: "id", value: .string(id))
+      o.append(key: "session", value: .string(session))
+      o.append(key: "phase", value: .string(phase))
+      o.append(key: "seq", value: .number(JSONNumber(seq)))
+      o.append(key: "durable", value: .bool(durable))
+      list.append(.object(o))
+    }
+    if let uid = client.credentials?.uid {
+      if let journal = openJournalIfPresent() {
+        flushJournal()
+        for job in (try? journal.jobs(visibleTo: uid)) ?? [] {
+          entry(job.id, job.session, job.phase.name, job.seq, durable: true)
+        }
+      }
+      table.expireDetached(nowMs: loop.now())
+      reconcileJournaledResults()
+      for job in table.plainDetachedJobs(visibleTo: uid) {
+        guard let serial = job.serial else {
+          entry(job.id, job.session, "ended", job.seq, durable: false)
+          continue
+        }
+        guard let run = jobs[serial] else { continue }
+        let phase: String
+        switch run.lifecycle.phase {
+        case .queued: phase = "queued"
+        case .running: phase = "running"
+        case .backingOff: phase = "waiting_retry"
+        case .finished: phase = "ended"
+        }
+        entry(job.id, job.session, phase, run.lifecycle.seq, durable: false)
       }
     }
     var payload = JSONObject()

@@ -44,6 +44,7 @@ extension Daemon {
       }
     }
     flushJournal()
+    armResultExpiry()
     logger.notice(
       "journal recovered",
       [
@@ -111,7 +112,7 @@ extension Daemon {
     var actions: [JobTable.Action] = []
     table.submitted(
       serial, session: session.name, lane: merged.lane, client: 0, uid: owner.uid, clientJobs: 0,
-      heldRequestBytes: held, detached: owner, nowMs: loop.now(), into: &actions)
+      heldRequestBytes: held, detached: owner, durable: true, nowMs: loop.now(), into: &actions)
     if case .refuse(_, let error) = actions.first {
       endRecovered(job, owner: owner, error)
       return nil

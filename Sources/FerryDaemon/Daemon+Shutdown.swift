@@ -15,7 +15,9 @@ enum ShutdownState: Equatable {
 }
 
 /// SIGTERM and SIGINT: stop accepting, let running jobs finish for the grace period, cancel
-/// the rest with reason `shutdown`, flush every client, exit 0.
+/// the rest with reason `shutdown`, flush every client, exit 0. Durable jobs do not end: the
+/// journal keeps them (waiting ones at once, running ones when the grace period ends) and the
+/// next start gives them back, as after a crash; their clients are told nothing terminal.
 extension Daemon {
   func beginShutdown(signal: Int32) {
     guard case .running = shutdown else {
@@ -50,6 +52,16 @@ extension Daemon {
     timer.schedule(afterMs: 2_000)
     shutdownTimer = timer
     shutdownProgress()
+  }
+
+  /// A durable job the job table let go at shutdown (`abandon`): its transfer stops, nothing
+  /// is sent or journaled, its partial output stays for the next start.
+  func abandon(_ run: JobRun) {
+    guard jobs.removeValue(forKey: run.serial) != nil else { return }
+    run.abandon()
+    releaseOutput(of: run)
+    logger.debug("durable job left to the journal", ["job": run.id])
+    run.client?.letGo(of: run)
   }
 
   /// Moves shutdown on when the jobs, then the clients, are gone.

@@ -55,6 +55,16 @@ import FerryWire
   /// Results of durable jobs that ended with nobody attached, by owner and id: their journal
   /// rows go when `attach` takes them or they expire.
   var journaledResults: [JobTable.DetachedKey: JournalKey] = [:]
+  /// Removes durable results from the journal when they expire (`armResultExpiry`).
+  var resultExpiryTimer: Timer?
+  /// A durable result began to wait for `attach`: the expiry timer is armed once the job's
+  /// ending is through the job table (`jobFinished`).
+  var needsResultExpiry = false
+  /// Durable jobs whose submissions are staged and not yet committed, in the order staged:
+  /// their lines and starts wait for the flush (`settle`).
+  var awaitingCommit: [JobRun] = []
+  /// The list `awaitingCommit` had, emptied, kept for the next flush (no allocation per flush).
+  var spareAwaiting: [JobRun] = []
 
   /// Builds the daemon from a validated configuration; nothing listens yet.
   public init(config: DaemonConfig, logger: Logger, environment: [String: String]) throws(StartupError) {
@@ -129,6 +139,12 @@ import FerryWire
     recoverJournal()
     loop.run()
     flushJournal()
+    // A clean stop leaves the journal at its smallest: free pages given back, the WAL folded in.
+    if let journal {
+      do throws(StoreError) { try journal.compact() } catch {
+        logger.warning("journal compaction failed", ["error": "\(error)"])
+      }
+    }
     for session in sessions.values { session.engine.shutdown() }
     logger.notice("stopped")
     return 0

@@ -30,7 +30,7 @@ extension JobRun: TransferDelegate {
       let file = try OutputFile(
         path: path, resume: resuming, writeRoots: daemon.config.writeRoots,
         baseline: outputBaseline)
-      if !resuming, job.resume == true { file.storeValidator(validator) }
+      if !resuming, recordsValidator { file.storeValidator(validator) }
       output = file
     } catch {
       abortError = error

@@ -59,6 +59,12 @@ import FerryWire
   var isResendSafe = true
   /// Recovered from the journal after a restart: its `queued` was sent by the last run.
   let isRecovered: Bool
+  /// A durable job whose submission is staged but not committed yet: its lines wait here
+  /// (nil once it is committed, and for every other job), and its transfer does not start,
+  /// until the iteration's flush commits it (`journalCommitted`) or refuses it
+  /// (`journalRefused`). Its `queued` is the acknowledgement.
+  private var heldLines: [UInt8]?
+  private var startHeld = false
 
   init(
     serial: UInt64, id: String, job: Job, request: Request, heldRequestBytes: Int, session: Session,
@@ -86,6 +92,15 @@ import FerryWire
     self.enqueuedAtMs = daemon.loop.now()
   }
 
+  /// A durable GET to a file keeps what identifies its partial file (the validator for
+  /// `If-Range`), so that after a restart the resent request continues its `.part` as
+  /// `resume: true` does (RELIABILITY.md, durable jobs), even when the job did not ask to.
+  var recordsValidator: Bool { job.resume == true || (journalKey != nil && request.method == "GET") }
+
+  /// A durable GET sent again after a restart: it continues its `.part` (checked by `If-Range`
+  /// and `Content-Range`) whether or not it asked for `resume`.
+  var continuesAfterRestart: Bool { isRecovered && journalKey != nil && request.method == "GET" }
+
   /// `max_inline_bytes` when neither the job nor its session sets it (PROTOCOL.md).
   static let defaultMaxInlineBytes = 8 << 20
 
@@ -100,6 +115,12 @@ import FerryWire
   /// The session granted a slot: start the first attempt.
   func start() {
     guard !isFinished else { return }
+    // Nothing of a job leaves before the journal holds it (a request that may not be sent
+    // twice least of all): the start waits for the commit.
+    if heldLines != nil {
+      startHeld = true
+      return
+    }
     if firstStartMs == nil { firstStartMs = daemon.loop.now() }
     let seq = lifecycle.attemptStarted()
     if let key = journalKey {
@@ -117,10 +138,12 @@ import FerryWire
     func ms(_ seconds: Double?) -> Int? { seconds.map { max(1, Int(($0 * 1000).rounded(.up))) } }
     var resumeFrom: Int64?
     var validator: String?
-    if let path = job.output, job.resume == true {
+    if let path = job.output, job.resume == true || continuesAfterRestart {
       let size = (try? SystemFileProbe().size(ofFileAt: path + ".part")) ?? 0
       resumeFrom = size > 0 ? size : nil
       if resumeFrom != nil { validator = OutputFile.storedValidator(for: path) }
+      // Without `resume`, a durable download continues only what `If-Range` can check.
+      if job.resume != true, validator == nil { resumeFrom = nil }
     }
     resumeBase = resumeFrom
     partIsComplete = false
@@ -170,6 +193,46 @@ import FerryWire
   /// whose client went away).
   func moveToClient(_ newClient: Client?) {
     client = newClient
+    // `attach` replayed what was recorded, the held lines with it: they are not sent twice.
+    if heldLines != nil { heldLines = [] }
+  }
+
+  /// Holds the job's lines until its submission is committed (a durable job, just staged).
+  func holdUntilCommitted() {
+    heldLines = []
+  }
+
+  /// The flush committed the job's submission: its held lines go out, and a start that
+  /// waited for the commit happens now.
+  func journalCommitted() {
+    guard let lines = heldLines else { return }
+    heldLines = nil
+    client?.sendLines(lines)
+    if isFinished, let key = journalKey { client?.willCollect(key) }
+    if startHeld {
+      startHeld = false
+      start()
+    }
+  }
+
+  /// The flush could not commit the job's submission: it was never acknowledged, and it is
+  /// refused as a job the daemon did not take is (`failed` at seq 1, `journal_failed`);
+  /// nothing it held is sent, and nothing of it was started.
+  func journalRefused(_ error: WireError) {
+    guard heldLines != nil else { return }
+    heldLines = nil
+    startHeld = false
+    let event = JobEvent.failed(JobFailure(error: error))
+    var line: [UInt8] = []
+    EventEncoder.encode(event, id: id, seq: 1, into: &line)
+    // Not journaled: the journal never had it.
+    journalKey = nil
+    client?.sendLines(line)
+    guard lifecycle.terminal() != nil else { return }
+    pauseTimer?.cancel()
+    retryTimer?.cancel()
+    daemon.recordDetached(self, line: line, seq: 1, isTerminal: true)
+    daemon.jobFinished(self, event: event)
   }
 
   /// The transfer holds a chunk back for its client: the pause runs the idle timeout.
@@ -210,6 +273,20 @@ import FerryWire
     finish(.cancelled(reason))
   }
 
+  /// Stops a durable job at shutdown without an ending (`Daemon.abandon`): nothing of it
+  /// follows, and the journal holds it as it was.
+  func abandon() {
+    guard lifecycle.terminal() != nil else { return }
+    pauseTimer?.cancel()
+    retryTimer?.cancel()
+    transfer?.cancel()
+    transfer = nil
+    // The next start continues what came (a resent download, with If-Range).
+    output?.abandon(keepPartial: true)
+    output = nil
+    heldLines = nil
+  }
+
   /// Sends the terminal event and hands the job back to the daemon.
   func finish(_ event: JobEvent) {
     guard let seq = lifecycle.terminal() else { return }
@@ -226,8 +303,12 @@ import FerryWire
     }
     var line: [UInt8] = []
     EventEncoder.encode(event, id: id, seq: seq, into: &line)
-    daemon.recordDetached(self, line: line, isTerminal: event.isTerminal)
+    daemon.recordDetached(self, line: line, seq: seq, isTerminal: event.isTerminal)
     if let key = journalKey { daemon.journalEvent(self, key: key, seq: seq, line: line, event: event) }
+    if heldLines != nil {
+      heldLines?.append(contentsOf: line)
+      return
+    }
     client?.sendLines(line)
     if let key = journalKey, event.isTerminal { client?.willCollect(key) }
   }

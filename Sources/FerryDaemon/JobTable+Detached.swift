@@ -29,6 +29,30 @@ extension JobTable {
     var replay: ReplayBuffer
     /// When the job ended with no client attached (ms); nil while it lives.
     var orphanedSinceMs: UInt64?
+    /// Its session, and the `seq` of the last event recorded, for `{"op":"jobs"}`.
+    var session = ""
+    var seq = 0
+    /// Durable: the journal lists it (`jobs`), not this record.
+    var isDurable = false
+  }
+
+  /// A plain detached job (not durable) as `{"op":"jobs"}` lists it: live (`serial`) or with
+  /// its result waiting for `attach` (`serial` nil).
+  public struct DetachedListing: Sendable, Equatable {
+    public var id: String
+    public var session: String
+    public var serial: UInt64?
+    public var seq: Int
+  }
+
+  /// The plain detached jobs (not durable) of user `uid` that live or hold a result not yet
+  /// collected; root (uid 0) sees every user's. Oldest first (live jobs by serial, then
+  /// waiting results).
+  public func plainDetachedJobs(visibleTo uid: UInt32) -> [DetachedListing] {
+    detached.compactMap { key, r -> DetachedListing? in
+      guard !r.isDurable, uid == 0 || key.uid == uid else { return nil }
+      return DetachedListing(id: key.id, session: r.session, serial: r.serial, seq: r.seq)
+    }.sorted { ($0.serial ?? .max, $0.id) < ($1.serial ?? .max, $1.id) }
   }
 
   /// Whether user `key.uid` has a detached job `key.id` that lives or whose result waits.
@@ -40,9 +64,10 @@ extension JobTable {
   }
 
   /// Records one encoded event line of a detached job, for `attach`.
-  public mutating func recorded(_ serial: UInt64, line: [UInt8], isTerminal: Bool) {
-    guard let key = entries[serial]?.detached else { return }
-    detached[key]?.replay.record(line, isTerminal: isTerminal)
+  public mutating func recorded(_ serial: UInt64, line: [UInt8], isTerminal: Bool, seq: Int = 0) {
+    guard let key = entries[serial]?.detached, let index = detached.index(forKey: key) else { return }
+    detached.values[index].replay.record(line, isTerminal: isTerminal)
+    detached.values[index].seq = max(detached.values[index].seq, seq)
   }
 
   /// `{"op":"attach","id"}` from `client`, running as `uid`; `hasLiveID`: the client already
@@ -94,11 +119,21 @@ extension JobTable {
     }
   }
 
+  /// Milliseconds from `nowMs` until the oldest waiting result expires (`detached_ttl_s`), or
+  /// nil when none waits.
+  public func nextDetachedExpiryMs(nowMs: UInt64) -> UInt64? {
+    guard detachedResultBytes > 0 else { return nil }
+    guard let oldest = detached.values.compactMap(\.orphanedSinceMs).min() else { return nil }
+    let due = oldest + limits.detachedTTLMs
+    return due > nowMs ? due - nowMs : 0
+  }
+
   /// A detached job was admitted: its events are recorded from now on.
-  mutating func registerDetached(_ key: DetachedKey, serial: UInt64) {
+  mutating func registerDetached(_ key: DetachedKey, serial: UInt64, session: String, isDurable: Bool) {
     detached[key] = DetachedRecord(
-      serial: serial, replay: ReplayBuffer(maxEvents: limits.maxReplayEvents, maxBytes: limits.maxReplayBytes)
-    )
+      serial: serial,
+      replay: ReplayBuffer(maxEvents: limits.maxReplayEvents, maxBytes: limits.maxReplayBytes),
+      session: session, isDurable: isDurable)
   }
 
   /// A detached job ended: with a client, its result reached it; without, it waits for
@@ -137,7 +172,8 @@ extension JobTable {
   public mutating func restoreResult(_ key: DetachedKey, lines: [[UInt8]], orphanedSinceMs: UInt64) {
     var replay = ReplayBuffer(maxEvents: limits.maxReplayEvents, maxBytes: limits.maxReplayBytes)
     for (i, line) in lines.enumerated() { replay.record(line, isTerminal: i == lines.count - 1) }
-    detached[key] = DetachedRecord(serial: nil, replay: replay, orphanedSinceMs: orphanedSinceMs)
+    detached[key] = DetachedRecord(
+      serial: nil, replay: replay, orphanedSinceMs: orphanedSinceMs, isDurable: true)
     detachedResultBytes += replay.byteCount
   }
 

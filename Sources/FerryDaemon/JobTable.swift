@@ -32,6 +32,8 @@ public struct JobTable: Sendable {
     public var bodyBytes = 0
     /// Where a detached job's record is filed; nil for a job that is not detached.
     public var detached: DetachedKey?
+    /// A durable job (journaled): it does not end at shutdown, it is abandoned to the journal.
+    public var isDurable = false
     /// Its session's runtime (`JobTable.runtimes`), reached without hashing the name.
     var slot = 0
   }
@@ -75,6 +77,9 @@ public struct JobTable: Sendable {
     case sendError(client: UInt64, WireError, id: String)
     /// Call `budgetMayHaveRoom` for the client with its output now.
     case budgetMayHaveRoom(client: UInt64)
+    /// Stop a durable job at shutdown without ending it: no event, no journal record; it has
+    /// left the table, and the journal gives it back at the next start.
+    case abandon(UInt64)
   }
 
   /// How a job ended, for the counters.
@@ -196,7 +201,7 @@ public struct JobTable: Sendable {
   /// events are recorded from now on.
   public mutating func submitted(
     _ serial: UInt64, session: String, lane: String?, client: UInt64, uid: UInt32? = nil, clientJobs: Int,
-    heldRequestBytes held: Int, detached key: DetachedKey? = nil,
+    heldRequestBytes held: Int, detached key: DetachedKey? = nil, durable: Bool = false,
     nowMs: UInt64, into actions: inout [Action]
   ) {
     guard !isShuttingDown else {
@@ -229,18 +234,18 @@ public struct JobTable: Sendable {
     case .start:
       entries[serial] = Entry(
         session: session, lane: lane, phase: .running, client: client, heldRequestBytes: held, detached: key,
-        slot: slot)
+        isDurable: durable, slot: slot)
       count(slot) { $0.running += 1 }
       actions.append(.announceQueued(serial, position: nil))
       actions.append(.start(serial))
     case .wait(let position):
       entries[serial] = Entry(
         session: session, lane: lane, phase: .waiting, client: client, heldRequestBytes: held, detached: key,
-        slot: slot)
+        isDurable: durable, slot: slot)
       count(slot) { $0.queued += 1 }
       actions.append(.announceQueued(serial, position: position))
     }
-    if let key { registerDetached(key, serial: serial) }
+    if let key { registerDetached(key, serial: serial, session: session, isDurable: durable) }
     if let rateDelay { actions.append(.armRateTimer(session: session, afterMs: rateDelay)) }
   }
 
@@ -303,19 +308,58 @@ public struct JobTable: Sendable {
   }
 
   /// SIGTERM or SIGINT: no new jobs; waiting ones are cancelled (they would only start to be
-  /// cancelled), running ones may finish.
+  /// cancelled), running ones may finish. A waiting durable job is abandoned instead: it stays
+  /// queued in the journal for the next start.
   public mutating func shutdownRequested(into actions: inout [Action]) {
     guard !isShuttingDown else { return }
     isShuttingDown = true
     for serial in entries.filter({ $0.value.phase == .waiting }).keys.sorted() {
-      actions.append(.cancel(serial, .shutdown))
+      if entries[serial]?.isDurable == true {
+        abandon(serial, into: &actions)
+      } else {
+        actions.append(.cancel(serial, .shutdown))
+      }
     }
   }
 
-  /// The grace period is over (or a second signal came): every live job is cancelled.
+  /// The grace period is over (or a second signal came): every live job is cancelled, and
+  /// every durable one abandoned (the journal holds it as running: the next start sends it
+  /// again when that is safe, else ends it `interrupted`).
   public mutating func graceExpired(into actions: inout [Action]) {
     isShuttingDown = true
-    for serial in entries.keys.sorted() { actions.append(.cancel(serial, .shutdown)) }
+    for serial in entries.keys.sorted() {
+      if entries[serial]?.isDurable == true {
+        abandon(serial, into: &actions)
+      } else {
+        actions.append(.cancel(serial, .shutdown))
+      }
+    }
+  }
+
+  /// A durable job leaves the table without an ending (shutdown): no outcome is counted and
+  /// nothing it waited for starts.
+  private mutating func abandon(_ serial: UInt64, into actions: inout [Action]) {
+    guard let entry = entries.removeValue(forKey: serial) else { return }
+    requestBytesInFlight -= entry.heldRequestBytes
+    inlineBytesHeld -= entry.bodyBytes
+    if let client = entry.client {
+      releaseBody(of: serial, bytes: entry.bodyBytes, client: client, output: nil, into: &actions)
+    }
+    if let key = entry.detached { detached[key] = nil }
+    let slot = entry.slot
+    count(slot) { c in
+      if entry.phase == .waiting { c.queued -= 1 } else { c.running -= 1 }
+    }
+    if runtimes[slot].scheduler != nil {
+      if entry.phase == .waiting {
+        _ = runtimes[slot].scheduler!.withdrawPaced(serial, nowMs: 0)
+      } else {
+        // Nothing waits by now (shutdownRequested took every waiting job).
+        let (started, _) = runtimes[slot].scheduler!.finishPaced(serial, nowMs: 0)
+        begin(started, in: slot, into: &actions)
+      }
+    }
+    actions.append(.abandon(serial))
   }
 
   /// A new configuration: sessions it names keep (or get) their scheduler with its new limits;

@@ -176,10 +176,15 @@ public struct SessionScheduler: Sendable {
   /// owner is below its share).
   private mutating func startWaiting(underShareOnly: Bool, into started: inout [UInt64]) {
     let share = self.share
+    // Lanes whose older waiting job this scan passed over (its owner at its share): a lane
+    // runs in submission order whoever owns its jobs, so none of its later jobs may go first.
+    // (The plain scan passes a lane job over only when its lane is busy, which holds them all.)
+    var passedLanes: Set<String> = []
     var i = head
     while i < waiting.count, running.count < maxConcurrent {
       let (key, lane, owner) = waiting[i]
-      if fits(lane), !underShareOnly || (owners[owner]?.running ?? 0) < share {
+      let lanePassed = underShareOnly && lane.map { passedLanes.contains($0) } == true
+      if !lanePassed, fits(lane), !underShareOnly || (owners[owner]?.running ?? 0) < share {
         if i == head {
           advanceHead()
           i = head
@@ -193,6 +198,7 @@ public struct SessionScheduler: Sendable {
         begin(key, lane: lane, owner: owner)
         started.append(key)
       } else {
+        if underShareOnly, let lane { passedLanes.insert(lane) }
         i += 1
       }
     }

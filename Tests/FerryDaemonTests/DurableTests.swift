@@ -165,6 +165,117 @@ import Testing
     for id in ids { #expect(try Self.attach(daemon, id).last?.event == "done") }
   }
 
+  @Test func durableJobsSurviveACleanSIGTERMAndTheirClientsAreToldNothingTerminal() throws {
+    let server = try RecordingServer()
+    let state = Paths.tempDirectory("state")
+    let config =
+      #"{"state_dir": "\#(state)", "shutdown_grace_s": 0.2, "sessions": {"default": {"max_concurrent": 2}}}"#
+    do {
+      let daemon = try DaemonHarness(config: config)
+      let c = try daemon.connect()
+      // Two running (a GET, and a POST that may not be sent twice), one durable and one plain
+      // job waiting for their slots.
+      try c.send(#"{"id":"get","url":"\#(server.url("/stall/get"))","durable":true}"#)
+      try c.send(
+        #"{"id":"post","method":"POST","url":"\#(server.url("/stall/post"))","body":{"text":"x"},"durable":true}"#
+      )
+      try c.send(#"{"id":"q","url":"\#(server.url("/o/q"))","durable":true}"#)
+      try c.send(#"{"id":"plain","url":"\#(server.url("/o/plain"))"}"#)
+      var seen: [JSONObject] = []
+      while seen.filter({ $0.event == "queued" }).count < 4 { seen.append(try c.readEvent()) }
+      #expect(server.wait { $0.count == 2 })
+      daemon.process.signal(SIGTERM)
+      while let line = c.readLine(timeoutMs: TestTime.ms(5_000)) {
+        if let o = try? JSONReader().read(Array(line.utf8)).objectValue { seen.append(o) }
+      }
+      #expect(c.isEOF, "the connection closes")
+      #expect(daemon.process.wait(timeoutMs: TestTime.ms(5_000)) == 0)
+      let terminals = seen.filter(\.isTerminal)
+      // The plain job ends as before; nothing terminal is said of a durable one.
+      #expect(terminals.map(\.id) == ["plain"], "\(terminals.map { JSONWriter.string(.object($0)) })")
+      #expect(terminals.first?.event == "cancelled")
+    }
+    let daemon = try DaemonHarness(config: config)
+    // As after a crash: the GET is sent again, the POST is not, the queued job runs.
+    #expect(server.wait { $0.filter { $0.contains("/stall/get") }.count == 2 }, "\(server.requests)")
+    let post = try Self.attach(daemon, "post")
+    #expect(post.last?.errorCode == "interrupted")
+    #expect(post.map(\.seq) == Array(1...post.count), "seq continues: \(post.map(\.seq))")
+    #expect(post.filter { $0.event == "queued" }.count == 1)
+    let q = try Self.attach(daemon, "q")
+    #expect(q.filter { $0.event != "progress" }.map(\.event) == ["queued", "started", "response", "done"])
+    let c = try daemon.connect()
+    try c.send(#"{"op":"attach","id":"get"}"#)
+    try c.send(#"{"op":"cancel","id":"get"}"#)
+    let get = try c.readUntilTerminal(id: "get")
+    #expect(get.filter { $0.event == "started" }.map { $0.int("attempt") } == [1, 2])
+    #expect(get.last?.event == "cancelled")
+    #expect(server.count("/stall/post") == 1)
+    #expect(server.count("/o/plain") == 0)
+  }
+
+  @Test func aDurableDownloadRunningAtTheKillContinuesItsPartialFile() throws {
+    let server = try RecordingServer()
+    let state = Paths.tempDirectory("state")
+    let config = Self.config(state)
+    let out = Paths.tempDirectory("out") + "/f.bin"
+    let half = RecordingServer.fileBytes / 2
+    do {
+      let daemon = try DaemonHarness(config: config)
+      let c = try daemon.connect()
+      // No `resume`: a durable GET continues its `.part` after a restart all the same.
+      try c.send(#"{"id":"f","url":"\#(server.url("/half/f"))","output":"\#(out)","durable":true}"#)
+      #expect(try c.readEvent().event == "queued")
+      let deadline = Clock.ms() + TestTime.ms(10_000)
+      while Clock.ms() < deadline, (fileSize(out + ".part") ?? 0) < half { usleep(5_000) }
+      #expect(fileSize(out + ".part") == half)
+      Self.crash(daemon)
+    }
+    let daemon = try DaemonHarness(config: config)
+    let seen = try Self.attach(daemon, "f")
+    #expect(seen.last?.event == "done", "\(seen.map { JSONWriter.string(.object($0)) })")
+    let heads = server.requestHeads
+    #expect(heads.count == 2)
+    #expect(heads.last?.contains("range: bytes=\(half)-") == true, "\(heads)")
+    #expect(heads.last?.contains("if-range: \"f1\"") == true, "\(heads)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(RecordingServer.file))
+    #expect(fileSize(out + ".part") == nil)
+  }
+
+  @Test func workResumesWithinOneSecondOfTheStartWithTenThousandJobsJournaled() throws {
+    let server = try RecordingServer()
+    let state = Paths.tempDirectory("state")
+    let config =
+      #"{"state_dir": "\#(state)", "limits": {"max_jobs": 20000, "max_jobs_per_connection": 20000}, "#
+      + #""sessions": {"default": {"max_concurrent": 1}}}"#
+    let count = 10_000
+    do {
+      let daemon = try DaemonHarness(config: config, logLevel: "warning")
+      let c = try daemon.connect()
+      var lines: [UInt8] = []
+      for i in 0..<count {
+        lines += Array(#"{"id":"s\#(i)","url":"\#(server.url("/stall/s"))","durable":true,"events":[]}"#.utf8)
+        lines.append(10)
+      }
+      try c.send(lines)
+      var queued = 0
+      while queued < count {
+        guard let line = c.readLine(timeoutMs: TestTime.ms(20_000)) else { break }
+        if line.contains(#""event":"queued""#) { queued += 1 }
+      }
+      #expect(queued == count)
+      #expect(server.wait { $0.count == 1 })
+      Self.crash(daemon)
+    }
+    // From before the exec: the first job (sent again) reaches the server within 1 s.
+    let start = Clock.ms()
+    let daemon = try DaemonHarness(config: config, logLevel: "warning")
+    #expect(server.wait(timeoutMs: 5_000) { $0.count == 2 })
+    let elapsed = Clock.ms() - start
+    #expect(elapsed <= TestTime.ms(1_000), "the first resumed transfer came \(elapsed) ms after the start")
+    _ = daemon
+  }
+
   @Test func jobsThatAreNotDurableNeverTouchTheJournal() throws {
     let server = try RecordingServer()
     let state = Paths.tempDirectory("state")

@@ -27,6 +27,21 @@ struct SessionSchedulerTests {
     #expect(s.finish(2) == [3])
   }
 
+  /// The fair share never reorders a lane: an owner under its share does not take the lane
+  /// before an older job of it whose owner holds its share (a durable job recovered with no
+  /// client, owner 0, and a new client's job on the same lane; issue 14's kill test).
+  @Test func theFairShareKeepsALanesOrderAcrossOwners() {
+    var s = SessionScheduler(maxConcurrent: 2)
+    #expect(s.submit(1, lane: "L", owner: 10) == .start)
+    #expect(s.submit(2, lane: nil, owner: 10) == .start)
+    #expect(s.submit(3, lane: "L", owner: 10) == .wait(position: 1))
+    #expect(s.submit(4, lane: "L", owner: 20) == .wait(position: 2))
+    // Owner 10 runs 1 job (its share with two owners); owner 20 runs none, but its job is the
+    // lane's younger one: the older one goes first.
+    #expect(s.finish(1) == [3])
+    #expect(s.finish(3) == [4])
+  }
+
   @Test func withdrawnWaitingJobNeverStarts() {
     var s = SessionScheduler(maxConcurrent: 1)
     #expect(s.submit(1, lane: nil) == .start)

@@ -6,7 +6,10 @@
 // K in flight, counts terminal events, and prints one line of results. It does no JSON parsing
 // beyond recognising the event name at the start of each line, so it is not the bottleneck.
 //
-//   ferry-bench-client SOCKET URL N K [extra job JSON members]
+//   ferry-bench-client SOCKET URL N K [extra job JSON members [id prefix]]
+//
+// The id prefix keeps several clients' ids apart where ids are per user (detached and durable
+// jobs).
 
 func die(_ message: String) -> Never {
   printError("ferry-bench-client: \(message)")
@@ -25,7 +28,8 @@ func main() {
   }
   let socketPath = args[1]
   let url = args[2]
-  let extra = args.count > 5 ? "," + args[5] : ""
+  let extra = args.count > 5 && !args[5].isEmpty ? "," + args[5] : ""
+  let idPrefix = args.count > 6 ? args[6] : ""
 
   let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
   var addr = sockaddr_un()
@@ -61,7 +65,7 @@ func main() {
   func queueJobs() {
     while sent < total, sent - (done + failed) < window {
       out.append(
-        contentsOf: #"{"id":"\#(sent)","url":"\#(url)","events":[],"response":"discard"\#(extra)}"#.utf8)
+        contentsOf: #"{"id":"\#(idPrefix)\#(sent)","url":"\#(url)","events":[],"response":"discard"\#(extra)}"#.utf8)
       out.append(10)
       sent += 1
     }

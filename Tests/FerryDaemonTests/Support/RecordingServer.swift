@@ -5,12 +5,21 @@ import FerryWire
 /// A loopback HTTP/1.1 server for the durable tests that records every request's line, in
 /// the order they arrive: `/stall…` paths are never answered (the connection is held open),
 /// `/gate…` paths are answered once the test calls `openGate()`, `/slow…` ones after 30 ms;
-/// every other path gets `200 ok`. One thread per connection; the daemon is its only client.
+/// every other path gets `200 ok`. `/half…` and `/paced…` are a file of `fileBytes` bytes
+/// (`fileByte(i)`, ETag `"f1"`) that honours `Range: bytes=X-` with `If-Range`: asked whole,
+/// `/half…` sends the head and half the body, then holds the connection open (a download in
+/// progress), and `/paced…` sends it in 16 KiB pieces 1 ms apart. `/flaky…` answers 503 the
+/// first time each path is asked, then `200 ok`. One thread per connection;
+/// the daemon is its only client.
 final class RecordingServer: @unchecked Sendable {
   let port: Int
   private let fd: Int32
   private let lock = NSLock()
   private var lines: [String] = []
+  private var heads: [String] = []
+  static let fileBytes = 200_000
+  static func fileByte(_ i: Int) -> UInt8 { UInt8((i * 7 + 3) % 251) }
+  static var file: [UInt8] { (0..<fileBytes).map(fileByte) }
   private let gate = DispatchSemaphore(value: 0)
 
   init() throws {
@@ -53,6 +62,13 @@ final class RecordingServer: @unchecked Sendable {
     return lines
   }
 
+  /// Whole request heads seen so far (lower-cased), in order.
+  var requestHeads: [String] {
+    lock.lock()
+    defer { lock.unlock() }
+    return heads
+  }
+
   /// How many requests went to `path`.
   func count(_ path: String) -> Int {
     requests.filter { $0.split(separator: " ").dropFirst().first == Substring(path) }.count
@@ -88,18 +104,80 @@ final class RecordingServer: @unchecked Sendable {
         let requestLine = String(head.split(separator: "\r\n").first ?? "")
         lock.lock()
         lines.append(requestLine)
+        heads.append(head.lowercased())
         lock.unlock()
         let path = requestLine.split(separator: " ").dropFirst().first ?? ""
         if path.hasPrefix("/stall") { continue }  // never answered
+        if path.hasPrefix("/half") || path.hasPrefix("/paced") {
+          if !serveFile(c, head: head.lowercased(), halts: path.hasPrefix("/half")) {
+            close(c)
+            return
+          }
+          continue
+        }
         if path.hasPrefix("/slow") { usleep(30_000) }
+        if path.hasPrefix("/flaky"), count(String(path)) == 1 {
+          let reply = Array("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n".utf8)
+          _ = reply.withUnsafeBytes { Foundation.send(c, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+          continue
+        }
         if path.hasPrefix("/gate") {
           gate.wait()
           gate.signal()
         }
         let reply = Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok".utf8)
-        _ = reply.withUnsafeBytes { write(c, $0.baseAddress, $0.count) }
+        _ = reply.withUnsafeBytes { Foundation.send(c, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
       }
     }
+  }
+
+  /// The file, or its tail for a Range whose If-Range matches; false when the connection is
+  /// held (a half sent) or gone.
+  private func serveFile(_ c: Int32, head: String, halts: Bool) -> Bool {
+    func header(_ name: String) -> String? {
+      head.split(separator: "\r\n").first { $0.hasPrefix(name + ":") }
+        .map { $0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces) }
+    }
+    let size = Self.fileBytes
+    var from = 0
+    if let range = header("range"), range.hasPrefix("bytes="), range.hasSuffix("-"),
+      let start = Int(range.dropFirst(6).dropLast()), header("if-range") == "\"f1\"", start < size
+    {
+      from = start
+    }
+    var text = from > 0 ? "HTTP/1.1 206 Partial Content\r\n" : "HTTP/1.1 200 OK\r\n"
+    text += "Content-Type: application/octet-stream\r\nETag: \"f1\"\r\nContent-Length: \(size - from)\r\n"
+    if from > 0 { text += "Content-Range: bytes \(from)-\(size - 1)/\(size)\r\n" }
+    text += "\r\n"
+    func send(_ bytes: [UInt8]) -> Bool {
+      var done = 0
+      while done < bytes.count {
+        // MSG_NOSIGNAL: a daemon killed mid-body must not SIGPIPE the test process.
+        let n = bytes[done...].withUnsafeBytes {
+          Foundation.send(c, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+        }
+        if n <= 0 { return false }
+        done += n
+      }
+      return true
+    }
+    guard send(Array(text.utf8)) else { return false }
+    let body = (from..<size).map(Self.fileByte)
+    if halts && from == 0 {
+      _ = send(Array(body.prefix(size / 2)))
+      // Held open until the daemon goes away.
+      var sink = [UInt8](repeating: 0, count: 4096)
+      while sink.withUnsafeMutableBytes({ read(c, $0.baseAddress, $0.count) }) > 0 {}
+      return false
+    }
+    var offset = 0
+    while offset < body.count {
+      let end = min(body.count, offset + (16 << 10))
+      guard send(Array(body[offset..<end])) else { return false }
+      offset = end
+      if !halts { usleep(1_000) }
+    }
+    return true
   }
 
   private static func headEnd(_ b: [UInt8]) -> Int? {
