@@ -184,6 +184,8 @@ struct ConfigReader {
       case "secret_headers":
         session.secretHeaders = Set(try strings(m.value, field).map(TextCheck.asciiLowercased))
       case "shared_lanes": session.sharedLanes = Set(try strings(m.value, field))
+      case "cookies": session.cookies = try cookies(m.value, field)
+      case "resolve": session.resolve = try resolve(m.value, field)
       default: throw fail(field, "unknown setting")
       }
     }

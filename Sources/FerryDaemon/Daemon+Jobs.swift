@@ -21,6 +21,9 @@ extension Daemon {
       case .sessions: client.send(.payload(name: "sessions", sessionsPayload()))
       case .jobs: client.send(.payload(name: "jobs", jobsPayload(for: client)))
       case .explain(let job): explain(job, client: client)
+      case .cookies(let session, let values): cookiesOp(session: session, values: values, client: client)
+      case .clearCookies(let session, let domain):
+        clearCookiesOp(session: session, domain: domain, client: client)
       }
     }
   }
@@ -133,6 +136,7 @@ extension Daemon {
       awaitingCommit.append(run)
       journalStaged()
     }
+    run.cookieKey = cookieJarKey(profile: profile, job: merged, uid: client.credentials?.uid)
     jobs[serial] = run
     client.accepted(run)
     perform(actions, known: run)

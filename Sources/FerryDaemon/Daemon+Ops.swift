@@ -57,6 +57,13 @@ extension Daemon {
       if let scope = c.credentialScope {
         o.append(key: "auth_origins", value: .array(scope.origins.map { .string($0.description) }))
       }
+      // How the session keeps cookies; never a cookie (the `cookies` op shows a user's own).
+      if let cookies = c.cookies {
+        o.append(key: "cookies", value: ["shared": .bool(cookies.shared), "persist": .bool(cookies.persist)])
+      } else {
+        o.append(key: "cookies", value: false)
+      }
+      if !c.resolve.isEmpty { o.append(key: "resolve", value: .array(c.resolve.map(JSONValue.string))) }
       all.append(key: name, value: .object(o))
     }
     return JSONObject(["sessions": .object(all)])

@@ -128,6 +128,7 @@ extension Daemon {
       resuming: (seq: job.seq, attempts: attempts))
     run.journalKey = job.key
     run.journalOwner = owner
+    run.cookieKey = cookieJarKey(profile: profile, job: merged, uid: owner.uid)
     run.isResendSafe =
       job.submission.declaresResendSafe || ResumeRule.idempotentMethods.contains(request.method)
     jobs[serial] = run

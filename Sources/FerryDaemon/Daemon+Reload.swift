@@ -44,7 +44,9 @@ extension Daemon {
     env.protectedPaths = next.protectedPaths
     env.maxRequestBytes = next.limits.maxRequestBytes
     for (name, sessionConfig) in next.sessions {
-      let profile = SessionProfile(config: sessionConfig, environment: env, egress: next.egress)
+      let profile = SessionProfile(
+        config: sessionConfig, environment: env, egress: next.egress,
+        unpinning: sessions[name]?.unpins(for: sessionConfig) ?? [])
       if let session = sessions[name] {
         session.reconfigure(profile)
       } else if let engine = engines[name] {

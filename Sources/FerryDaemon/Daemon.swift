@@ -65,6 +65,8 @@ import FerryWire
   var awaitingCommit: [JobRun] = []
   /// The list `awaitingCommit` had, emptied, kept for the next flush (no allocation per flush).
   var spareAwaiting: [JobRun] = []
+  /// Sessions' cookie jars and their store (`Daemon+Cookies`).
+  let cookieJars = CookieJars()
 
   /// Builds the daemon from a validated configuration; nothing listens yet.
   public init(config: DaemonConfig, logger: Logger, environment: [String: String]) throws(StartupError) {

@@ -34,6 +34,8 @@ public struct DaemonConfig: Sendable {
   public var stateDirectory: String?
   /// `journal.sync`: what a commit of the journal survives.
   public var journalSync: JournalSync = .normal
+  /// `cookies`: the bounds of every session's jars.
+  public var cookieLimits = CookieLimits()
 
   public init() {}
 
@@ -62,6 +64,22 @@ public struct DaemonConfig: Sendable {
     /// Inline response bodies all live jobs may hold together; a job whose body would take
     /// more fails `response_too_large`.
     public var maxInlineTotalBytes = 256 << 20
+
+    public init() {}
+  }
+
+  /// Bounds of cookie jars, daemon-wide (docs/CONFIG.md, "Cookies").
+  public struct CookieLimits: Sendable, Equatable {
+    /// How long a session cookie (one without an expiry) survives restarts, counted from when
+    /// ferry first stored it.
+    public var sessionCookieTTLSeconds = 86_400
+    /// Cookies in one jar; past it the oldest are dropped.
+    public var maxCookiesPerJar = 300
+    /// Bytes of one jar (its cookie-file lines); past it the oldest are dropped.
+    public var maxJarBytes = 256 << 10
+    /// Jars a session holds in memory; past it the least recently used idle one is dropped
+    /// (it stays in the store when persisted).
+    public var maxJarsPerSession = 64
 
     public init() {}
   }
@@ -98,6 +116,7 @@ public struct DaemonConfig: Sendable {
       case "allow_groups": config.allowGroups = try reader.groups(member.value, "allow_groups")
       case "state_dir": config.stateDirectory = try reader.absolutePath(member.value, "state_dir")
       case "journal": config.journalSync = try reader.journal(member.value)
+      case "cookies": config.cookieLimits = try reader.cookieLimits(member.value)
       // A note for whoever reads the file (JSON has no comments); ignored.
       case "comment": _ = try reader.string(member.value, "comment")
       default: throw ConfigError(file: file, field: member.key, reason: "unknown setting")

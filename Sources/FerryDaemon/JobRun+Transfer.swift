@@ -8,6 +8,7 @@ import FerryWire
 /// The engine's reports about a job's transfer, turned into events and a result.
 extension JobRun: TransferDelegate {
   func transferDidReceiveHead(_ head: ResponseHead) {
+    saveReceivedCookies(transfer)
     self.head = head
     if let seq = lifecycle.optional(.response) { emit(seq, .response(head)) }
     guard let path = job.output else { return }
@@ -84,6 +85,7 @@ extension JobRun: TransferDelegate {
   }
 
   func transferDidFinish(_ result: Result<TransferMetrics, WireError>) {
+    saveReceivedCookies(transfer)
     transfer = nil
     pauseTimer?.cancel()
     switch result {

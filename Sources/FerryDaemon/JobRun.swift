@@ -65,6 +65,10 @@ import FerryWire
   /// (`journalRefused`). Its `queued` is the acknowledgement.
   private var heldLines: [UInt8]?
   private var startHeld = false
+  /// The cookie jar the job uses (its session's, for its user), fixed when it was accepted;
+  /// nil for none. `cookieLease` holds the jar while the job lives.
+  var cookieKey: CookieJars.Key?
+  var cookieLease: CookieLease?
 
   init(
     serial: UInt64, id: String, job: Job, request: Request, heldRequestBytes: Int, session: Session,
@@ -131,7 +135,7 @@ import FerryWire
     if let seq {
       emit(seq, .started(attempt: lifecycle.attempt, method: request.method, url: request.url))
     }
-    transfer = session.engine.start(transferSpec(), delegate: self)
+    transfer = session.engine.start(transferSpec(), delegate: self, cookies: cookieJarForStart())
   }
 
   private func transferSpec() -> TransferSpec {
@@ -156,6 +160,7 @@ import FerryWire
       acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: Self.tls(profile.tls, job.tls),
       egress: profile.egress, readRoots: profile.readRoots)
     spec.protectedPaths = daemon.config.protectedPaths
+    spec.resolve = profile.resolve
     return spec
   }
 
@@ -291,6 +296,7 @@ import FerryWire
   func finish(_ event: JobEvent) {
     guard let seq = lifecycle.terminal() else { return }
     pauseTimer?.cancel()
+    cookieLease = nil
     emit(seq, event)
     daemon.jobFinished(self, event: event)
   }

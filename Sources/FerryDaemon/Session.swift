@@ -18,11 +18,15 @@ import FerryWire
   private var rateTimer: Timer?
   /// Whether the session has a `rate`, the one setting that makes its scheduler read the clock.
   private(set) var hasRate: Bool
+  /// Every `HOST:PORT` a configuration of the session has pinned (`resolve`): a later profile
+  /// that no longer pins one takes it out of the DNS caches (`unpins(for:)`).
+  private(set) var pinnedEver: Set<String> = []
 
   init(profile: SessionProfile, engine: Engine) {
     self.name = profile.config.name
     self.profile = profile
     self.engine = engine
+    pinnedEver = Set(profile.config.resolve.map(Self.hostPort))
     hasRate = profile.config.startIntervalMs != nil
     engine.setPoolLimits(profile.config.poolLimits)
   }
@@ -31,6 +35,7 @@ import FerryWire
   /// apply from now on.
   func reconfigure(_ profile: SessionProfile) {
     self.profile = profile
+    pinnedEver.formUnion(profile.config.resolve.map(Self.hostPort))
     hasRate = profile.config.startIntervalMs != nil
     engine.setPoolLimits(profile.config.poolLimits)
   }
@@ -40,6 +45,20 @@ import FerryWire
   func wakeForRate(afterMs delay: Int, _ due: @escaping @MainActor () -> Void) {
     if rateTimer == nil { rateTimer = Timer(loop: engine.loop, handler: due) }
     if rateTimer?.isScheduled == false { rateTimer?.schedule(afterMs: delay) }
+  }
+
+  /// `-HOST:PORT` for each name pinned by an earlier configuration and not by `config`: curl
+  /// keeps pins in the DNS cache of the share a transfer ran on, so every later transfer first
+  /// takes them out.
+  func unpins(for config: SessionConfig) -> [String] {
+    let now = Set(config.resolve.map(Self.hostPort))
+    return pinnedEver.subtracting(now).sorted().map { "-" + $0 }
+  }
+
+  /// `HOST:PORT` of a `HOST:PORT:ADDRESSES` entry.
+  static func hostPort(_ entry: String) -> String {
+    let parts = entry.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+    return parts.prefix(2).joined(separator: ":")
   }
 
   /// A reload removed the session: it takes no new jobs.
@@ -59,10 +78,16 @@ final class SessionProfile: Sendable {
   let tls: TLSOptions
   let egress: EgressPolicy?
   let readRoots: [String]?
+  /// The session's `resolve` pins, after the removals of earlier configurations' pins; nil
+  /// when there are none.
+  let resolve: ResolveList?
 
-  init(config: SessionConfig, environment: DaemonEnvironment, egress: EgressPolicy?) {
+  init(config: SessionConfig, environment: DaemonEnvironment, egress: EgressPolicy?, unpinning: [String] = [])
+  {
     self.config = config
     self.egress = egress
+    let pins = unpinning + config.resolve
+    resolve = pins.isEmpty ? nil : ResolveList(pins)
     self.readRoots = environment.readRoots
     tls = TLSOptions(
       caFile: config.caFile, pinnedPublicKey: config.pinnedPublicKey, insecure: config.insecure,

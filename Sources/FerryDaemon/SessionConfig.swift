@@ -32,6 +32,10 @@ public struct SessionConfig: Sendable {
   public var secretHeaders: Set<String> = []
   /// Lanes every user's jobs share; any other lane is scoped to the submitting user.
   public var sharedLanes: Set<String> = []
+  /// `cookies`: nil (the default, `false`) keeps no cookies.
+  public var cookies: CookieSettings?
+  /// `resolve`: pins as `CURLOPT_RESOLVE` entries (`HOST:PORT:ADDR[,ADDR]`), in config order.
+  public var resolve: [String] = []
 
   public init(name: String) { self.name = name }
 
@@ -39,7 +43,7 @@ public struct SessionConfig: Sendable {
   static let sessionKeys: Set<String> = [
     "base_url", "uri_methods", "max_concurrent", "max_host_connections", "max_connections",
     "ca_file", "pinned_public_key", "insecure", "proxy", "auth", "rate", "auth_origins",
-    "secret_headers", "shared_lanes",
+    "secret_headers", "shared_lanes", "cookies", "resolve",
   ]
 
   /// Whether the session has anything a job must not carry elsewhere: its `auth`, or a
@@ -58,5 +62,18 @@ public struct SessionConfig: Sendable {
     var origins = authOrigins
     if let base = baseURL, let origin = try? RequestURL.baseOrigin(base) { origins.insert(origin, at: 0) }
     return CredentialScope(session: name, origins: origins)
+  }
+}
+
+/// A session's `cookies` setting when it is on (`true`, or an object).
+public struct CookieSettings: Sendable, Equatable {
+  /// One jar for every user of the session, instead of one per client uid.
+  public var shared = false
+  /// Kept in the state directory's `cookies.db` across restarts.
+  public var persist = true
+
+  public init(shared: Bool = false, persist: Bool = true) {
+    self.shared = shared
+    self.persist = persist
   }
 }

@@ -17,14 +17,21 @@ import FerryLoop
   let headerLines = HeaderLines()
   private var storedTimer: Timer?
   private let loop: EventLoop
-  /// The engine's DNS and TLS session caches; held so the share outlives this handle.
+  /// The engine's DNS and TLS session caches, or a cookie jar's share; held so the share
+  /// outlives this handle.
   private let share: ShareHandle?
+  /// Whether the share is a cookie jar's: the handle then only ever goes back to that jar
+  /// (`jar`), never to the engine's free handles.
+  let hasJar: Bool
+  private(set) weak var jar: CookieJar?
 
-  init?(loop: EventLoop, share: ShareHandle?) {
+  init?(loop: EventLoop, share: ShareHandle?, jar: CookieJar? = nil) {
     guard let handle = curl_easy_init() else { return nil }
     self.handle = handle
     self.loop = loop
     self.share = share
+    self.jar = jar
+    hasJar = jar != nil
     errorBuffer = .allocate(capacity: Int(FERRY_CURL_ERROR_SIZE))
     errorBuffer.initialize(repeating: 0, count: Int(FERRY_CURL_ERROR_SIZE))
     // Once for the handle's life: curl_easy_reset keeps the share (curl_easy_reset(3): "the

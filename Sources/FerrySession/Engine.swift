@@ -106,9 +106,12 @@ import FerryWire
   /// Starts one attempt of `spec`; `delegate` hears its events from the next loop iteration on.
   ///
   /// Never calls the delegate from inside this call: a spec libcurl rejects fails on the next
-  /// loop iteration. Safe from a delegate method.
-  public func start(_ spec: consuming TransferSpec, delegate: TransferDelegate) -> Transfer {
-    let slot = isShutDown ? nil : takeHandle()
+  /// loop iteration. Safe from a delegate method. With `cookies`, the transfer runs on one of
+  /// the jar's handles: its cookies are sent, and what it receives is stored in the jar.
+  public func start(
+    _ spec: consuming TransferSpec, delegate: TransferDelegate, cookies: CookieJar? = nil
+  ) -> Transfer {
+    let slot = isShutDown ? nil : cookies.map { $0.takeHandle(loop: loop) } ?? takeHandle()
     let transfer = Transfer(engine: self, slot: slot, spec: consume spec, delegate: delegate)
     guard let slot else {
       let reason = isShutDown ? "the engine has shut down" : "libcurl could not create a handle"
@@ -237,6 +240,10 @@ extension Engine {
 
   private func recycle(_ slot: EasyHandle) {
     slot.reset()
+    if slot.hasJar {
+      if !isShutDown { slot.jar?.recycle(slot) }
+      return
+    }
     if freeHandles.count < maxFreeHandles && !isShutDown { freeHandles.append(slot) }
   }
 }

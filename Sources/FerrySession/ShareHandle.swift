@@ -10,12 +10,24 @@ import CFerryCurl
 /// runs only after the last easy handle using it has been cleaned up (curl refuses to free a
 /// share still in use, and an easy handle outliving its share would touch freed memory).
 /// Everything runs on the loop thread, so no lock callbacks are set.
+///
+/// A `CookieJar`'s share holds one user's cookies as well (`CURL_LOCK_DATA_COOKIE`), and with
+/// them that user's own DNS and TLS session caches: an easy handle takes one share only.
 @MainActor final class ShareHandle {
   /// The `CURLSH *`.
   let handle: UnsafeMutableRawPointer
 
-  init?() {
+  init?(cookies: Bool = false) {
     guard let handle = curl_share_init() else { return nil }
+    if cookies {
+      guard
+        ferry_curl_share_setopt_long(handle, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue))
+          == CURLSHE_OK
+      else {
+        curl_share_cleanup(handle)
+        return nil
+      }
+    }
     self.handle = handle
     _ = ferry_curl_share_setopt_long(handle, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
     _ = ferry_curl_share_setopt_long(handle, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))

@@ -40,6 +40,9 @@ extension Transfer {
     var event = ResponseHeadParser.Event.none
     lines.drain { event = headParser.feed($0) }
     if case .complete(let head) = event {
+      if !receivedCookies, slot?.hasJar == true, head.headers.contains(where: { $0.name == "set-cookie" }) {
+        receivedCookies = true
+      }
       if let denial = redirectDenial(head) {
         // Returning short makes curl fail (CURLE_WRITE_ERROR) before it follows the redirect.
         recordedError = denial

@@ -32,6 +32,11 @@ extension Transfer {
     configureHeaders(&options)
     configureMethodAndBody(&options, me)
     configureEgress(&options, me)
+    if let pins = spec.resolve?.list {
+      options.check(ferry_curl_easy_setopt_slist(slot.handle, CURLOPT_RESOLVE, pins))
+    }
+    // The jar's share holds the cookies; this turns the engine on for the hop ("" reads no file).
+    if slot.hasJar { options.set(CURLOPT_COOKIEFILE, "") }
     options.set(CURLOPT_WRITEFUNCTION, write: CurlTrampolines.write)
     options.set(CURLOPT_WRITEDATA, pointer: me)
     slot.headerLines.transfer = self

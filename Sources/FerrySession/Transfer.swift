@@ -44,6 +44,10 @@ import FerryWire
   /// Totals of the hops before the current one, when following redirects ourselves.
   var priorHops = (connections: 0, totalMs: 0.0)
 
+  /// A head of this transfer (any hop) had `Set-Cookie` while it ran with a cookie jar: the
+  /// jar may have changed (`takeReceivedCookies()`).
+  public internal(set) var receivedCookies = false
+
   var headParser = ResponseHeadParser()
   var lastHead: ResponseHead?
   /// Body bytes of the last head's response recorded for the delegate.
@@ -118,6 +122,12 @@ import FerryWire
     lastActivityMs = loop.now()
     scheduleIdleCheck(afterMs: spec.idleTimeoutMs)
     handOverHeldBody()
+  }
+
+  /// Whether a `Set-Cookie` came since the last call: the caller saves the jar.
+  public func takeReceivedCookies() -> Bool {
+    defer { receivedCookies = false }
+    return receivedCookies
   }
 
   /// Ends the transfer now; the delegate hears nothing more, not even `transferDidFinish`.

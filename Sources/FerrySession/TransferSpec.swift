@@ -42,6 +42,8 @@ public struct TransferSpec: Sendable, Equatable {
   public var readRoots: [String]?
   /// The daemon's config, drop-ins and credentials: body files never read from there.
   public var protectedPaths: [String] = []
+  /// The session's `resolve` pins (`CURLOPT_RESOLVE`); nil pins nothing.
+  public var resolve: ResolveList?
 
   public init(
     request: Request, connectTimeoutMs: Int = 30_000, idleTimeoutMs: Int = 60_000,

@@ -30,7 +30,9 @@ public enum FixtureRoutes {
       return .full(
         status: 200, headers: [FixtureHeader("Content-Type", "text/plain; charset=utf-8")],
         body: Array(sampleText.utf8))
-    case ("headers", 1): return headers(head)
+    case ("headers", 1), ("cookie-parser", 1): return headers(head)
+    // The RFC 6265 corpus's paths (abarth/http-state): where its cookies are sent back.
+    case ("cookie-parser-result", _): return echo(request)
     case ("latin1", 1):
       // `sampleText` without its check mark, in ISO-8859-1: é and ö are one byte each.
       return .full(
@@ -119,14 +121,20 @@ public enum FixtureRoutes {
 
   /// `/redirect-to?url=U&status=S`; `url` given more than once makes as many `Location`
   /// fields, in order (what a hostile server sends to make clients disagree on the target).
+  /// Each `set_cookie=C` adds a `Set-Cookie: C` field (a login that sets a cookie and sends
+  /// the client on).
   private static func redirectTo(_ head: HTTPRequestHead) -> FixtureReply {
     let urls = head.queryItems.filter { $0.name == "url" }.map(\.value)
-    guard !urls.isEmpty, urls.allSatisfy(isSafeHeaderValue) else {
+    let cookies = head.queryItems.filter { $0.name == "set_cookie" }.map(\.value)
+    guard !urls.isEmpty, urls.allSatisfy(isSafeHeaderValue), cookies.allSatisfy(isSafeHeaderValue) else {
       return .text("url missing or bad\n", status: 400)
     }
     let status = head.queryValue("status").flatMap { Int($0) } ?? 302
     guard (300...399).contains(status) else { return .text("bad status\n", status: 400) }
-    return .full(status: status, headers: urls.map { FixtureHeader("Location", $0) }, body: [])
+    return .full(
+      status: status,
+      headers: urls.map { FixtureHeader("Location", $0) } + cookies.map { FixtureHeader("Set-Cookie", $0) },
+      body: [])
   }
 
   /// `/flaky/N?key=K`: the key and the number of 503s its first requests get. The count lives in

@@ -11,6 +11,7 @@ enum JSONKnownKeys {
       ("auth", "auth"),
       ("lane", "lane"), ("parts", "parts"), ("retry", "retry"), ("method", "method"), ("events", "events"),
       ("output", "output"), ("resume", "resume"), ("detach", "detach"), ("durable", "durable"),
+      ("cookies", "cookies"),
       ("accept", "accept"),
       ("session", "session"), ("headers", "headers"), ("timeout", "timeout"), ("response", "response"),
       ("encoding", "encoding"), ("parameters", "parameters"), ("idle_timeout", "idle_timeout"),

@@ -39,6 +39,9 @@ public struct Job: Sendable, Equatable {
   public var durable: Bool?
   /// This job's own TLS settings, over the session's.
   public var tls: JobTLS?
+  /// `false`: the session's cookie jar neither sends nor stores anything for this job
+  /// (`HTTPShouldHandleCookies = NO`); nil or true uses it where the session has one.
+  public var cookies: Bool?
 
   public init() {}
 }
@@ -200,4 +203,10 @@ public enum ClientMessage: Sendable, Equatable {
   case sessions
   /// `{"op":"jobs"}`: the caller's detached and durable jobs.
   case jobs
+  /// `{"op":"cookies","session":"S"}`: the caller's jar in a session; values only with
+  /// `"values": true`.
+  case cookies(session: String?, values: Bool)
+  /// `{"op":"clear_cookies","session":"S"}`: empties the caller's jar, or only the cookies of
+  /// `domain` (and its subdomains).
+  case clearCookies(session: String?, domain: String?)
 }

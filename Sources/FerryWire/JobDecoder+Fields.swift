@@ -59,6 +59,7 @@ extension JobDecoder {
     case "detach": job.detach = try field.bool()
     case "durable": job.durable = try field.bool()
     case "tls": job.tls = try tls(field)
+    case "cookies": job.cookies = try field.bool()
     default: throw field.invalid("unknown field")
     }
   }

@@ -114,6 +114,8 @@ public struct JobDecoder: Sendable {
     case "jobs":
       try onlyOp(object)
       return .jobs
+    case "cookies", "clear_cookies":
+      return try cookieOp(name, object)
     case "explain":
       var job: Job?
       for member in object.members where member.key != "op" {
@@ -138,6 +140,29 @@ public struct JobDecoder: Sendable {
     }
     guard let id else { throw WireError.invalidJob("id", "id: missing required field") }
     return id
+  }
+
+  /// `cookies` (`session`, `values`) and `clear_cookies` (`session`, `domain`).
+  private func cookieOp(_ name: String, _ object: JSONObject) throws(WireError) -> ClientMessage {
+    var session: String?
+    var values = false
+    var domain: String?
+    for member in object.members where member.key != "op" {
+      let field = Field(parent: "", key: member.key, value: member.value)
+      switch (member.key, name) {
+      case ("session", _): session = try field.label()
+      case ("values", "cookies"): values = try field.bool()
+      case ("domain", "clear_cookies"):
+        let text = try field.string()
+        guard !text.isEmpty, text.utf8.count <= 253,
+          text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x2F })
+        else { throw field.invalid("expected a domain name") }
+        domain = text
+      default: throw field.invalid("unknown field")
+      }
+    }
+    return name == "cookies"
+      ? .cookies(session: session, values: values) : .clearCookies(session: session, domain: domain)
   }
 
   /// Checks that an op line without arguments holds nothing but `op`.

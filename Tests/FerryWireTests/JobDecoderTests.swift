@@ -124,9 +124,18 @@ private func job(_ text: String) throws -> Job {
   (#"{"op": "hello"}"#, .hello),
   (#"{"op": "stats"}"#, .stats),
   (#"{"op": "sessions"}"#, .sessions),
+  (#"{"op": "cookies"}"#, .cookies(session: nil, values: false)),
+  (#"{"op": "cookies", "session": "s", "values": true}"#, .cookies(session: "s", values: true)),
+  (#"{"op": "clear_cookies"}"#, .clearCookies(session: nil, domain: nil)),
+  (#"{"op": "clear_cookies", "domain": "shop.test"}"#, .clearCookies(session: nil, domain: "shop.test")),
 ])
 func decodesOps(line: String, expected: ClientMessage) {
   #expect(decodeLine(line) == .success(expected))
+}
+
+@Test func decodesTheJobFieldCookies() throws {
+  #expect(try job(#"{"url": "http://h/", "cookies": false}"#).cookies == false)
+  #expect(try job(#"{"url": "http://h/"}"#).cookies == nil)
 }
 
 @Test func decodesExplainWithItsJob() {

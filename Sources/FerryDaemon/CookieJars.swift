@@ -1,0 +1,168 @@
+import FerrySession
+import FerryStore
+
+/// The cookie jars of every session, by session name and owner (a client uid, or one per
+/// session under `"shared": true`), and the rules that bound them (docs/CONFIG.md, "Cookies").
+///
+/// A jar is made when the first job of its owner in the session starts (or the owner asks for
+/// it), loaded from the store when the session persists cookies. A session holds at most
+/// `max_jars_per_session` in memory: past it, the least recently used jar that no live job
+/// holds (`CookieLease`) is dropped; a persisted one is still in the store. A jar is bounded in
+/// cookies and bytes after every change it is saved for: past the bounds its oldest cookies
+/// (by when ferry first stored them) go. All of it runs on the loop.
+@MainActor final class CookieJars {
+  struct Key: Hashable {
+    var session: String
+    var owner: Int64
+  }
+
+  /// One jar and what ferry knows beside curl: when each cookie was first stored.
+  @MainActor final class Entry {
+    let key: Key
+    let jar: CookieJar
+    let persist: Bool
+    var lastUsedMs: UInt64 = 0
+    var leases = 0
+    /// `domain\tpath\tname` → wall-clock ms the cookie was first stored.
+    var firstStored: [String: Int64] = [:]
+    /// The lines the store holds for the jar (as last written or loaded), so that a save that
+    /// changes nothing writes nothing.
+    var savedLines: [String] = []
+
+    init(key: Key, jar: CookieJar, persist: Bool) {
+      self.key = key
+      self.jar = jar
+      self.persist = persist
+    }
+  }
+
+  private(set) var entries: [Key: Entry] = [:]
+  /// `cookies.db`, opened on first use; nil before, or when it cannot be opened.
+  var store: CookieStore?
+  var storeUnavailable = false
+
+  /// The jar for `key`, made (and loaded from `store`) when missing.
+  func entry(
+    _ key: Key, persist: Bool, limits: DaemonConfig.CookieLimits, nowMs: UInt64, wallMs: Int64,
+    store: () -> CookieStore?
+  ) -> Entry? {
+    if let found = entries[key] {
+      found.lastUsedMs = nowMs
+      return found
+    }
+    guard let jar = CookieJar() else { return nil }
+    let entry = Entry(key: key, jar: jar, persist: persist)
+    entry.lastUsedMs = nowMs
+    if persist, let store = store(), let rows = try? store.load(session: key.session, owner: key.owner) {
+      let ttlMs = Int64(limits.sessionCookieTTLSeconds) * 1000
+      var lines: [String] = []
+      for row in rows {
+        guard let cookie = CookieLine(row.line) else { continue }
+        let first = row.firstMs ?? wallMs
+        // A session cookie survives restarts until the TTL, counted from when it was stored.
+        if cookie.isSession, wallMs - first >= ttlMs { continue }
+        entry.firstStored[cookie.identity] = first
+        lines.append(row.line)
+      }
+      jar.add(lines)
+      // What the store holds is rows, not `lines`: the next save writes when they differ.
+      entry.savedLines = rows.map(\.line)
+    }
+    evictIdle(session: key.session, keeping: limits.maxJarsPerSession - 1)
+    entries[key] = entry
+    return entry
+  }
+
+  /// Drops least recently used jars of `session` that no live job holds until at most `count`
+  /// are left (or only held ones).
+  private func evictIdle(session: String, keeping count: Int) {
+    var mine = entries.values.filter { $0.key.session == session }
+    guard mine.count > count else { return }
+    mine.sort { $0.lastUsedMs < $1.lastUsedMs }
+    var excess = mine.count - count
+    for entry in mine where excess > 0 && entry.leases == 0 {
+      entries[entry.key] = nil
+      excess -= 1
+    }
+  }
+
+  /// Bounds the jar after a change: returns the lines it keeps, with when each was first
+  /// stored, oldest first.
+  func bound(_ entry: Entry, limits: DaemonConfig.CookieLimits, wallMs: Int64) -> [CookieStore.Row] {
+    var cookies: [(line: String, identity: String, first: Int64)] = []
+    for line in entry.jar.lines() {
+      guard let cookie = CookieLine(line) else { continue }
+      let first = entry.firstStored[cookie.identity] ?? wallMs
+      cookies.append((line, cookie.identity, first))
+    }
+    cookies.sort { $0.first < $1.first }
+    var bytes = cookies.reduce(0) { $0 + $1.line.utf8.count }
+    var dropped = 0
+    while !cookies.isEmpty, cookies.count - dropped > limits.maxCookiesPerJar || bytes > limits.maxJarBytes {
+      bytes -= cookies[dropped].line.utf8.count
+      dropped += 1
+    }
+    if dropped > 0 {
+      cookies.removeFirst(dropped)
+      entry.jar.replace(with: cookies.map(\.line))
+    }
+    var seen: [String: Int64] = [:]
+    seen.reserveCapacity(cookies.count)
+    for c in cookies { seen[c.identity] = c.first }
+    entry.firstStored = seen
+    return cookies.map { CookieStore.Row(line: $0.line, firstMs: $0.first) }
+  }
+}
+
+/// A live job's hold on its jar: a held jar is never dropped to make room, so one owner never
+/// has two jars at once. Released when the job ends.
+@MainActor final class CookieLease {
+  let entry: CookieJars.Entry
+
+  init(_ entry: CookieJars.Entry) {
+    self.entry = entry
+    entry.leases += 1
+  }
+
+  isolated deinit { entry.leases -= 1 }
+}
+
+/// One line of curl's cookie-file format, split on its tabs: `domain`, `subdomains`, `path`,
+/// `secure`, `expires`, `name`, `value` (what `CookieJar.lines()` gives; not a `Set-Cookie`
+/// parser).
+struct CookieLine {
+  var domain: Substring
+  var httpOnly: Bool
+  var includeSubdomains: Bool
+  var path: Substring
+  var secure: Bool
+  /// Seconds since the epoch; 0 for a session cookie.
+  var expires: Int64
+  var name: Substring
+  var value: Substring
+
+  init?(_ line: String) {
+    let fields = line.split(separator: "\t", maxSplits: 6, omittingEmptySubsequences: false)
+    guard fields.count >= 6 else { return nil }
+    var domain = fields[0]
+    httpOnly = domain.hasPrefix("#HttpOnly_")
+    if httpOnly { domain = domain.dropFirst(10) }
+    self.domain = domain
+    includeSubdomains = fields[1] == "TRUE"
+    path = fields[2]
+    secure = fields[3] == "TRUE"
+    expires = Int64(fields[4]) ?? 0
+    name = fields[5]
+    value = fields.count > 6 ? fields[6] : ""
+  }
+
+  var isSession: Bool { expires == 0 }
+
+  /// What makes a cookie the same cookie: its domain, path and name.
+  var identity: String { "\(domain)\t\(path)\t\(name)" }
+
+  /// The domain without curl's leading dot, lower-cased.
+  var bareDomain: String {
+    (domain.hasPrefix(".") ? String(domain.dropFirst()) : String(domain)).lowercased()
+  }
+}
