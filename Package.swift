@@ -25,6 +25,8 @@ let package = Package(
     // imports no Glibc that would link it otherwise.
     .target(name: "FerryWire", swiftSettings: daemonSpeed, linkerSettings: [.linkedLibrary("m")]),
     .target(name: "FerrySerializer", dependencies: ["FerryWire"], swiftSettings: daemonSpeed),
+    // RFC 9111's decisions for the HTTP cache (issue 17, docs/CACHE.md); the store drives it.
+    .target(name: "FerryCache", swiftSettings: daemonSpeed),
 
     // Drivers over libevent and libcurl.
     .target(name: "FerryLoop", dependencies: ["CFerryEvent"], swiftSettings: daemonSpeed),
@@ -62,6 +64,7 @@ let package = Package(
     .executableTarget(name: "ferry-bench-journal", dependencies: ["FerryStore"], path: "bench/journal"),
 
     .testTarget(name: "FerryWireTests", dependencies: ["FerryWire"]),
+    .testTarget(name: "FerryCacheTests", dependencies: ["FerryCache"], exclude: ["Fixtures"]),
     .testTarget(name: "FerryClientTests", dependencies: ["FerryClient", "FerryWire"]),
     .testTarget(
       name: "FerrySerializerTests", dependencies: ["FerrySerializer", "FerryWire"],

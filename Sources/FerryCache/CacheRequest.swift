@@ -1,0 +1,48 @@
+/// A request as the cache sees it: its key, its headers and its `Cache-Control`, parsed once.
+public struct CacheRequest: Sendable {
+  public var key: CacheKey
+  /// Request header fields, names lower-case.
+  public var headers: CacheHeaderList
+  public var control: CacheControl
+  /// `Pragma: no-cache` with no `Cache-Control` (RFC 9111 5.4) counts as `no-cache`.
+  public var noCache: Bool
+  /// The request carries `Authorization` (a shared cache stores the answer only when allowed).
+  public var hasAuthorization: Bool
+  /// The request carries `Range`, `If-Range`, `If-Match` or `If-Unmodified-Since`: it asks for
+  /// part of a resource or guards a change, so the cache neither answers it nor stores what comes
+  /// back.
+  public var bypassesCache: Bool
+  /// The client's own validators: a usable entry answers them itself (`serveNotModified`).
+  public var ifNoneMatch: String?
+  public var ifModifiedSince: String?
+
+  /// nil when `url` is not a cacheable `http(s)` URL (the job then runs uncached).
+  public init?(method: String, url: String, headers: CacheHeaderList, partition: CachePartition) {
+    guard let parsed = CacheURL(url) else { return nil }
+    self.key = CacheKey(partition: partition, method: method, url: parsed)
+    self.headers = headers
+    self.control = CacheControl(headers: headers)
+    var pragmaNoCache = false
+    if !CacheControl.isPresent(in: headers), let pragma = CacheFields.combined("pragma", in: headers) {
+      pragmaNoCache = CacheFields.listMembers(pragma).contains { $0.lowercased() == "no-cache" }
+    }
+    self.noCache = control.noCache || pragmaNoCache
+    self.hasAuthorization = CacheFields.contains("authorization", in: headers)
+    self.bypassesCache = headers.contains {
+      switch $0.name {
+      case "if-match", "if-unmodified-since", "if-range", "range": true
+      default: false
+      }
+    }
+    self.ifNoneMatch = CacheFields.combined("if-none-match", in: headers)
+    self.ifModifiedSince = CacheFields.first("if-modified-since", in: headers)
+  }
+
+  /// GET, HEAD, OPTIONS and TRACE (RFC 9110 9.2.1); anything else invalidates (RFC 9111 4.4).
+  public var isSafe: Bool {
+    switch key.method {
+    case "GET", "HEAD", "OPTIONS", "TRACE": true
+    default: false
+    }
+  }
+}
