@@ -123,7 +123,9 @@ import Testing
     #expect(listed(root, d) == ["a-dur:durable:running", "a:plain:running", "b:plain:running"])
     // A plain detached result nobody took is listed `ended` until attached.
     let carol = try d.connect(uid: 1003)
-    carol.send(#"{"id":"c","url":"\#(d.url("/text"))","detach":true}"#)
+    // A delay, so that the job cannot end (and its `done` be written to carol) before she
+    // closes: what is listed is a result that nobody took.
+    carol.send(#"{"id":"c","url":"\#(d.url("/delay/200"))","detach":true}"#)
     carol.waitFor("c", "queued")
     carol.close()
     // a, a-dur, b and attached live on; c ended with nobody attached.
