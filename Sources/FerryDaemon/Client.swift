@@ -36,6 +36,14 @@ import FerryWire
   /// Durable jobs whose terminal line is in the outbox: once it is written, their results are
   /// collected and their journal rows go (never in the batch that recorded the end).
   private var collectedResults: [JournalKey] = []
+  /// The journal batch the outbox waits for: it holds a durable job's line whose record is in
+  /// that batch, so nothing of the outbox is written before the batch is committed (the
+  /// connection keeps its order). 0: nothing waits.
+  private var journalHold: UInt64 = 0
+  /// On the daemon's list of clients waiting for a batch.
+  private var isAwaitingJournal = false
+  /// A close that waits for the held outbox to be written first.
+  private var closesAfterJournal = false
   /// Descriptors that came with the chunk about to be read (`didReceiveDescriptors`).
   private var incomingDescriptors: [Int32] = []
   /// Those of the line in progress: it holds the last byte of a chunk that brought some.
@@ -101,6 +109,34 @@ import FerryWire
     outboxGrew()
   }
 
+  /// Queues lines of a durable job (or a replay) whose records are in journal batch `batch`
+  /// (`Daemon.journalHoldMark`): the outbox is written once that batch is committed.
+  func sendLines(_ lines: [UInt8], journalBatch batch: UInt64) {
+    guard !isGone, !lines.isEmpty else { return }
+    if batch > journalHold { journalHold = batch }
+    sendLines(lines)
+  }
+
+  /// The batch the outbox waited for may be done: write it (and close, if that waited too).
+  func journalReleased() {
+    isAwaitingJournal = false
+    flush()
+    if closesAfterJournal, !isAwaitingJournal {
+      closesAfterJournal = false
+      connection.closeWhenFlushed()
+    }
+  }
+
+  /// Writes what is queued and closes once written, after the journal batch it may wait for.
+  private func flushAndClose() {
+    flush()
+    if isAwaitingJournal {
+      closesAfterJournal = true
+      return
+    }
+    connection.closeWhenFlushed()
+  }
+
   private func outboxGrew() {
     // Batching pays for small lines; a big one (an inline body) goes out at once, so the
     // outbox never holds a second copy of what the connection's own buffer will hold.
@@ -118,9 +154,15 @@ import FerryWire
   private func flush() {
     flushTimer?.cancel()
     guard !isGone else { return }
-    // Group commit: what the journal holds is committed before any line of it goes out (the
-    // flush may release held lines of durable jobs into this outbox).
-    if daemon.journalPending { daemon.flushJournal() }
+    // Group commit: a durable job's line goes out only once its batch is committed; the
+    // writer's report for it writes the outbox (`journalReleased`). Other clients never wait.
+    if journalHold > daemon.journalBatchesDone {
+      if !isAwaitingJournal {
+        isAwaitingJournal = true
+        daemon.clientsAwaitingJournal.append(self)
+      }
+      return
+    }
     guard outbox.count > 0, !isGone else { return }
     outbox.withBytes { connection.write(UnsafeRawBufferPointer($0)) }
     // A write that failed (the peer is gone) collected nothing: connectionDidClose says so.
@@ -176,16 +218,14 @@ import FerryWire
   /// After the client's half-close: once every job has ended, flush and close.
   private func closeIfDone() {
     if isReadEOF, jobs.isEmpty, !isGone {
-      flush()
-      connection.closeWhenFlushed()
+      flushAndClose()
     }
   }
 
   /// Writes what is queued, then closes once the connection has sent it (a refused
   /// connection's one line; shutdown after the grace period, bounded by its 2 s timer).
   func closeWhenFlushed() {
-    flush()
-    connection.closeWhenFlushed()
+    flushAndClose()
   }
 }
 

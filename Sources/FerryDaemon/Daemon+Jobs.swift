@@ -252,7 +252,8 @@ extension Daemon {
       case .resume(let serial): job(serial)?.resumeForClient()
       case .moveJob(let serial, let client):
         if let run = job(serial) { move(run, to: client.flatMap { clients[$0] }) }
-      case .sendLines(let client, let lines): clients[client]?.sendLines(lines)
+      // A replay (attach): a durable job's lines wait for the batch holding its records.
+      case .sendLines(let client, let lines): clients[client]?.sendLines(lines, journalBatch: journalHoldMark)
       case .sendError(let client, let error, let id): clients[client]?.send(.error(error, id: id))
       case .budgetMayHaveRoom(let serial):
         if let client = clients[serial] { outputDrained(client) }

@@ -7,8 +7,10 @@ import FerryWire
 #endif
 
 /// The durable journal's driver (issue 14, docs/STORE.md "The driver's contract"): durable jobs'
-/// transitions are staged as the loop works and committed once per iteration, before any client
-/// line goes out (`Client.flush`); after a restart, `recoverJournal` gives every durable job
+/// transitions are staged as the loop works, handed once per iteration to the journal's writer
+/// thread (`JournalWriter`), which commits them off the loop and reports back through a wake;
+/// a durable job's lines wait in its client's outbox until their batch is committed (a
+/// bystander's lines never wait). After a restart, `recoverJournal` gives every durable job
 /// back. Jobs that are not durable never reach this file.
 extension Daemon {
   /// `<state dir>/journal.db`, or nil when no state directory can be found.
@@ -17,8 +19,9 @@ extension Daemon {
       .map { $0 + "/journal.db" }
   }
 
-  /// The journal, opened on first use. A damaged file is moved aside and logged; a journal
-  /// that cannot be opened at all is logged once, and durable jobs then fail `journal_failed`.
+  /// The journal, opened on first use with its writer thread. A damaged file is moved aside and
+  /// logged; a journal that cannot be opened at all is logged once, and durable jobs then fail
+  /// `journal_failed`.
   func openJournal() -> Journal? {
     if let journal { return journal }
     guard !journalUnavailable else { return nil }
@@ -30,27 +33,37 @@ extension Daemon {
     let options = Journal.Options(
       sync: config.journalSync, maxEventsPerJob: config.limits.maxReplayEvents,
       maxEventBytesPerJob: config.limits.maxReplayBytes)
+    let opening: Journal.Opening
     do throws(StoreError) {
       try StateDirectory.prepare(String(path.dropLast("/journal.db".count)))
-      let opening = try Journal.openReplacingDamaged(path: path, options: options)
-      if let moved = opening.movedAside {
-        logger.error(
-          "journal damaged: moved aside, a new one started",
-          ["moved_to": moved.path, "reason": "\(moved.reason)"])
-      }
-      journal = opening.journal
-      journalUnavailable = false
-      logger.info("journal opened", ["path": path, "sync": config.journalSync.rawValue])
-      return opening.journal
+      opening = try Journal.openReplacingDamaged(path: path, options: options)
     } catch {
       logger.error(
         "cannot open the journal: durable jobs fail journal_failed", ["path": path, "error": "\(error)"])
       return nil
     }
+    if let moved = opening.movedAside {
+      logger.error(
+        "journal damaged: moved aside, a new one started",
+        ["moved_to": moved.path, "reason": "\(moved.reason)"])
+    }
+    do {
+      let wake = try LoopWake(loop: loop) { [unowned self] in self.journalReported() }
+      journalWriter = try JournalWriter(
+        journal: opening.journal, wake: wake.signal, beforeCommit: journalCommitGate)
+      journalWake = wake
+    } catch {
+      logger.error(
+        "cannot start the journal's writer: durable jobs fail journal_failed", ["error": "\(error)"])
+      return nil
+    }
+    journal = opening.journal
+    journalUnavailable = false
+    logger.info("journal opened", ["path": path, "sync": config.journalSync.rawValue])
+    return opening.journal
   }
 
-  /// Records were staged: they are committed before the next client write, or at the end of
-  /// the iteration.
+  /// Records were staged: they are handed to the writer at the end of the iteration.
   func journalStaged() {
     journalPending = true
     if journalTimer == nil {
@@ -59,35 +72,126 @@ extension Daemon {
     if journalTimer?.isScheduled == false { journalTimer?.schedule(afterMs: 0) }
   }
 
-  /// Commits what is staged: one transaction (group commit), then lets the jobs it made
-  /// durable go on (their `queued` goes out) and refuses those it could not (`journal_failed`).
-  /// What those jobs do next (a start) is staged again and committed before this returns, so
-  /// no line leaves whose record the journal does not hold.
+  /// The batch a durable job's line just queued belongs to: its client writes nothing of its
+  /// outbox before that batch is committed (`Client.flush`). Records staged and not yet handed
+  /// over go in the next batch; otherwise everything recorded is in those handed over.
+  var journalHoldMark: UInt64 {
+    guard let journal else { return 0 }
+    return journal.stagedCount > 0 ? journalBatchesHanded + 1 : journalBatchesHanded
+  }
+
+  /// Hands what is staged to the writer as one batch (group commit), unless a batch is still
+  /// being committed: then it waits for that one's report and grows meanwhile. The jobs the
+  /// batch submitted go on (or are refused) when its report comes (`journalReported`).
   func flushJournal() {
     journalPending = false
     journalTimer?.cancel()
-    guard let journal else { return }
-    // Two rounds at most in practice: the second holds what the released jobs did.
-    while journal.stagedCount > 0 {
-      // The list taken whole, an emptied one left in its place (no allocation per flush); a
-      // flush that a released job makes (its start) takes its own.
-      var settling: [JobRun] = []
-      swap(&settling, &spareAwaiting)
-      swap(&settling, &awaitingCommit)
-      let report = journal.flush()
-      if let error = report.error {
-        logger.error(
-          "journal write failed",
-          [
-            "error": "\(error)", "jobs_refused": "\(report.refused.count)",
-            "jobs_behind": "\(report.unrecorded.count)",
-          ])
+    guard let journal, let writer = journalWriter, journal.stagedCount > 0, journalInFlight.isEmpty else {
+      return
+    }
+    handOver(journal, to: writer)
+  }
+
+  private func handOver(_ journal: Journal, to writer: JournalWriter) {
+    // The list taken whole, the spare emptied one left in its place (no allocation per batch).
+    var settling: [JobRun] = []
+    swap(&settling, &spareAwaiting)
+    swap(&settling, &awaitingCommit)
+    journalInFlight.append(settling)
+    journalBatchesHanded += 1
+    writer.submit(journal.takeBatch())
+  }
+
+  /// Waits until everything recorded so far is committed, for a read that must see it (`jobs`,
+  /// a vanished client's results): the loop waits that long (a rare path). Reports are taken
+  /// at the wake, as always.
+  func drainJournal() {
+    journalPending = false
+    journalTimer?.cancel()
+    guard let journal, let writer = journalWriter else { return }
+    if journal.stagedCount > 0 { handOver(journal, to: writer) }
+    writer.drain()
+  }
+
+  /// The writer finished work: each batch's jobs go on or are refused, in order; clients whose
+  /// held lines are now committed write them; what was staged meanwhile goes next.
+  func journalReported() {
+    guard let writer = journalWriter else { return }
+    writer.takeReports(into: &journalReports)
+    for report in journalReports {
+      switch report {
+      case .compacted(let error):
+        if let error { logger.warning("journal compaction failed", ["error": "\(error)"]) }
+      case .batch(let flush):
+        journalBatchesDone += 1
+        var settling = journalInFlight.removeFirst()
+        if let error = flush.error {
+          logger.error(
+            "journal write failed",
+            [
+              "error": "\(error)", "jobs_refused": "\(flush.refused.count)",
+              "jobs_behind": "\(flush.unrecorded.count)",
+            ])
+        }
+        settle(settling, flush)
+        settling.removeAll(keepingCapacity: true)
+        if settling.capacity > spareAwaiting.capacity { swap(&settling, &spareAwaiting) }
       }
-      settle(settling, report)
-      settling.removeAll(keepingCapacity: true)
-      swap(&settling, &spareAwaiting)
-      journalPending = false
-      journalTimer?.cancel()
+    }
+    journalReports.removeAll(keepingCapacity: true)
+    releaseHeldClients()
+    flushJournal()
+    armJournalCompaction()
+  }
+
+  /// Clients waiting for a batch write their outbox once it is done.
+  private func releaseHeldClients() {
+    guard !clientsAwaitingJournal.isEmpty else { return }
+    var waiting: [Client] = []
+    swap(&waiting, &clientsAwaitingJournal)
+    // A client still held (a later batch) puts itself back on the list.
+    for client in waiting { client.journalReleased() }
+  }
+
+  /// After removals, the journal is compacted on the writer once no batch came for
+  /// `journalCompactIdleMs` (each batch pushes it back), or at once when many rows went.
+  private func armJournalCompaction() {
+    guard let journal, let writer = journalWriter else { return }
+    let removals = journal.removedCount - journalRemovalsCompacted
+    guard removals > 0 else { return }
+    if removals >= 50_000 {
+      journalRemovalsCompacted = journal.removedCount
+      writer.compact()
+      return
+    }
+    if journalCompactTimer == nil {
+      journalCompactTimer = Timer(loop: loop) { [unowned self] in self.compactJournalIfIdle() }
+    }
+    journalCompactTimer?.cancel()
+    journalCompactTimer?.schedule(afterMs: journalCompactIdleMs)
+  }
+
+  private func compactJournalIfIdle() {
+    // Work came meanwhile: its report arms the timer again.
+    guard let journal, let writer = journalWriter, journalInFlight.isEmpty, journal.stagedCount == 0 else {
+      return
+    }
+    journalRemovalsCompacted = journal.removedCount
+    writer.compact()
+  }
+
+  /// A clean stop: what is staged is committed, the writer drained and ended, then the journal
+  /// compacted (on this thread: the writer is gone), so it is left at its smallest.
+  func stopJournal() {
+    journalCompactTimer?.cancel()
+    guard let journal, let writer = journalWriter else { return }
+    if journal.stagedCount > 0 { handOver(journal, to: writer) }
+    writer.stop()
+    journalWriter = nil
+    journalWake?.close()
+    journalWake = nil
+    do throws(StoreError) { try journal.compact() } catch {
+      logger.warning("journal compaction failed", ["error": "\(error)"])
     }
   }
 
@@ -146,7 +250,7 @@ extension Daemon {
   /// one read of the journal per such client).
   func resultsNotCollected(_ keys: [JournalKey]) {
     guard let journal else { return }
-    flushJournal()
+    drainJournal()
     let wanted = Set(keys)
     guard let recovered = try? journal.recover() else { return }
     let now = loop.now()
@@ -204,7 +308,7 @@ extension Daemon {
     }
     if let uid = client.credentials?.uid {
       if let journal = openJournalIfPresent() {
-        flushJournal()
+        drainJournal()
         for job in (try? journal.jobs(visibleTo: uid)) ?? [] {
           entry(job.id, job.session, job.phase.name, job.seq, durable: true)
         }

@@ -48,10 +48,33 @@ import FerryWire
   var journal: Journal?
   /// Opening the journal failed (logged once): durable jobs fail `journal_failed`.
   var journalUnavailable = false
-  /// Records are staged and not yet committed: the next client write flushes them first.
+  /// Records are staged and not yet handed to the writer thread.
   var journalPending = false
-  /// Commits staged records at the end of the iteration when no client write does.
+  /// Hands staged records to the writer at the end of the iteration (`flushJournal`).
   var journalTimer: Timer?
+  /// The thread that commits the journal, and the wake its reports come back by
+  /// (`Daemon+Journal`): commits never run on the loop.
+  var journalWriter: JournalWriter?
+  var journalWake: LoopWake?
+  /// Batches handed to the writer and not yet reported, oldest first: the jobs each one's
+  /// report lets go on (`settle`). One at a time (two for a `drain`): while the writer is
+  /// behind, the next batch grows.
+  var journalInFlight: [[JobRun]] = []
+  /// Batches handed to the writer so far, and those whose reports the loop took: a durable
+  /// job's line waits in its client's outbox until its batch is done (`journalHoldMark`).
+  var journalBatchesHanded: UInt64 = 0
+  var journalBatchesDone: UInt64 = 0
+  /// The list the writer's reports are swapped into, kept (no allocation per batch).
+  var journalReports: [JournalWriter.Report] = []
+  /// Clients whose outbox holds lines of a batch not yet done.
+  var clientsAwaitingJournal: [Client] = []
+  /// Compacts the journal once no batch came for `journalCompactIdleMs` after some removals.
+  var journalCompactTimer: Timer?
+  var journalCompactIdleMs = 1_000
+  /// `Journal.removedCount` when the last compaction was asked for.
+  var journalRemovalsCompacted = 0
+  /// A test's hook, run on the writer thread before each commit (set before the journal opens).
+  var journalCommitGate: (@Sendable () -> Void)?
   /// Results of durable jobs that ended with nobody attached, by owner and id: their journal
   /// rows go when `attach` takes them or they expire.
   var journaledResults: [JobTable.DetachedKey: JournalKey] = [:]
@@ -103,6 +126,11 @@ import FerryWire
     }
   }
 
+  isolated deinit {
+    // A daemon that never ran (an in-process test's) still ends its writer thread.
+    journalWriter?.stop()
+  }
+
   /// Listens on `path` (replacing a stale socket file), or adopts a listening descriptor.
   public func listen(path: String?, adoptingFD: Int32? = nil) throws(StartupError) {
     let onAccept: @MainActor (Int32) -> Void = { [unowned self] fd in self.accept(fd) }
@@ -140,13 +168,7 @@ import FerryWire
     startWatchdog()
     recoverJournal()
     loop.run()
-    flushJournal()
-    // A clean stop leaves the journal at its smallest: free pages given back, the WAL folded in.
-    if let journal {
-      do throws(StoreError) { try journal.compact() } catch {
-        logger.warning("journal compaction failed", ["error": "\(error)"])
-      }
-    }
+    stopJournal()
     for session in sessions.values { session.engine.shutdown() }
     logger.notice("stopped")
     return 0

@@ -78,6 +78,9 @@ import FerryWire
   /// (`journalRefused`). Its `queued` is the acknowledgement.
   private var heldLines: [UInt8]?
   private var startHeld = false
+  /// A request that may not be sent twice: its transfer starts once its `running` phase is
+  /// committed (`journalCommitted`).
+  private var transferAwaitsCommit = false
   /// The cookie jar the job uses (its session's, for its user), fixed when it was accepted;
   /// nil for none. `cookieLease` holds the jar while the job lives.
   var cookieKey: CookieJars.Key?
@@ -144,12 +147,21 @@ import FerryWire
     let seq = lifecycle.attemptStarted()
     if let key = journalKey {
       daemon.journal?.phaseChanged(key, to: .running(attempt: lifecycle.attempt))
-      // A request that may not be sent twice is known to be running before it can leave.
-      if isResendSafe { daemon.journalStaged() } else { daemon.flushJournal() }
+      daemon.journalStaged()
+      // A request that may not be sent twice is known to be running before it can leave: its
+      // transfer waits for this batch's report.
+      if !isResendSafe {
+        transferAwaitsCommit = true
+        daemon.awaitingCommit.append(self)
+      }
     }
     if let seq {
       emit(seq, .started(attempt: lifecycle.attempt, method: request.method, url: request.url))
     }
+    if !transferAwaitsCommit { startTransfer() }
+  }
+
+  private func startTransfer() {
     transfer = session.engine.start(transferSpec(), delegate: self, cookies: cookieJarForStart())
   }
 
@@ -225,9 +237,14 @@ import FerryWire
   /// The flush committed the job's submission: its held lines go out, and a start that
   /// waited for the commit happens now.
   func journalCommitted() {
+    if transferAwaitsCommit {
+      transferAwaitsCommit = false
+      if !isFinished { startTransfer() }
+      return
+    }
     guard let lines = heldLines else { return }
     heldLines = nil
-    client?.sendLines(lines)
+    client?.sendLines(lines, journalBatch: daemon.journalHoldMark)
     if isFinished, let key = journalKey { client?.willCollect(key) }
     if startHeld {
       startHeld = false
@@ -357,7 +374,11 @@ import FerryWire
       heldLines?.append(contentsOf: line)
       return
     }
-    client?.sendLines(line)
+    guard journalKey != nil else {
+      client?.sendLines(line)
+      return
+    }
+    client?.sendLines(line, journalBatch: daemon.journalHoldMark)
     if let key = journalKey, event.isTerminal { client?.willCollect(key) }
   }
 }

@@ -7,8 +7,10 @@ extension Journal {
   /// Between calls the WAL stays bounded anyway: SQLite checkpoints it every 1 000 pages, and
   /// `journal_size_limit` cuts it back to 4 MiB after each checkpoint.
   public func compact() throws(StoreError) {
-    try database.execute("PRAGMA incremental_vacuum")
-    try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    try connectionLock.withLock { () throws(StoreError) in
+      try database.execute("PRAGMA incremental_vacuum")
+      try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
   }
 
   /// The result of opening a journal whatever is in the file.

@@ -8,6 +8,10 @@ extension Journal {
   ///
   /// Three ordered scans merged by key, so 10 000 jobs cost three passes, not 10 000 queries.
   public func recover() throws(StoreError) -> [RecoveredJob] {
+    try connectionLock.withLock { () throws(StoreError) in try recoverLocked() }
+  }
+
+  private func recoverLocked() throws(StoreError) -> [RecoveredJob] {
     var jobs: [RecoveredJob] = []
     var index: [Int64: Int] = [:]
     let all = try database.statement(
@@ -49,6 +53,10 @@ extension Journal {
   /// The jobs `uid` may see, in submission order: their own, or every job for root (uid 0).
   /// A job whose submitter's credentials were unknown is root's to see only.
   public func jobs(visibleTo uid: UInt32) throws(StoreError) -> [JobListing] {
+    try connectionLock.withLock { () throws(StoreError) in try jobsLocked(visibleTo: uid) }
+  }
+
+  private func jobsLocked(visibleTo uid: UInt32) throws(StoreError) -> [JobListing] {
     let columns = "SELECT key, id, session, phase, attempts, seq, uid FROM jobs"
     let query =
       uid == 0

@@ -9,9 +9,12 @@ import Glibc
 /// its job is committed. After a restart, `recover()` gives every job back with what to do
 /// with it, and `jobs(visibleTo:)` answers the `jobs` op.
 ///
-/// Not thread-safe: one thread (the loop) owns it, as it owns the job table. The database is
-/// opened in `locking_mode=EXCLUSIVE`: a second process (a second daemon on the same state
-/// directory) gets `.busy` instead of sharing the file.
+/// Two sides. Staging (`submitted` … `removed`, `takeBatch`, `stagedCount`) never touches
+/// SQLite and belongs to one thread, the loop, as the job table does. The connection (`flush`,
+/// `commit`, `recover`, `jobs(visibleTo:)`, `compact`) is used under the journal's own lock,
+/// one thread at a time: ferryd's `JournalWriter` thread commits, and the loop only reads, and
+/// rarely. The database is opened in `locking_mode=EXCLUSIVE`: a second process (a second
+/// daemon on the same state directory) gets `.busy` instead of sharing the file.
 public final class Journal {
   /// The journal's settings, from the configuration.
   public struct Options: Sendable, Equatable {
@@ -47,6 +50,11 @@ public final class Journal {
   let clock: () -> Int64
   private var batch = JournalBatch()
   private var nextKey: Int64
+  /// Keeps the connection to one thread at a time (`commit`, the reads, `compact`).
+  let connectionLock = StoreLock()
+  /// Removals staged since the journal opened (staging side): how much it may have shrunk,
+  /// for the driver's choice of when to `compact()`.
+  public private(set) var removedCount = 0
 
   /// Opens (or creates) the journal at `path`, migrating its schema. A file that is not a
   /// journal throws a `StoreError` whose `isDamagedFile` says so (`openReplacingDamaged`
@@ -129,10 +137,19 @@ public final class Journal {
   /// (collected), handed to an `attach`, or expired (forgotten).
   public func removed(_ key: JournalKey) {
     batch.append(.removed(key))
+    removedCount += 1
   }
 
   /// Records staged and not yet flushed.
   public var stagedCount: Int { batch.records.count }
+
+  /// The records staged since the last flush, for a commit elsewhere (`commit`, on the
+  /// writer thread); staging starts a new batch.
+  public func takeBatch() -> JournalBatch {
+    var taken = JournalBatch()
+    swap(&taken, &batch)
+    return taken
+  }
 
   /// Commits a single submission now and returns its key: `submitted` and `flush` in one, for
   /// callers outside the loop's batching. Throws when it was not committed.
@@ -154,12 +171,21 @@ public final class Journal {
   /// their jobs' records, so jobs already durable keep being recorded while new ones are
   /// refused (`journal_failed`). What still fails is reported `unrecorded`.
   public func flush() -> FlushReport {
-    let whole = batch
-    batch = JournalBatch()
+    commit(takeBatch())
+  }
+
+  /// Commits `whole` (a batch `takeBatch` gave) as `flush()` commits what is staged: one
+  /// transaction, and after a failure a second one without its submissions. Any thread, one
+  /// at a time (the connection's lock).
+  public func commit(_ whole: JournalBatch) -> FlushReport {
+    connectionLock.withLock { commitLocked(whole) }
+  }
+
+  private func commitLocked(_ whole: JournalBatch) -> FlushReport {
     var report = FlushReport()
     guard !whole.isEmpty else { return report }
     do throws(StoreError) {
-      try commit(whole.records)
+      try commitRecords(whole.records)
       report.committed = whole.submittedKeys
       report.transactions = 1
       return report
@@ -170,7 +196,7 @@ public final class Journal {
     let rest = whole.withoutSubmissions().records
     guard !rest.isEmpty else { return report }
     do throws(StoreError) {
-      try commit(rest)
+      try commitRecords(rest)
       report.transactions = 1
     } catch {
       var seen = Set<JournalKey>()
@@ -179,7 +205,7 @@ public final class Journal {
     return report
   }
 
-  private func commit(_ records: [JournalRecord]) throws(StoreError) {
+  private func commitRecords(_ records: [JournalRecord]) throws(StoreError) {
     try database.transaction { () throws(StoreError) in
       for record in records { try apply(record) }
     }

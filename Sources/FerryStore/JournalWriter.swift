@@ -1,0 +1,146 @@
+import FerryLoop
+import Glibc
+
+/// The thread that commits the journal (issue 14; docs/STORE.md "The writer thread"), so that
+/// a commit (and `journal.sync: full`'s fsync) never holds up the loop and its other clients.
+///
+/// The loop stages records on the `Journal` as before (`submitted`, `eventSent`, …: staging
+/// never touches SQLite), takes the iteration's batch (`Journal.takeBatch`) and hands it over
+/// (`submit`); this thread commits it (`Journal.commit`) and reports the `FlushReport` back
+/// through a `LoopWake`: the loop takes the reports (`takeReports`) and only then lets the
+/// batch's jobs go on (their `queued`) or refuses them (`journal_failed`). Reports come in the
+/// order the batches were handed over. `compact()` runs here too, at an idle moment.
+///
+/// The driver hands over one batch at a time and stages into the next meanwhile, so when the
+/// writer is behind, batches grow instead of multiplying (`submit` takes more only for a
+/// `drain`). The connection is used under the `Journal`'s own lock: commits here, the rare read
+/// of the loop (`recover`, `jobs(visibleTo:)`) there, never both at once.
+public final class JournalWriter: @unchecked Sendable {
+  /// What the thread did with one piece of work, in the order it was handed over.
+  public enum Report: Sendable, Equatable {
+    /// A batch was committed (or refused): what `Journal.flush()` returns.
+    case batch(FlushReport)
+    /// `compact()` ran; the error when it failed.
+    case compacted(StoreError?)
+  }
+
+  private enum Work: Sendable {
+    case batch(JournalBatch)
+    case compact
+  }
+
+  private let journal: Journal
+  private let wake: LoopWake.Signal
+  /// Runs on the thread before each commit: a test's hook to hold a commit back.
+  private let beforeCommit: (@Sendable () -> Void)?
+  private let lock = StoreLock()
+  // Guarded by `lock`.
+  private var work: [Work] = []
+  private var reports: [Report] = []
+  private var isBusy = false
+  private var isStopping = false
+  /// The loop's: set at start, cleared by `stop`.
+  private var thread: pthread_t?
+
+  /// Starts the thread. From now on the journal's commits and compaction belong to it.
+  public init(
+    journal: Journal, wake: LoopWake.Signal, beforeCommit: (@Sendable () -> Void)? = nil
+  ) throws(StoreError) {
+    self.journal = journal
+    self.wake = wake
+    self.beforeCommit = beforeCommit
+    let context = Unmanaged.passRetained(self).toOpaque()
+    var id = pthread_t()
+    let rc = pthread_create(
+      &id, nil,
+      { raw in
+        guard let raw else { return nil }
+        Unmanaged<JournalWriter>.fromOpaque(raw).takeRetainedValue().main()
+        return nil
+      }, context)
+    guard rc == 0 else {
+      Unmanaged<JournalWriter>.fromOpaque(context).release()
+      throw StoreError(.other, "cannot start the journal's writer thread: \(Errno(rc))")
+    }
+    thread = id
+  }
+
+  /// Hands a batch to the thread. Its report comes back through the wake.
+  public func submit(_ batch: JournalBatch) {
+    enqueue(.batch(batch))
+  }
+
+  /// Asks the thread to compact the journal (`Journal.compact`) after what it holds.
+  public func compact() {
+    enqueue(.compact)
+  }
+
+  /// The reports of the work done since the last call, oldest first, swapped into `list`
+  /// (which should be empty: its storage is kept for the next call, no allocation per batch).
+  public func takeReports(into list: inout [Report]) {
+    lock.withLock { swap(&list, &reports) }
+  }
+
+  /// Waits until everything handed over is done (its reports wait for `takeReports`): what
+  /// the loop reads next sees it committed. Blocks the calling thread for that long.
+  public func drain() {
+    lock.withLock {
+      while !work.isEmpty || isBusy { lock.wait() }
+    }
+  }
+
+  /// Does what was handed over, then ends the thread and waits for it: the journal is the
+  /// caller's alone again. The reports of that work are left untaken.
+  public func stop() {
+    guard let thread else { return }
+    lock.withLock {
+      isStopping = true
+      lock.broadcast()
+    }
+    pthread_join(thread, nil)
+    self.thread = nil
+  }
+
+  private func enqueue(_ item: Work) {
+    lock.withLock {
+      work.append(item)
+      lock.broadcast()
+    }
+  }
+
+  /// The thread: takes work in order until stopped with nothing left.
+  private func main() {
+    lock.lock()
+    while true {
+      while work.isEmpty, !isStopping { lock.wait() }
+      if work.isEmpty { break }
+      let item = work.removeFirst()
+      isBusy = true
+      lock.unlock()
+      let report = perform(item)
+      lock.lock()
+      isBusy = false
+      reports.append(report)
+      lock.broadcast()
+      lock.unlock()
+      wake.fire()
+      lock.lock()
+    }
+    lock.unlock()
+  }
+
+  private func perform(_ item: Work) -> Report {
+    switch item {
+    case .batch(let batch):
+      beforeCommit?()
+      return .batch(journal.commit(batch))
+    case .compact:
+      do throws(StoreError) {
+        try journal.compact()
+        return .compacted(nil)
+      } catch {
+        return .compacted(error)
+      }
+    }
+  }
+}
