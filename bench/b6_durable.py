@@ -14,7 +14,9 @@ loopback listener that accepts and never answers (one job running, the rest queu
 SIGKILLed; a new daemon on the same state directory is started, and the time from its exec to
 the listener's first accepted connection (the resent GET) is the figure.
 
-Run directly: `python3 bench/b6_durable.py --products .build/release [--reps 3]`.
+Run directly: `python3 bench/b6_durable.py --products .build/release [--reps 3]`; with
+`--baseline DIR` (another build's ferryd and ferry-bench-client) every row runs on both builds
+in each repetition, for before/after figures from the same machine state.
 """
 
 import argparse
@@ -257,21 +259,26 @@ def startup(products, workdir, count, tag):
         shutil.rmtree(state, ignore_errors=True)
 
 
-def run(products, workdir, reps=3, jobs=5000, window=200, clients=3, resume_jobs=10_000, log=print):
-    rows = {name: [] for name, _ in ROWS}
-    cpu = {name: [] for name, _ in ROWS}
-    p99 = {name: [] for name, _ in ROWS}
-    acks = {name: [] for name, _ in ROWS}
-    ack_cpu = {name: [] for name, _ in ROWS}
+def run(products, workdir, reps=3, jobs=5000, window=200, clients=3, resume_jobs=10_000, log=print,
+        baseline=None):
+    """With `baseline` (another build's products), every row runs on both builds in each
+    repetition, alternating which goes first: before/after figures from the same machine state."""
+    builds = [("", products)] if baseline is None else [(" [before]", baseline), (" [after]", products)]
+    names = [(name + label, sync, build) for name, sync in ROWS for label, build in builds]
+    rows = {name: [] for name, _, _ in names}
+    cpu = {name: [] for name, _, _ in names}
+    p99 = {name: [] for name, _, _ in names}
+    acks = {name: [] for name, _, _ in names}
+    ack_cpu = {name: [] for name, _, _ in names}
     n = 0
     for rep in range(reps):
-        order = ROWS if rep % 2 == 0 else list(reversed(ROWS))
-        for name, sync in order:
+        order = names if rep % 2 == 0 else list(reversed(names))
+        for name, sync, build in order:
             n += 1
-            a = acknowledged(products, workdir, sync, jobs, clients, f"b6-{n}a")
+            a = acknowledged(build, workdir, sync, jobs, clients, f"b6-{n}a")
             acks[name].append(a["acks_per_s"])
             ack_cpu[name].append(a["cpu_us_per_ack"])
-            r = throughput(products, workdir, sync, jobs, window, clients, f"b6-{n}")
+            r = throughput(build, workdir, sync, jobs, window, clients, f"b6-{n}")
             rows[name].append(r["jobs_per_s"])
             cpu[name].append(r["cpu_us_per_job"])
             ping = r["ping_ms"] or {"p50": 0, "p99": 0, "max": 0}
@@ -281,7 +288,7 @@ def run(products, workdir, reps=3, jobs=5000, window=200, clients=3, resume_jobs
             log(f"B6 {name}: {a['acks_per_s']:.0f} acknowledged/s ({a['cpu_us_per_ack']:.0f} us CPU each); "
                 f"{r['jobs_per_s']:.0f} whole jobs/s ({r['cpu_us_per_job']:.0f} us CPU each)")
     starts = []
-    for rep in range(reps):
+    for rep in range(reps if resume_jobs else 0):
         r = startup(products, workdir, resume_jobs, f"b6-start-{rep}")
         starts.append(r["first_transfer_ms"])
         log(f"B6 start-up with {resume_jobs} journaled jobs: first resumed transfer after "
@@ -291,8 +298,8 @@ def run(products, workdir, reps=3, jobs=5000, window=200, clients=3, resume_jobs
         "rows": {name: {"acks_per_s": summary(acks[name]), "cpu_us_per_ack": summary(ack_cpu[name]),
                         "jobs_per_s": summary(rows[name]), "cpu_us_per_job": summary(cpu[name]),
                         "ping_p99_ms": summary(p99[name])}
-                 for name, _ in ROWS},
-        "first_transfer_ms": summary(starts),
+                 for name, _, _ in names},
+        "first_transfer_ms": summary(starts) if starts else None,
     }
 
 
@@ -303,12 +310,13 @@ def main():
     p.add_argument("--jobs", type=int, default=5000, help="jobs per client")
     p.add_argument("--window", type=int, default=200)
     p.add_argument("--clients", type=int, default=3)
-    p.add_argument("--resume-jobs", type=int, default=10_000)
+    p.add_argument("--resume-jobs", type=int, default=10_000, help="0: no start-up row")
+    p.add_argument("--baseline", help="another build's products: each row runs on both, before/after")
     args = p.parse_args()
     workdir = tempfile.mkdtemp(prefix="ferry-b6-")
     try:
         result = run(os.path.abspath(args.products), workdir, args.reps, args.jobs, args.window, args.clients,
-                     args.resume_jobs)
+                     args.resume_jobs, baseline=os.path.abspath(args.baseline) if args.baseline else None)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     with open("/proc/loadavg") as f:

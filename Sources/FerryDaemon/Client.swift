@@ -33,13 +33,16 @@ import FerryWire
   /// Events are encoded straight into it (no line buffer per event, no copy).
   private var outbox = ByteWriter(capacity: 512)
   private var flushTimer: Timer?
-  /// Durable jobs whose terminal line is in the outbox: once it is written, their results are
-  /// collected and their journal rows go (never in the batch that recorded the end).
-  private var collectedResults: [JournalKey] = []
-  /// The journal batch the outbox waits for: it holds a durable job's line whose record is in
-  /// that batch, so nothing of the outbox is written before the batch is committed (the
-  /// connection keeps its order). 0: nothing waits.
-  private var journalHold: UInt64 = 0
+  /// Durable jobs whose terminal line is in the outbox, with where the line ends: once it is
+  /// written, their results are collected and their journal rows go (never in the batch that
+  /// recorded the end).
+  private var collectedResults: [(end: Int, key: JournalKey)] = []
+  /// Where the outbox starts to wait for a journal batch not yet committed: from `offset` on,
+  /// it holds a durable job's line whose record is in `batch` (or a later one), so it is
+  /// written only up to the first mark whose batch is not done (the connection keeps its
+  /// order). Offsets and batches increase; empty when nothing waits, for every client without
+  /// durable jobs.
+  private var journalMarks: [(offset: Int, batch: UInt64)] = []
   /// On the daemon's list of clients waiting for a batch.
   private var isAwaitingJournal = false
   /// A close that waits for the held outbox to be written first.
@@ -110,11 +113,28 @@ import FerryWire
   }
 
   /// Queues lines of a durable job (or a replay) whose records are in journal batch `batch`
-  /// (`Daemon.journalHoldMark`): the outbox is written once that batch is committed.
+  /// (`JobRun.journalBatch`, `Daemon.journalHoldMark`): they, and what follows them in the
+  /// outbox, are written once that batch is committed.
   func sendLines(_ lines: [UInt8], journalBatch batch: UInt64) {
     guard !isGone, !lines.isEmpty else { return }
-    if batch > journalHold { journalHold = batch }
+    if batch > daemon.journalBatchesDone, batch > journalMarks.last?.batch ?? 0 {
+      journalMarks.append((outbox.count, batch))
+    }
     sendLines(lines)
+  }
+
+  /// Bytes queued and not yet handed to the connection.
+  var outboxCount: Int { outbox.count }
+
+  /// What was queued from `offset` on waits for journal batch `batch` too (a reply that
+  /// reflects what the journal holds: `attach`).
+  func holdOutbox(from offset: Int, batch: UInt64) {
+    guard batch > daemon.journalBatchesDone, offset < outbox.count else { return }
+    // Marks at or past `offset` that wait for less go; one before it that waits for as much
+    // already holds these bytes.
+    let index = journalMarks.firstIndex { $0.offset >= offset } ?? journalMarks.count
+    while index < journalMarks.count, journalMarks[index].batch <= batch { journalMarks.remove(at: index) }
+    if index == 0 || journalMarks[index - 1].batch < batch { journalMarks.insert((offset, batch), at: index) }
   }
 
   /// The batch the outbox waited for may be done: write it (and close, if that waited too).
@@ -155,20 +175,39 @@ import FerryWire
     flushTimer?.cancel()
     guard !isGone else { return }
     // Group commit: a durable job's line goes out only once its batch is committed; the
-    // writer's report for it writes the outbox (`journalReleased`). Other clients never wait.
-    if journalHold > daemon.journalBatchesDone {
-      if !isAwaitingJournal {
-        isAwaitingJournal = true
-        daemon.clientsAwaitingJournal.append(self)
+    // writer's report for it writes the rest (`journalReleased`). Other clients never wait.
+    var end = outbox.count
+    if !journalMarks.isEmpty {
+      let done = daemon.journalBatchesDone
+      if let first = journalMarks.firstIndex(where: { $0.batch > done }) {
+        end = journalMarks[first].offset
+        journalMarks.removeSubrange(..<first)
+        if !isAwaitingJournal {
+          isAwaitingJournal = true
+          daemon.clientsAwaitingJournal.append(self)
+        }
+      } else {
+        journalMarks.removeAll()
       }
-      return
     }
-    guard outbox.count > 0, !isGone else { return }
-    outbox.withBytes { connection.write(UnsafeRawBufferPointer($0)) }
+    guard end > 0, !isGone else { return }
+    outbox.withBytes { connection.write(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[..<end]))) }
     // A write that failed (the peer is gone) collected nothing: connectionDidClose says so.
     if !collectedResults.isEmpty, !connection.isClosed {
-      daemon.resultsCollected(collectedResults)
-      collectedResults.removeAll()
+      let written = collectedResults.prefix { $0.end <= end }
+      if !written.isEmpty {
+        daemon.resultsCollected(written.map(\.key))
+        collectedResults.removeFirst(written.count)
+      }
+    }
+    guard end == outbox.count else {
+      // The part waiting for the journal moves to the front (durable clients only).
+      let rest = outbox.withBytes { Array($0[end...]) }
+      outbox.truncate(to: 0)
+      outbox.append(contentsOf: rest)
+      for i in journalMarks.indices { journalMarks[i].offset -= end }
+      for i in collectedResults.indices { collectedResults[i].end -= end }
+      return
     }
     // A burst (a big inline body) should not pin its buffer for the connection's life.
     if outbox.count > 1 << 20 {
@@ -182,7 +221,7 @@ import FerryWire
   func willCollect(_ key: JournalKey) {
     // A big line went out at once: it is written already.
     if outbox.count == 0 { return daemon.resultsCollected([key]) }
-    collectedResults.append(key)
+    collectedResults.append((outbox.count, key))
   }
 
   /// An id for a job that came without one, unique among this client's live jobs.
@@ -325,7 +364,7 @@ extension Client: BufferedConnectionDelegate {
     // Terminal lines of durable jobs that never reached the client: their results wait for
     // `attach` (and detached_ttl_s), as if the job had ended with nobody attached.
     if !collectedResults.isEmpty {
-      daemon.resultsNotCollected(collectedResults)
+      daemon.resultsNotCollected(collectedResults.map(\.key))
       collectedResults.removeAll()
     }
     let live = jobs.values.map(\.serial)

@@ -6,6 +6,7 @@ import FerryWire
 extension Daemon {
   /// `{"op": "attach", "id": …}`.
   func attach(_ id: String, from client: Client) {
+    let replyStart = client.outboxCount
     var actions: [JobTable.Action] = []
     table.attachRequested(
       id, uid: client.credentials?.uid, client: client.serial, hasLiveID: client.jobs[id] != nil,
@@ -13,6 +14,9 @@ extension Daemon {
     perform(actions)
     // A durable job's result handed over (or expired meanwhile) leaves the journal too.
     reconcileJournaledResults(attachedBy: client, id: id)
+    // The reply (a replay, or `unknown_id` for a result already handed over) goes out once
+    // everything recorded so far is committed: what it says, a restart says too.
+    if journal != nil { client.holdOutbox(from: replyStart, batch: journalHoldMark) }
   }
 
   /// One encoded event line of a detached job, recorded for `attach`.

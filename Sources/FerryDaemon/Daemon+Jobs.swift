@@ -165,7 +165,6 @@ extension Daemon {
       let key = journal.submitted(submission)
       run.journalKey = key
       run.journalOwner = detachedKey
-      run.isResendSafe = resendSafe
       run.holdUntilCommitted()
       awaitingCommit.append(run)
       journalStaged()
@@ -252,8 +251,7 @@ extension Daemon {
       case .resume(let serial): job(serial)?.resumeForClient()
       case .moveJob(let serial, let client):
         if let run = job(serial) { move(run, to: client.flatMap { clients[$0] }) }
-      // A replay (attach): a durable job's lines wait for the batch holding its records.
-      case .sendLines(let client, let lines): clients[client]?.sendLines(lines, journalBatch: journalHoldMark)
+      case .sendLines(let client, let lines): clients[client]?.sendLines(lines)
       case .sendError(let client, let error, let id): clients[client]?.send(.error(error, id: id))
       case .budgetMayHaveRoom(let serial):
         if let client = clients[serial] { outputDrained(client) }

@@ -72,9 +72,10 @@ extension Daemon {
     if journalTimer?.isScheduled == false { journalTimer?.schedule(afterMs: 0) }
   }
 
-  /// The batch a durable job's line just queued belongs to: its client writes nothing of its
-  /// outbox before that batch is committed (`Client.flush`). Records staged and not yet handed
-  /// over go in the next batch; otherwise everything recorded is in those handed over.
+  /// The batch everything recorded so far is in, for a reply that reflects what the journal
+  /// holds (`attach`): its client writes it once that batch is committed (`Client.flush`).
+  /// Records staged and not yet handed over go in the next batch; otherwise everything
+  /// recorded is in those handed over.
   var journalHoldMark: UInt64 {
     guard let journal else { return 0 }
     return journal.stagedCount > 0 ? journalBatchesHanded + 1 : journalBatchesHanded
@@ -219,6 +220,8 @@ extension Daemon {
   /// result that nobody is attached to waits for `attach` (`journaledResults`).
   func journalEvent(_ run: JobRun, key: JournalKey, seq: Int, line: [UInt8], event: JobEvent) {
     guard let journal else { return }
+    // Staged now: in the batch after those handed over. The line waits for it.
+    run.journalBatch = journalBatchesHanded + 1
     if event.isTerminal {
       let outcome: JournalOutcome
       switch event {

@@ -129,8 +129,6 @@ extension Daemon {
     run.journalKey = job.key
     run.journalOwner = owner
     run.cookieKey = cookieJarKey(profile: profile, job: merged, uid: owner.uid)
-    run.isResendSafe =
-      job.submission.declaresResendSafe || ResumeRule.idempotentMethods.contains(request.method)
     jobs[serial] = run
     perform(actions, known: run)
     return serial

@@ -67,9 +67,8 @@ import FerryWire
   /// nil for every other job, whose path never touches the journal.
   var journalKey: JournalKey?
   var journalOwner: JobTable.DetachedKey?
-  /// A second send of the request is harmless (`ResumeRule`): when it is not, the `running`
-  /// phase is committed before the transfer starts.
-  var isResendSafe = true
+  /// The journal batch the job's latest event record is in: its lines wait for that batch.
+  var journalBatch: UInt64 = 0
   /// Recovered from the journal after a restart: its `queued` was sent by the last run.
   let isRecovered: Bool
   /// A durable job whose submission is staged but not committed yet: its lines wait here
@@ -78,8 +77,9 @@ import FerryWire
   /// (`journalRefused`). Its `queued` is the acknowledgement.
   private var heldLines: [UInt8]?
   private var startHeld = false
-  /// A request that may not be sent twice: its transfer starts once its `running` phase is
-  /// committed (`journalCommitted`).
+  /// A durable job's transfer starts once its `running` phase is committed
+  /// (`journalCommitted`): a restart then knows the request may have left (a POST is not sent
+  /// twice, a resend counts the next attempt).
   private var transferAwaitsCommit = false
   /// The cookie jar the job uses (its session's, for its user), fixed when it was accepted;
   /// nil for none. `cookieLease` holds the jar while the job lives.
@@ -148,12 +148,10 @@ import FerryWire
     if let key = journalKey {
       daemon.journal?.phaseChanged(key, to: .running(attempt: lifecycle.attempt))
       daemon.journalStaged()
-      // A request that may not be sent twice is known to be running before it can leave: its
-      // transfer waits for this batch's report.
-      if !isResendSafe {
-        transferAwaitsCommit = true
-        daemon.awaitingCommit.append(self)
-      }
+      // The journal knows the job is running before its request can leave: the transfer
+      // waits for this batch's report.
+      transferAwaitsCommit = true
+      daemon.awaitingCommit.append(self)
     }
     if let seq {
       emit(seq, .started(attempt: lifecycle.attempt, method: request.method, url: request.url))
@@ -244,7 +242,7 @@ import FerryWire
     }
     guard let lines = heldLines else { return }
     heldLines = nil
-    client?.sendLines(lines, journalBatch: daemon.journalHoldMark)
+    client?.sendLines(lines, journalBatch: journalBatch)
     if isFinished, let key = journalKey { client?.willCollect(key) }
     if startHeld {
       startHeld = false
@@ -378,7 +376,7 @@ import FerryWire
       client?.sendLines(line)
       return
     }
-    client?.sendLines(line, journalBatch: daemon.journalHoldMark)
+    client?.sendLines(line, journalBatch: journalBatch)
     if let key = journalKey, event.isTerminal { client?.willCollect(key) }
   }
 }
