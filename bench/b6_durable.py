@@ -92,7 +92,8 @@ def throughput(products, workdir, sync, jobs, window, clients, tag):
 
 class PingProbe:
     """Another client's `ping` every 5 ms while the load runs: how long the loop keeps a
-    bystander waiting (the journal's commits, an fsync with `full`, run on the loop)."""
+    bystander waiting (before the writer thread, the journal's commits and `full`'s fsync ran
+    on the loop; now only the loop's own work is in the way)."""
 
     def __init__(self, daemon):
         self.sock = daemon.connect()

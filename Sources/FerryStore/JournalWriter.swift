@@ -110,6 +110,10 @@ public final class JournalWriter: @unchecked Sendable {
 
   /// The thread: takes work in order until stopped with nothing left.
   private func main() {
+    // Signals go to the loop's thread (SIGTERM, SIGHUP, SIGCHLD…), never to this one.
+    var all = sigset_t()
+    sigfillset(&all)
+    pthread_sigmask(SIG_BLOCK, &all, nil)
     lock.lock()
     while true {
       while work.isEmpty, !isStopping { lock.wait() }
