@@ -35,7 +35,14 @@ import FerryWire
   }
 
   let kind: Kind
-  private var fd: Int32
+  private(set) var fd: Int32
+  /// `resume`: the descriptor is a regular file whose bytes are a partial download to continue
+  /// (see `DescriptorOutput+Resume`).
+  let resumes: Bool
+  /// `validator_fd`: where the validator of the response that began the file is kept.
+  private(set) var validatorFD: Int32?
+  /// Bytes the file held already when this transfer continued it.
+  var resumedFrom: Int64 = 0
   private let loop: EventLoop
   /// Body bytes taken from the transfer (all of them written once it is not blocked).
   private(set) var written: Int64 = 0
@@ -54,10 +61,13 @@ import FerryWire
   /// True while bytes taken wait for the descriptor: take no more until `onDrained`.
   var isBlocked: Bool { pendingStart < pending.count || staged > 0 }
 
-  /// Takes ownership of `fd` (closed here when it cannot serve: `fd_unusable`).
-  init(fd: Int32, loop: EventLoop) throws(WireError) {
+  /// Takes ownership of `fd` and `validatorFD` (closed here when they cannot serve:
+  /// `fd_unusable`). With `resume`, `fd` must be a regular file (its bytes are continued).
+  init(fd: Int32, loop: EventLoop, resume: Bool = false, validatorFD: Int32? = nil) throws(WireError) {
     self.fd = fd
     self.loop = loop
+    self.resumes = resume
+    self.validatorFD = validatorFD
     var st = stat()
     var kind: Kind?
     var problem: String?
@@ -90,14 +100,24 @@ import FerryWire
         problem = "is open read-only"
       }
     }
+    if problem == nil, resume, let kind, kind != .file {
+      problem = "is a \(kind.rawValue): resume continues a regular file"
+    }
+    var validatorProblem: String?
+    if problem == nil, let validatorFD { validatorProblem = Self.validatorProblem(validatorFD) }
     if problem == nil, kind == .pipe {
       switch SystemCall.nonBlockingPipe() {
       case .success(let pipe): staging = pipe
       case .failure(let error): problem = "cannot be served: pipe: \(error)"
       }
     }
-    guard let kind, problem == nil else {
+    guard let kind, problem == nil, validatorProblem == nil else {
       _ = Glibc.close(fd)
+      if let validatorFD { _ = Glibc.close(validatorFD) }
+      if let validatorProblem {
+        throw WireError(
+          .fdUnusable, "validator_fd: the descriptor \(validatorProblem)", field: "validator_fd")
+      }
       throw WireError(.fdUnusable, "output_fd: the descriptor \(problem ?? "")", field: "output_fd")
     }
     self.kind = kind
@@ -133,6 +153,10 @@ import FerryWire
     }
     _ = Glibc.close(fd)
     fd = -1
+    if let validatorFD {
+      _ = Glibc.close(validatorFD)
+      self.validatorFD = nil
+    }
     if let staging {
       _ = Glibc.close(staging.read)
       _ = Glibc.close(staging.write)
@@ -248,7 +272,7 @@ import FerryWire
   }
 
   /// O_PATH (Glibc does not export it): a descriptor that names a file but cannot write.
-  private static let pathOnly: Int32 = 0o10_000_000
+  static let pathOnly: Int32 = 0o10_000_000
 
   private static func failure(_ error: Errno) -> WireError {
     if error.code == EPIPE || error.code == ECONNRESET {
@@ -257,7 +281,7 @@ import FerryWire
     return failure("cannot write to the descriptor: \(error)")
   }
 
-  private static func failure(_ message: String) -> WireError {
+  static func failure(_ message: String) -> WireError {
     WireError(.outputFailed, "output_fd: \(message)", field: "output_fd")
   }
 }

@@ -110,7 +110,9 @@ import Testing
     // Fields that do not go with output_fd.
     let refused: [(String, String)] = [
       (#""output":"/tmp/x","output_fd":0"#, "output_fd"),
-      (#""resume":true,"output_fd":0"#, "resume"),
+      (#""validator_fd":1,"output_fd":0"#, "validator_fd"),
+      (#""resume":true,"validator_fd":0"#, "validator_fd"),
+      (#""resume":true,"validator_fd":0,"output_fd":0"#, "validator_fd"),
       (#""detach":true,"output_fd":0"#, "output_fd"),
       (#""response":"stream","output_fd":0"#, "response"),
     ]
