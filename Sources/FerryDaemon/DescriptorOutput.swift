@@ -17,10 +17,14 @@ import FerryWire
 /// - a pipe or FIFO: the bytes go into a pipe of the daemon's own (non-blocking), and from it
 ///   into the client's with `splice(SPLICE_F_NONBLOCK)`, which never waits for room whatever
 ///   the client's pipe's flags; what its pipe does not take stays in ours;
-/// - a terminal (or /dev/null, /dev/zero, /dev/full; other devices are `fd_unusable`): the kernel has no per-call way, so O_NONBLOCK is set
-///   on the description (checked, and set again, before every write; the original flags are
-///   put back at the end). A sender racing to clear it between the check and the write could
-///   make one write wait for its terminal: the one gap left (docs/ARCHITECTURE.md).
+/// - a terminal (or /dev/null, /dev/zero, /dev/full; other devices are `fd_unusable`): the
+///   kernel has no per-call way. A pseudo-terminal slave or a memory device the daemon's user
+///   may open is reopened through /proc/self/fd, non-blocking: a description of the daemon's
+///   own, whose flags nobody else shares or changes. Otherwise (another user's terminal)
+///   O_NONBLOCK is set on the shared description (checked, and set again, before every write;
+///   the original flags are put back at the end), and a sender racing to clear it between the
+///   check and the write could make one write wait for its terminal: the one gap left
+///   (docs/ARCHITECTURE.md).
 ///
 /// What the descriptor does not take at once is kept (one chunk at most: the transfer is paused
 /// until it drains, `isBlocked`) and written when it is writable again (an `IOWatch`); then
@@ -55,6 +59,8 @@ import FerryWire
   private var watch: IOWatch?
   /// The terminal's flags before O_NONBLOCK was set, to put back.
   private var originalFlags: Int32?
+  /// The terminal was reopened (`ownDescription`): its flags are the daemon's, set once.
+  private var ownsFlags = false
   var onDrained: (() -> Void)?
   var onFailure: ((WireError) -> Void)?
 
@@ -121,10 +127,37 @@ import FerryWire
       throw WireError(.fdUnusable, "output_fd: the descriptor \(problem ?? "")", field: "output_fd")
     }
     self.kind = kind
-    if kind == .terminal, flags & O_NONBLOCK == 0 {
+    if kind == .terminal, let own = Self.ownDescription(of: fd, device: UInt64(st.st_rdev)) {
+      // Its own open file description: O_NONBLOCK there is the daemon's alone.
+      _ = Glibc.close(fd)
+      self.fd = own
+      ownsFlags = true
+    } else if kind == .terminal, flags & O_NONBLOCK == 0 {
       originalFlags = flags
       _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
     }
+  }
+
+  /// A new open file description of the terminal or memory device `fd` is, opened non-blocking
+  /// through /proc/self/fd, when the daemon's user may open it (the client's own daemon, or
+  /// /dev/null): nil otherwise. Only pseudo-terminal slaves (majors 136–143) and the memory
+  /// devices (major 1), and only when the opened device is the same one: /dev/tty, /dev/ptmx
+  /// or a console reopened would be another terminal (the daemon's, or a new pty).
+  private static func ownDescription(of fd: Int32, device: UInt64) -> Int32? {
+    let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFF)
+    guard major == 1 || (136...143).contains(major) else { return nil }
+    let opened = SystemCall.retrying {
+      open("/proc/self/fd/\(fd)", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+    }
+    guard case .success(let own) = opened else { return nil }
+    var st = stat()
+    guard case .success = SystemCall.retrying(trapsOnBadDescriptor: false, { fstat(own, &st) }),
+      st.st_mode & S_IFMT == S_IFCHR, UInt64(st.st_rdev) == device
+    else {
+      _ = Glibc.close(own)
+      return nil
+    }
+    return own
   }
 
   isolated deinit { close() }
@@ -193,9 +226,11 @@ import FerryWire
         send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
       }
     case .terminal:
-      // The sender shares the flags: make sure this write cannot wait.
-      let flags = fcntl(fd, F_GETFL)
-      if flags >= 0, flags & O_NONBLOCK == 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+      // The sender shares the flags (unless reopened): make sure this write cannot wait.
+      if !ownsFlags {
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0, flags & O_NONBLOCK == 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+      }
       return SystemCall.retrying(trapsOnBadDescriptor: false) {
         Glibc.write(fd, bytes.baseAddress, bytes.count)
       }
