@@ -17,12 +17,18 @@ final class CommitGate: @unchecked Sendable {
   private var isClosed = false
   private var holding = false
   private var timedOut = false
+  private var passes = 0
+  private var entries = 0
   private let limitMs: Int
 
   init(limitMs: Int) { self.limitMs = limitMs }
 
   func close() { lock.withLock { isClosed = true } }
   func open() { lock.withLock { isClosed = false } }
+  /// Lets `count` more commits through while closed.
+  func allow(_ count: Int) { lock.withLock { passes += count } }
+  /// Commits that reached the gate so far.
+  var entered: Int { lock.withLock { entries } }
   /// A commit is waiting in the gate now.
   var isHolding: Bool { lock.withLock { holding } }
   /// A commit gave up waiting (the gate was closed for longer than `limitMs`).
@@ -32,9 +38,19 @@ final class CommitGate: @unchecked Sendable {
   func pass() {
     var start = timespec()
     clock_gettime(CLOCK_MONOTONIC, &start)
-    lock.withLock { holding = true }
+    lock.withLock {
+      holding = true
+      entries += 1
+    }
     defer { lock.withLock { holding = false } }
-    while lock.withLock({ isClosed }) {
+    while lock.withLock({ () -> Bool in
+      guard isClosed else { return false }
+      guard passes == 0 else {
+        passes -= 1
+        return false
+      }
+      return true
+    }) {
       var now = timespec()
       clock_gettime(CLOCK_MONOTONIC, &now)
       if (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1_000_000 > limitMs {
@@ -86,6 +102,42 @@ final class CommitGate: @unchecked Sendable {
     #expect(owner.names("held") == ["queued", "started"])
     #expect(!gate.hasTimedOut)
     owner.send(#"{"op":"cancel","id":"held"}"#)
+    #expect(d.run(until: { d.daemon.table.liveCount == 0 }))
+  }
+
+  @Test func anAcknowledgementWaitsForItsOwnBatchOnly() throws {
+    let d = try InProcessDaemon(config: Self.config(Paths.tempDirectory("writer-batches")))
+    defer { d.close() }
+    let gate = CommitGate(limitMs: TestTime.ms(3_000))
+    d.daemon.journalCommitGate = { gate.pass() }
+    let c = try d.connect()
+    func stall(_ id: String) -> String {
+      #"{"id":"\#(id)","url":"\#(d.url("/stall"))","events":["started"],"durable":true}"#
+    }
+    gate.close()
+    c.send(stall("a"))
+    #expect(poll(d, timeoutMs: 2_000) { gate.isHolding }, "a's batch never reached the writer")
+    // b is staged while a's batch is held: it goes in the next batch.
+    c.send(stall("b"))
+    #expect(poll(d, timeoutMs: 2_000) { (d.daemon.journal?.stagedCount ?? 0) > 0 })
+    // a's batch goes through; the next one (b, and a's `running`) is held.
+    gate.allow(1)
+    #expect(poll(d, timeoutMs: 2_000) { gate.entered == 2 && gate.isHolding })
+    // a's `queued` goes out now: it waits for its own batch, not for the one behind it.
+    #expect(
+      poll(d, timeoutMs: 1_000) {
+        c.pump()
+        return c.names("a") == ["queued"]
+      }, "\(c.trace)")
+    #expect(c.names("b").isEmpty)
+    #expect(!gate.hasTimedOut)
+    gate.open()
+    c.waitFor("b", "started")
+    c.waitFor("a", "started")
+    #expect(c.names("a") == ["queued", "started"])
+    #expect(c.names("b") == ["queued", "started"])
+    c.send(#"{"op":"cancel","id":"a"}"#)
+    c.send(#"{"op":"cancel","id":"b"}"#)
     #expect(d.run(until: { d.daemon.table.liveCount == 0 }))
   }
 
