@@ -30,7 +30,9 @@ extension Daemon {
   }
 
   func statsPayload() -> JSONObject {
-    table.stats.payload(clients: clients.count, uptimeSeconds: Int((loop.now() - startedAtMs) / 1000))
+    var o = table.stats.payload(clients: clients.count, uptimeSeconds: Int((loop.now() - startedAtMs) / 1000))
+    if let cache = cacheStats() { o.append(key: "cache", value: cache) }
+    return o
   }
 
   /// Each session's settings; credentials are never shown.

@@ -67,6 +67,10 @@ import FerryWire
   var spareAwaiting: [JobRun] = []
   /// Sessions' cookie jars and their store (`Daemon+Cookies`).
   let cookieJars = CookieJars()
+  /// Sessions' HTTP caches and their store (`Daemon+Cache`), opened at the first cached job.
+  let httpCache = HTTPCache()
+  /// `stats`' cache counters, per session.
+  var cacheCounts: [String: CacheCounts] = [:]
 
   /// Builds the daemon from a validated configuration; nothing listens yet.
   public init(config: DaemonConfig, logger: Logger, environment: [String: String]) throws(StartupError) {
@@ -141,6 +145,7 @@ import FerryWire
     recoverJournal()
     loop.run()
     flushJournal()
+    httpCache.flushUses()
     // A clean stop leaves the journal at its smallest: free pages given back, the WAL folded in.
     if let journal {
       do throws(StoreError) { try journal.compact() } catch {
