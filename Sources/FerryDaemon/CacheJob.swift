@@ -41,13 +41,6 @@ struct CacheJob: Sendable {
     self.phase = phase
   }
 
-  /// Whether the job may answer the client `only-if-cached` / validation headers of its own:
-  /// the conditions were added by the cache, so they are removed on a refetch.
-  var isRevalidating: Bool {
-    if case .revalidating = phase { return true }
-    return false
-  }
-
   mutating func attemptStarted(now: Int64) {
     requestTime = now
   }

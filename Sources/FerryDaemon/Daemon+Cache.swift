@@ -50,6 +50,13 @@ extension Daemon {
     var headers: CacheHeaderList = []
     headers.reserveCapacity(request.headers.count)
     for h in request.headers { headers.append((TextCheck.asciiLowercased(h.name), h.value)) }
+    // Credentials curl adds itself (digest, a per-user cookie jar's cookies) are not among the
+    // headers: in a shared cache they count as Authorization (RFC 9111 3.5), so another user
+    // is never served an answer to them.
+    let perUserCookies = profile.config.cookies.map { !$0.shared } ?? false
+    if settings.shared, request.digest != nil || (perUserCookies && job.cookies != false) {
+      headers.append(("authorization", "(credentials added by ferry)"))
+    }
     guard
       let cached = CacheRequest(
         method: request.method, url: request.url, headers: headers, partition: partition)

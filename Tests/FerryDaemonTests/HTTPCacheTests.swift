@@ -302,4 +302,39 @@ import Testing
     #expect((entries?.bytes ?? 0) <= 400 && entries?.count == 2)
     #expect(try FileManager.default.contentsOfDirectory(atPath: state + "/cache").count == 2)
   }
+
+  /// `shared: true`: one partition for every user (a public answer stored for one is served to
+  /// another), but never an answer to a request with credentials, nor a `private` one.
+  @Test func aSharedCacheServesEveryoneButNeverCredentialedOrPrivateAnswers() throws {
+    let state = Paths.tempDirectory("cache-shared")
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let d = try InProcessDaemon(config: Self.config(state, shared: true))
+    defer { d.close() }
+    let a = try d.connect(uid: 1000)
+    let b = try d.connect(uid: 1001)
+    let url = d.url("/conditional?Cache-Control=max-age%3D600")
+    #expect(Self.cacheOf(Self.run(a, d, "a1", #""url":"\#(url)""#)) == "miss")
+    #expect(Self.cacheOf(Self.run(b, d, "b1", #""url":"\#(url)""#)) == "hit")
+    let secret = d.url("/conditional?Cache-Control=max-age%3D600&n=2")
+    let auth = #""headers":{"Authorization":"Bearer t"}"#
+    #expect(Self.cacheOf(Self.run(a, d, "a2", #""url":"\#(secret)",\#(auth)"#)) == "miss")
+    #expect(Self.cacheOf(Self.run(b, d, "b2", #""url":"\#(secret)""#)) == "miss")
+    let mine = d.url("/conditional?Cache-Control=private,max-age%3D600&n=3")
+    #expect(Self.cacheOf(Self.run(a, d, "a3", #""url":"\#(mine)""#)) == "miss")
+    #expect(Self.cacheOf(Self.run(b, d, "b3", #""url":"\#(mine)""#)) == "miss")
+    #expect(d.server.requestsServed == 5)
+  }
+
+  /// `Cache-Control: only-if-cached` with nothing stored: a 504 answer, no request.
+  @Test func onlyIfCachedWithNothingStoredIsA504() throws {
+    let state = Paths.tempDirectory("cache-oic")
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let d = try InProcessDaemon(config: Self.config(state))
+    defer { d.close() }
+    let c = try d.connect(uid: 1000)
+    let url = d.url("/conditional?Cache-Control=max-age%3D600")
+    let e = Self.run(c, d, "o", #""url":"\#(url)","headers":{"Cache-Control":"only-if-cached"}"#)
+    #expect(e?.int("status") == 504 && Self.cacheOf(e) == "miss")
+    #expect(d.server.requestsServed == 0)
+  }
 }
