@@ -29,8 +29,10 @@ import FerryStore
   private(set) var unavailable = false
   private var loaded = false
   private(set) var sessions: [String: SessionEntries] = [:]
-  /// Entries whose `last_use` and `hits` changed since the last flush: (session, id).
+  /// Entries whose `last_use` and `hits` changed since the last flush: (session, key, variant).
   private var dirty: Set<[String]> = []
+  /// Entries whose head a 304 updated since the last flush (the body is the same).
+  private var rewritten: Set<[String]> = []
   private var flushTimer: Timer?
 
   /// Opens the store under `stateDirectory` and loads it; false when the cache cannot work
@@ -111,13 +113,20 @@ import FerryStore
 
   /// Writes the `last_use` and `hits` of the entries used since the last flush.
   func flushUses() {
-    guard let store, !dirty.isEmpty else { return }
+    guard let store, !dirty.isEmpty || !rewritten.isEmpty else { return }
+    var rows: [CacheStore.Row] = []
+    for d in rewritten {
+      guard let r = sessions[d[0]]?.byKey[d[1]]?.first(where: { $0.variant == d[2] }) else { continue }
+      rows.append(r.row(session: d[0]))
+    }
     var uses: [(session: String, key: String, variant: String, lastUse: Int64, hits: Int64)] = []
-    for d in dirty {
+    for d in dirty where !rewritten.contains(d) {
       guard let r = sessions[d[0]]?.byKey[d[1]]?.first(where: { $0.variant == d[2] }) else { continue }
       uses.append((d[0], d[1], d[2], r.lastUse, r.hits))
     }
     dirty.removeAll()
+    rewritten.removeAll()
+    try? store.rewrite(rows)
     try? store.touch(uses)
   }
 
@@ -169,16 +178,18 @@ import FerryStore
     return true
   }
 
-  /// Writes a revalidated entry's new head (a 304's fields merged in) over the stored one; the
-  /// body stays.
+  /// A revalidated entry's new head (a 304's fields merged in) replaces the stored one; the
+  /// body stays. Written with the next flush of uses, not at once: a crash before it leaves the
+  /// old head, whose entry is only older (it revalidates again), never wrong.
   func update(_ response: CachedResponse, session: String) {
-    guard let store, let entries = sessions[session], var list = entries.byKey[response.entry.key.text],
+    guard let entries = sessions[session], var list = entries.byKey[response.entry.key.text],
       let i = list.firstIndex(where: { $0.variant == response.variant })
     else { return }
     list[i] = response
     entries.byKey[response.entry.key.text] = list
     entries.order.insert(response.id, bytes: response.size)
-    try? store.put(response.row(session: session))
+    rewritten.insert([session, response.entry.key.text, response.variant])
+    if flushTimer?.isScheduled == false { flushTimer?.schedule(afterMs: 1_000) }
   }
 
   /// Drops one entry (found damaged at serve time, or superseded by a revalidation's answer).

@@ -157,6 +157,28 @@ public final class CacheStore {
     }
   }
 
+  /// Writes `rows` over the rows of the same session, key and variant (revalidated heads), in
+  /// one transaction.
+  public func rewrite(_ rows: [Row]) throws(StoreError) {
+    guard !rows.isEmpty else { return }
+    try database.transaction { () throws(StoreError) in
+      let update = try database.statement(
+        "UPDATE cache_entry SET headers = ?4, request_time = ?5, response_time = ?6, last_use = ?7, hits = ?8 WHERE session = ?1 AND key = ?2 AND variant = ?3"
+      )
+      for row in rows {
+        update.bind(1, row.session)
+        update.bind(2, row.key)
+        update.bind(3, row.variant)
+        update.bind(4, bytes: row.headers)
+        update.bind(5, row.requestTime)
+        update.bind(6, row.responseTime)
+        update.bind(7, row.lastUse)
+        update.bind(8, row.hits)
+        try update.run()
+      }
+    }
+  }
+
   /// Records hits: each row's `last_use` and `hits`, in one transaction.
   public func touch(_ uses: [(session: String, key: String, variant: String, lastUse: Int64, hits: Int64)])
     throws(StoreError)
