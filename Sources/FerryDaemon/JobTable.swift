@@ -38,18 +38,6 @@ public struct JobTable: Sendable {
     var slot = 0
   }
 
-  /// One session name's scheduler and counters, kept by slot: a job's entry reaches them
-  /// without hashing the name, and a name keeps its slot for the table's life.
-  struct SessionRuntime: Sendable {
-    let name: String
-    /// Nil once a reload dropped the session and its last job ended.
-    var scheduler: SessionScheduler?
-    /// A reload removed the session; its running jobs may finish.
-    var isRetired = false
-    /// Nil until the session's first job: `stats` lists the sessions that had jobs.
-    var counters: Stats.Counters?
-  }
-
   /// What the driver does, in the order given.
   public enum Action: Sendable, Equatable {
     /// Send the job's `queued` event, with its wait position when it waits.
@@ -89,52 +77,11 @@ public struct JobTable: Sendable {
     case cancelled
   }
 
-  /// A session's scheduling settings from the configuration.
-  public struct SessionLimits: Sendable, Equatable {
-    public var maxConcurrent: Int
-    public var startIntervalMs: UInt64?
-    /// Lanes all users share (`shared_lanes`); any other lane is per user.
-    public var sharedLanes: Set<String>
-
-    public init(maxConcurrent: Int, startIntervalMs: UInt64? = nil, sharedLanes: Set<String> = []) {
-      self.maxConcurrent = maxConcurrent
-      self.startIntervalMs = startIntervalMs
-      self.sharedLanes = sharedLanes
-    }
-  }
-
-  /// The daemon-wide admission limits.
-  public struct Limits: Sendable, Equatable {
-    public var maxJobs: Int
-    public var maxJobsPerConnection: Int
-    public var maxRequestBytes: Int
-    public var maxInlineTotalBytes: Int
-    public var maxReplayEvents: Int
-    public var maxReplayBytes: Int
-    public var detachedTTLMs: UInt64
-    public var maxDetachedBytes: Int
-
-    public init(
-      maxJobs: Int, maxJobsPerConnection: Int, maxRequestBytes: Int, maxInlineTotalBytes: Int = 256 << 20,
-      maxReplayEvents: Int = 256, maxReplayBytes: Int = 1 << 20, detachedTTLMs: UInt64 = 3_600_000,
-      maxDetachedBytes: Int = 64 << 20
-    ) {
-      self.maxJobs = maxJobs
-      self.maxJobsPerConnection = maxJobsPerConnection
-      self.maxRequestBytes = maxRequestBytes
-      self.maxInlineTotalBytes = maxInlineTotalBytes
-      self.maxReplayEvents = maxReplayEvents
-      self.maxReplayBytes = maxReplayBytes
-      self.detachedTTLMs = detachedTTLMs
-      self.maxDetachedBytes = maxDetachedBytes
-    }
-  }
-
   /// Live jobs. Set only in JobTable.swift and its extensions (JobTable+Bodies, +Detached).
   public internal(set) var entries: [UInt64: Entry] = [:]
-  private var runtimes: [SessionRuntime] = []
+  var runtimes: [SessionRuntime] = []
   /// Each session name's slot in `runtimes`.
-  private var slots: [String: Int] = [:]
+  var slots: [String: Int] = [:]
   /// Request body bytes live jobs hold in memory (bounded by `maxRequestBytes`).
   public private(set) var requestBytesInFlight = 0
   /// Body budgets of connected clients, by client.
@@ -147,7 +94,7 @@ public struct JobTable: Sendable {
   public internal(set) var detachedResultBytes = 0
   /// The daemon-wide counters (each session's are in its runtime).
   private var totals = Stats.Counters()
-  public private(set) var limits: Limits
+  public internal(set) var limits: Limits
   public private(set) var isShuttingDown = false
 
   public init(sessions: [String: SessionLimits], limits: Limits) {
@@ -176,15 +123,15 @@ public struct JobTable: Sendable {
     slots[session].flatMap { runtimes[$0].scheduler?.startIntervalMs } != nil
   }
 
-  private func isOpen(_ slot: Int) -> Bool { runtimes[slot].scheduler != nil && !runtimes[slot].isRetired }
+  func isOpen(_ slot: Int) -> Bool { runtimes[slot].scheduler != nil && !runtimes[slot].isRetired }
 
-  private mutating func addRuntime(_ name: String, _ scheduler: SessionScheduler) {
+  mutating func addRuntime(_ name: String, _ scheduler: SessionScheduler) {
     slots[name] = runtimes.count
     runtimes.append(SessionRuntime(name: name, scheduler: scheduler))
   }
 
   /// Applies `change` to the daemon-wide counters and to the session's.
-  private mutating func count(_ slot: Int, _ change: (inout Stats.Counters) -> Void) {
+  mutating func count(_ slot: Int, _ change: (inout Stats.Counters) -> Void) {
     change(&totals)
     if runtimes[slot].counters == nil { runtimes[slot].counters = Stats.Counters() }
     change(&runtimes[slot].counters!)
@@ -283,15 +230,6 @@ public struct JobTable: Sendable {
     if let rateDelay { actions.append(.armRateTimer(session: entry.session, afterMs: rateDelay)) }
   }
 
-  /// A session's `rate` timer fired.
-  public mutating func rateDue(_ session: String, nowMs: UInt64, into actions: inout [Action]) {
-    guard let slot = slots[session],
-      let (started, rateDelay) = runtimes[slot].scheduler?.startDuePaced(nowMs: nowMs)
-    else { return }
-    begin(started, in: slot, into: &actions)
-    if let rateDelay { actions.append(.armRateTimer(session: session, afterMs: rateDelay)) }
-  }
-
   /// A transfer's counters, for `stats`: the job's session's (`session` names it should the job
   /// have left the table).
   public mutating func measured(
@@ -362,58 +300,10 @@ public struct JobTable: Sendable {
     actions.append(.abandon(serial))
   }
 
-  /// A new configuration: sessions it names keep (or get) their scheduler with its new limits;
-  /// waiting jobs of sessions it drops fail `unknown_session`; a dropped session with nothing
-  /// left goes. See docs/CONFIG.md, "Reload".
-  public mutating func reloaded(
-    sessions: [String: SessionLimits], limits: Limits, nowMs: UInt64, into actions: inout [Action]
-  ) {
-    self.limits = limits
-    for (name, s) in sessions.sorted(by: { $0.key < $1.key }) {
-      guard let slot = slots[name] else {
-        addRuntime(name, SessionScheduler(s))
-        continue
-      }
-      runtimes[slot].isRetired = false
-      guard runtimes[slot].scheduler != nil else {
-        runtimes[slot].scheduler = SessionScheduler(s)
-        continue
-      }
-      runtimes[slot].scheduler!.sharedLanes = s.sharedLanes
-      let started = runtimes[slot].scheduler!.reconfigure(
-        maxConcurrent: s.maxConcurrent, startIntervalMs: s.startIntervalMs, nowMs: nowMs)
-      begin(started, in: slot, into: &actions)
-      armRateTimer(slot, nowMs: nowMs, into: &actions)
-    }
-    let removed = runtimes.indices.filter {
-      runtimes[$0].scheduler != nil && sessions[runtimes[$0].name] == nil
-    }
-    for slot in removed.sorted(by: { runtimes[$0].name < runtimes[$1].name }) {
-      let name = runtimes[slot].name
-      runtimes[slot].isRetired = true
-      let error = WireError(.unknownSession, "session \(name) was removed by a reload", field: "session")
-      let waiting = entries.filter { $0.value.slot == slot && $0.value.phase == .waiting }.keys.sorted()
-      for serial in waiting { actions.append(.fail(serial, error)) }
-      if runtimes[slot].scheduler?.runningCount == 0 {
-        // The failures above end the waiting jobs next; nothing of the session is left then.
-        actions.append(.dropSession(name))
-      }
-    }
-  }
-
-  /// The driver let a dropped session go.
-  public mutating func sessionDropped(_ name: String) {
-    guard let slot = slots[name], runtimes[slot].isRetired, runtimes[slot].scheduler?.runningCount == 0 else {
-      return
-    }
-    runtimes[slot].isRetired = false
-    runtimes[slot].scheduler = nil
-  }
-
   // MARK: - Phase changes
 
   /// Waiting jobs the scheduler released become running, in order.
-  private mutating func begin(_ serials: [UInt64], in slot: Int, into actions: inout [Action]) {
+  mutating func begin(_ serials: [UInt64], in slot: Int, into actions: inout [Action]) {
     for serial in serials {
       entries[serial]?.phase = .running
       count(slot) { c in
@@ -422,70 +312,5 @@ public struct JobTable: Sendable {
       }
       actions.append(.start(serial))
     }
-  }
-
-  /// When a session's `rate` is what holds its waiting jobs, asks to be woken when the next
-  /// may start.
-  private func armRateTimer(_ slot: Int, nowMs: UInt64, into actions: inout [Action]) {
-    guard let s = runtimes[slot].scheduler, s.startIntervalMs != nil,
-      let delay = s.nextStartDelayMs(nowMs: nowMs)
-    else { return }
-    actions.append(.armRateTimer(session: runtimes[slot].name, afterMs: delay))
-  }
-}
-
-/// The scheduler's events with, for each, the delay after which its `rate` lets the next
-/// waiting job start (nil without a rate or when no one waits for it): one access to the
-/// scheduler per event, in place.
-extension SessionScheduler {
-  fileprivate init(_ s: JobTable.SessionLimits) {
-    self.init(maxConcurrent: s.maxConcurrent, startIntervalMs: s.startIntervalMs)
-    sharedLanes = s.sharedLanes
-  }
-
-  fileprivate func rateDelay(nowMs: UInt64) -> Int? {
-    startIntervalMs == nil ? nil : nextStartDelayMs(nowMs: nowMs)
-  }
-
-  /// The scheduler's key for a job's lane: the user's own lane (`u<uid>:name`, `u?:` when the
-  /// user is unknown) unless the session shares it (`s:name`). Both prefixed, so no shared name
-  /// can spell a user's lane.
-  fileprivate func laneKey(_ lane: String?, uid: UInt32?) -> String? {
-    guard let lane else { return nil }
-    if !sharedLanes.isEmpty, sharedLanes.contains(lane) { return "s:" + lane }
-    return "u\(uid.map { "\($0)" } ?? "?"):\(lane)"
-  }
-
-  fileprivate mutating func submitPaced(
-    _ key: UInt64, lane: String?, uid: UInt32?, owner: UInt64, nowMs: UInt64
-  ) -> (Admission, Int?) {
-    let admission = submit(key, lane: laneKey(lane, uid: uid), owner: owner, nowMs: nowMs)
-    return (admission, rateDelay(nowMs: nowMs))
-  }
-
-  fileprivate mutating func finishPaced(_ key: UInt64, nowMs: UInt64) -> ([UInt64], Int?) {
-    let started = finish(key, nowMs: nowMs)
-    return (started, rateDelay(nowMs: nowMs))
-  }
-
-  fileprivate mutating func withdrawPaced(_ key: UInt64, nowMs: UInt64) -> Int? {
-    withdraw(key)
-    return rateDelay(nowMs: nowMs)
-  }
-
-  fileprivate mutating func startDuePaced(nowMs: UInt64) -> ([UInt64], Int?) {
-    let started = startDue(nowMs: nowMs)
-    return (started, rateDelay(nowMs: nowMs))
-  }
-}
-
-extension JobTable.Limits {
-  /// The admission limits of a configuration.
-  init(_ l: DaemonConfig.Limits) {
-    self.init(
-      maxJobs: l.maxJobs, maxJobsPerConnection: l.maxJobsPerConnection, maxRequestBytes: l.maxRequestBytes,
-      maxInlineTotalBytes: l.maxInlineTotalBytes, maxReplayEvents: l.maxReplayEvents,
-      maxReplayBytes: l.maxReplayBytes, detachedTTLMs: UInt64(l.detachedTTLSeconds) * 1000,
-      maxDetachedBytes: l.maxDetachedBytes)
   }
 }

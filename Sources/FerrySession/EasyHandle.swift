@@ -65,7 +65,22 @@ import FerryLoop
     storedTimer?.cancel()
     transfer = nil
     headerLines.reset()
-    curl_easy_reset(handle)
+    resetOptions()
     errorBuffer[0] = 0
+  }
+
+  /// `curl_easy_reset`, without its leak: libcurl 7.88 (Debian 12) keeps the names given to
+  /// `CURLOPT_COOKIEFILE` in a list that `curl_easy_reset` forgets without freeing (curl's
+  /// b559ef6f36, "url: fix cookielist memleak when curl_easy_reset", fixed it in 8.0). A jar's
+  /// hops set `CURLOPT_COOKIEFILE ""` to turn the engine on, so every reset of a jar's handle
+  /// lost one node. Setting the option to NULL frees the list, and also detaches the handle
+  /// from the jar's cookies (the share keeps them); attaching the share again gives them back.
+  func resetOptions() {
+    if hasJar, let share {
+      _ = ferry_curl_easy_setopt_ptr(handle, CURLOPT_COOKIEFILE, nil)
+      _ = ferry_curl_easy_setopt_ptr(handle, CURLOPT_SHARE, nil)
+      _ = ferry_curl_easy_setopt_ptr(handle, CURLOPT_SHARE, share.handle)
+    }
+    curl_easy_reset(handle)
   }
 }

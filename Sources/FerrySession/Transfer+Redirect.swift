@@ -83,7 +83,7 @@ extension Transfer {
       return
     }
     releaseHopResources()
-    curl_easy_reset(slot.handle)
+    slot.resetOptions()
     slot.errorBuffer[0] = 0
     headParser = ResponseHeadParser()
     slot.headerLines.reset()

@@ -174,11 +174,6 @@ import FerryWire
   }
 
   func releaseHopResources() {
-    // A jar's hop set CURLOPT_COOKIEFILE "" (which turns the engine on): curl keeps that name
-    // in a list it frees only when it loads the files, which a hop that never reached curl's
-    // pre-transfer step does not (ASan saw one node per such hop leak). RELOAD loads the
-    // (no) files now and frees the list.
-    if let slot, slot.hasJar { _ = ferry_curl_easy_setopt_str(slot.handle, CURLOPT_COOKIELIST, "RELOAD") }
     if let headerList { curl_slist_free_all(headerList) }
     headerList = nil
     body?.closeFile()

@@ -20,11 +20,7 @@ import Testing
     let write: Int32
 
     init() {
-      var fds: [Int32] = [-1, -1]
-      precondition(pipe(&fds) == 0)
-      for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-      read = fds[0]
-      write = fds[1]
+      (read, write) = WatchedPipe.closeOnExecPipe()
       _ = fcntl(write, F_SETFL, O_NONBLOCK)
     }
 

@@ -26,29 +26,12 @@ import Testing
   static func runMix(
     _ range: Range<Int>, daemon: DaemonHarness, fixture: FixtureHarness, devNull: Int32, file: Int32
   ) throws -> [String: Int] {
-    let clients = try (0..<4).map { _ in try daemon.connect() }
-    var outcomes: [String: Int] = [:]
-    var next = range.lowerBound
-    while next < range.upperBound {
-      var sent: [Int] = []
-      for client in clients where next < range.upperBound {
-        let n = min(250, range.upperBound - next)
-        for i in next..<next + n {
-          let (line, fds) = job(i, fixture: fixture, devNull: devNull, file: file)
-          try client.send(line, descriptors: fds)
-        }
-        sent.append(n)
-        next += n
-      }
-      for (c, n) in sent.enumerated() {
-        let (ends, counts) = try clients[c].collectTerminals(n)
-        guard counts.values.allSatisfy({ $0 == 1 }) else { throw TestFailure("a job ended twice") }
-        for e in ends.values {
-          outcomes[e.event == "done" ? "done" : e.errorCode ?? e.event, default: 0] += 1
-        }
+    try daemon.runBatches(range) { client, _, jobs in
+      for i in jobs {
+        let (line, fds) = job(i, fixture: fixture, devNull: devNull, file: file)
+        try client.send(line, descriptors: fds)
       }
     }
-    return outcomes
   }
 
   @Test func tenThousandJobsWithPassedDescriptorsLeaveTheCountWhereItStarted() throws {

@@ -33,12 +33,16 @@ import Testing
         }
         try c.send(line)
       }
-      // The kill comes at a random moment while the jobs run (30 ms each, 3 at a time).
+      // The kill comes at a random moment while the jobs run (30 ms each, 3 at a time), after
+      // the round's first line (a loaded machine can take longer than the random wait to
+      // acknowledge anything, and the test would then hold nothing).
+      var first = c.readLine(timeoutMs: TestTime.ms(5_000))
       usleep(UInt32.random(in: 0...120_000))
       daemon.process.signal(SIGKILL)
       _ = daemon.process.wait(timeoutMs: TestTime.ms(5_000))
       // What the daemon wrote before it died is still readable: `queued` acknowledged a job.
-      while let text = c.readLine(timeoutMs: 2_000) {
+      while let text = first ?? c.readLine(timeoutMs: 2_000) {
+        first = nil
         guard case .object(let e) = try JSONReader().read(text) else { continue }
         if e.event == "queued" { acked.insert(e.id) }
         if e.isTerminal {
@@ -51,24 +55,7 @@ import Testing
     // Everything acknowledged ends exactly once: an ending already written is the same on
     // attach (when its removal had not been committed) or unknown; any other comes now. Jobs
     // never acknowledged may or may not have been committed: attached too, so none is left.
-    for id in (1...n).map({ "j\($0)" }) {
-      let c = try daemon.connect()
-      try c.send(#"{"op":"attach","id":"\#(id)"}"#)
-      var terminal: JSONObject?
-      while terminal == nil {
-        let e = try c.readEvent(timeoutMs: 20_000)
-        if e.event == "error" { break }
-        if e.id == id, e.isTerminal { terminal = e }
-      }
-      if let written = endings[id] {
-        if let terminal {
-          #expect(terminal.seq == written.seq && terminal.event == written.event, "\(id) ended twice")
-        }
-      } else {
-        #expect(terminal != nil || !acked.contains(id), "\(id) was acknowledged and never ended")
-        if let terminal { endings[id] = terminal }
-      }
-    }
+    try Self.attachAll((1...n).map { "j\($0)" }, daemon: daemon, acked: acked, endings: &endings)
     for (id, e) in endings {
       #expect(e.event == "done" || e.errorCode == "interrupted", "\(id): \(JSONWriter.string(.object(e)))")
     }
@@ -177,24 +164,7 @@ import Testing
       #expect(endings[e.id] == nil, "two endings written for \(e.id)")
       endings[e.id] = e
     }
-    for id in (1...total).map({ "j\($0)" }) {
-      let c = try daemon.connect()
-      try c.send(#"{"op":"attach","id":"\#(id)"}"#)
-      var terminal: JSONObject?
-      while terminal == nil {
-        let e = try c.readEvent(timeoutMs: 20_000)
-        if e.event == "error" { break }
-        if e.id == id, e.isTerminal { terminal = e }
-      }
-      if let written = endings[id] {
-        if let terminal {
-          #expect(terminal.seq == written.seq && terminal.event == written.event, "\(id) ended twice")
-        }
-      } else {
-        #expect(terminal != nil || !acked.contains(id), "\(id) was acknowledged and never ended")
-        if let terminal { endings[id] = terminal }
-      }
-    }
+    try Self.attachAll((1...total).map { "j\($0)" }, daemon: daemon, acked: acked, endings: &endings)
     #expect(acked.count >= kills, "only \(acked.count) acknowledged")
     for (id, e) in endings {
       let n = Int(id.dropFirst())!
@@ -229,5 +199,31 @@ import Testing
     #expect(daemon.process.wait(timeoutMs: TestTime.ms(10_000)) == 0)
     #expect(
       Self.journalBytes(state) <= baseline, "journal \(Self.journalBytes(state)) bytes, baseline \(baseline)")
+  }
+
+  /// Attaches every job of `ids` after the last restart. An ending already written (`endings`)
+  /// must be the same on attach (when its removal had not been committed) or unknown; any
+  /// other comes now and is added to `endings`; an acknowledged job must end.
+  static func attachAll(
+    _ ids: [String], daemon: DaemonHarness, acked: Set<String>, endings: inout [String: JSONObject]
+  ) throws {
+    for id in ids {
+      let c = try daemon.connect()
+      try c.send(#"{"op":"attach","id":"\#(id)"}"#)
+      var terminal: JSONObject?
+      while terminal == nil {
+        let e = try c.readEvent(timeoutMs: 20_000)
+        if e.event == "error" { break }
+        if e.id == id, e.isTerminal { terminal = e }
+      }
+      if let written = endings[id] {
+        if let terminal {
+          #expect(terminal.seq == written.seq && terminal.event == written.event, "\(id) ended twice")
+        }
+      } else {
+        #expect(terminal != nil || !acked.contains(id), "\(id) was acknowledged and never ended")
+        if let terminal { endings[id] = terminal }
+      }
+    }
   }
 }

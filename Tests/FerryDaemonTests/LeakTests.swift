@@ -49,29 +49,10 @@ import Testing
   static func runMix(
     _ count: Int, daemon: DaemonHarness, fixture: FixtureHarness, file: String
   ) throws -> [String: Int] {
-    let clients = try (0..<4).map { _ in try daemon.connect() }
-    var outcomes: [String: Int] = [:]
-    var next = 0
-    while next < count {
-      var sent: [Int] = []
-      for (c, client) in clients.enumerated() where next < count {
-        let n = min(250, count - next)
-        let lines = (next..<next + n).map {
-          job($0, client: c, fixture: fixture, file: file, dir: daemon.dir)
-        }
-        try client.send(Array((lines.joined(separator: "\n") + "\n").utf8))
-        sent.append(n)
-        next += n
-      }
-      for (c, n) in sent.enumerated() {
-        let (ends, counts) = try clients[c].collectTerminals(n)
-        guard counts.values.allSatisfy({ $0 == 1 }) else { throw TestFailure("a job ended twice") }
-        for e in ends.values {
-          outcomes[e.event == "done" ? "done" : e.errorCode ?? e.event, default: 0] += 1
-        }
-      }
+    try daemon.runBatches(0..<count) { client, c, jobs in
+      let lines = jobs.map { job($0, client: c, fixture: fixture, file: file, dir: daemon.dir) }
+      try client.send(Array((lines.joined(separator: "\n") + "\n").utf8))
     }
-    return outcomes
   }
 
   @Test func tenThousandMixedJobsLeaveDescriptorsAndMemoryWhereTheyStarted() throws {

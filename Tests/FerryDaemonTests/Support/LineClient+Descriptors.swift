@@ -1,37 +1,14 @@
+import CFerryEvent
 import Glibc
 
 /// Sending descriptors with bytes (SCM_RIGHTS), as the CLI does with a job line.
 extension LineClient {
-  /// Sends all of `bytes` in one `sendmsg` with `descriptors` as one SCM_RIGHTS message.
+  /// Sends all of `bytes` in one `sendmsg` with `descriptors` as one SCM_RIGHTS message
+  /// (through the C helper the daemon's own loop uses, FerryLoop's `Syscall.send`).
   func send(_ bytes: [UInt8], descriptors: [Int32]) throws {
-    let dataBytes = descriptors.count * MemoryLayout<Int32>.size
-    let headerBytes = MemoryLayout<cmsghdr>.size
-    let space = (headerBytes + dataBytes + 7) & ~7
-    var control = [UInt8](repeating: 0, count: max(space, headerBytes))
-    control.withUnsafeMutableBytes { raw in
-      var header = cmsghdr()
-      header.cmsg_len = headerBytes + dataBytes
-      header.cmsg_level = SOL_SOCKET
-      header.cmsg_type = Int32(SCM_RIGHTS)
-      raw.storeBytes(of: header, as: cmsghdr.self)
-      for (i, fd) in descriptors.enumerated() {
-        raw.storeBytes(of: fd, toByteOffset: headerBytes + i * 4, as: Int32.self)
-      }
-    }
-    var copy = bytes
-    let sent = copy.withUnsafeMutableBytes { data in
-      control.withUnsafeMutableBytes { ctl in
-        var iov = iovec(iov_base: data.baseAddress, iov_len: data.count)
-        return withUnsafeMutablePointer(to: &iov) { iovp in
-          var msg = msghdr()
-          msg.msg_iov = iovp
-          msg.msg_iovlen = 1
-          if !descriptors.isEmpty {
-            msg.msg_control = ctl.baseAddress
-            msg.msg_controllen = ctl.count
-          }
-          return sendmsg(fd, &msg, Int32(MSG_NOSIGNAL))
-        }
+    let sent = bytes.withUnsafeBytes { data in
+      descriptors.withUnsafeBufferPointer {
+        ferry_send_with_fds(fd, data.baseAddress, data.count, $0.baseAddress, Int32($0.count))
       }
     }
     guard sent == bytes.count else { throw TestFailure("sendmsg: \(sent), errno \(errno)") }
@@ -50,11 +27,15 @@ struct WatchedPipe {
   let write: Int32
 
   init() {
+    (read, write) = Self.closeOnExecPipe()
+  }
+
+  /// A new pipe, both ends close-on-exec: (read end, write end).
+  static func closeOnExecPipe() -> (Int32, Int32) {
     var fds: [Int32] = [-1, -1]
     precondition(pipe(&fds) == 0)
     for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-    read = fds[0]
-    write = fds[1]
+    return (fds[0], fds[1])
   }
 
   /// Whether every write end is closed within `timeoutMs` (the caller closed its own).

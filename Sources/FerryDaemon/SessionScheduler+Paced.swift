@@ -1,0 +1,44 @@
+/// The scheduler's events with, for each, the delay after which its `rate` lets the next
+/// waiting job start (nil without a rate or when no one waits for it): one access to the
+/// scheduler per event, in place.
+extension SessionScheduler {
+  init(_ s: JobTable.SessionLimits) {
+    self.init(maxConcurrent: s.maxConcurrent, startIntervalMs: s.startIntervalMs)
+    sharedLanes = s.sharedLanes
+  }
+
+  func rateDelay(nowMs: UInt64) -> Int? {
+    startIntervalMs == nil ? nil : nextStartDelayMs(nowMs: nowMs)
+  }
+
+  /// The scheduler's key for a job's lane: the user's own lane (`u<uid>:name`, `u?:` when the
+  /// user is unknown) unless the session shares it (`s:name`). Both prefixed, so no shared name
+  /// can spell a user's lane.
+  func laneKey(_ lane: String?, uid: UInt32?) -> String? {
+    guard let lane else { return nil }
+    if !sharedLanes.isEmpty, sharedLanes.contains(lane) { return "s:" + lane }
+    return "u\(uid.map { "\($0)" } ?? "?"):\(lane)"
+  }
+
+  mutating func submitPaced(
+    _ key: UInt64, lane: String?, uid: UInt32?, owner: UInt64, nowMs: UInt64
+  ) -> (Admission, Int?) {
+    let admission = submit(key, lane: laneKey(lane, uid: uid), owner: owner, nowMs: nowMs)
+    return (admission, rateDelay(nowMs: nowMs))
+  }
+
+  mutating func finishPaced(_ key: UInt64, nowMs: UInt64) -> ([UInt64], Int?) {
+    let started = finish(key, nowMs: nowMs)
+    return (started, rateDelay(nowMs: nowMs))
+  }
+
+  mutating func withdrawPaced(_ key: UInt64, nowMs: UInt64) -> Int? {
+    withdraw(key)
+    return rateDelay(nowMs: nowMs)
+  }
+
+  mutating func startDuePaced(nowMs: UInt64) -> ([UInt64], Int?) {
+    let started = startDue(nowMs: nowMs)
+    return (started, rateDelay(nowMs: nowMs))
+  }
+}
