@@ -31,39 +31,11 @@ extension Daemon {
       client.send(.job(id: id, seq: 1, .failed(JobFailure(error: WireError(.notCached, why)))))
       return .answered
     }
-    guard let settings = profile.config.cache else {
-      return dontLoad ? notCached("the session keeps no cache (return_cache_dont_load)") : .uncached
-    }
-    guard job.detach != true, job.durable != true else {
-      return dontLoad ? notCached("detached and durable jobs do not use the cache") : .uncached
-    }
-    let partition: CachePartition
-    if settings.shared {
-      partition = .shared
-    } else if let uid = client.credentials?.uid {
-      partition = .user(uid)
-    } else {
-      // A private cache is per user: a client whose uid is unknown shares no one's entries.
-      return dontLoad ? notCached("the client's user is unknown (no SO_PEERCRED)") : .uncached
-    }
-    guard openHTTPCache() else { return dontLoad ? notCached("the cache cannot be opened") : .uncached }
-    var headers: CacheHeaderList = []
-    headers.reserveCapacity(request.headers.count)
-    for h in request.headers { headers.append((TextCheck.asciiLowercased(h.name), h.value)) }
-    // Credentials curl adds itself (digest, a per-user cookie jar's cookies) are not among the
-    // headers: in a shared cache they count as Authorization (RFC 9111 3.5), so another user
-    // is never served an answer to them.
-    let perUserCookies = profile.config.cookies.map { !$0.shared } ?? false
-    if settings.shared, request.digest != nil || (perUserCookies && job.cookies != false) {
-      headers.append(("authorization", "(credentials added by ferry)"))
-    }
-    guard
-      let cached = CacheRequest(
-        method: request.method, url: request.url, headers: headers, partition: partition)
-    else { return dontLoad ? notCached("the URL is not cached (not http(s), or with userinfo)") : .uncached }
-    // Safe methods other than GET neither read nor write the cache, nor invalidate.
-    if cached.isSafe, cached.key.method != "GET" {
-      return dontLoad ? notCached("only GET is answered from the cache") : .uncached
+    let cached: CacheRequest
+    let settings: CacheSettings
+    switch cacheRequest(job, request, profile: profile, client: client) {
+    case .success(let found): (cached, settings) = found
+    case .failure(let bypass): return dontLoad ? notCached(bypass.why) : .uncached
     }
     let name = session.name
     let stored = httpCache.candidates(name, key: cached.key.text)
@@ -116,11 +88,52 @@ extension Daemon {
       return notCached("nothing usable is stored for this request (return_cache_dont_load)")
     case .fail(.onlyIfCached):
       // RFC 9111 5.2.1.7: a 504, as a response, not a failure of the job.
-      let run = answering()
-      run.answerOnlyIfCached()
+      answering().answerOnlyIfCached()
       countCache(.miss, session: name)
       return .answered
     }
+  }
+
+  /// Why the cache takes no part in a job (the message `not_cached` gives when it had to).
+  struct CacheBypass: Error {
+    var why: String
+  }
+
+  /// The job's request as the cache sees it, in the caller's partition, with its session's
+  /// settings; or why the cache takes no part.
+  private func cacheRequest(_ job: Job, _ request: Request, profile: SessionProfile, client: Client)
+    -> Result<(CacheRequest, CacheSettings), CacheBypass>
+  {
+    guard let settings = profile.config.cache else {
+      return .failure(CacheBypass(why: "the session keeps no cache (return_cache_dont_load)"))
+    }
+    guard job.detach != true, job.durable != true else {
+      return .failure(CacheBypass(why: "detached and durable jobs do not use the cache"))
+    }
+    // A private cache is per user: a client whose uid is unknown shares no one's entries.
+    guard let partition = cachePartition(settings, client: client) else {
+      return .failure(CacheBypass(why: "the client's user is unknown (no SO_PEERCRED)"))
+    }
+    guard openHTTPCache() else { return .failure(CacheBypass(why: "the cache cannot be opened")) }
+    var headers: CacheHeaderList = []
+    headers.reserveCapacity(request.headers.count + 1)
+    for h in request.headers { headers.append((TextCheck.asciiLowercased(h.name), h.value)) }
+    // Credentials curl adds itself (digest, a per-user cookie jar's cookies) are not among the
+    // headers: in a shared cache they count as Authorization (RFC 9111 3.5), so another user
+    // is never served an answer to them.
+    let perUserCookies = profile.config.cookies.map { !$0.shared } ?? false
+    if settings.shared, request.digest != nil || (perUserCookies && job.cookies != false) {
+      headers.append(("authorization", "(credentials added by ferry)"))
+    }
+    guard
+      let cached = CacheRequest(
+        method: request.method, url: request.url, headers: headers, partition: partition)
+    else { return .failure(CacheBypass(why: "the URL is not cached (not http(s), or with userinfo)")) }
+    // Safe methods other than GET neither read nor write the cache, nor invalidate.
+    if cached.isSafe, cached.key.method != "GET" {
+      return .failure(CacheBypass(why: "only GET is answered from the cache"))
+    }
+    return .success((cached, settings))
   }
 
   /// `<state dir>/cache.db` and `<state dir>/cache/`, opened (and swept) at the first cached

@@ -163,12 +163,11 @@ extension JobRun {
 
   /// Answers the job from `stored` without a transfer of its own (a hit, a 304's stored body, a
   /// stale answer): the body is read whole (and checked) before anything is sent, so a damaged
-  /// entry sends nothing and the job goes on as a miss. `age` is now, for `Age`.
+  /// entry sends nothing and the job goes on as a miss. `now` gives `Age`.
   func answer(
     from stored: CachedResponse, status: Int, headers: CacheHeaderList, outcome: CacheOutcome,
     metrics: TransferMetrics?, age now: Int64
   ) -> StoredAnswer {
-    guard let bodies = daemon.httpCache.bodies else { return .damaged }
     let freshness = Freshness(
       entry: stored.entry, control: stored.entry.control, shared: stored.entry.key.partition.isShared,
       now: now)
@@ -176,105 +175,137 @@ extension JobRun {
     let head = ResponseHead(status: status, headers: served, httpVersion: "1.1")
     let contentType = head.header("content-type")
     let hasBody = status != 304 && request.method != "HEAD"
-    let accepted =
-      accept.check(status: status, contentType: contentType, bodyIsEmpty: !hasBody || stored.bodyBytes == 0)
-      == nil
-    let sha = stored.verified ? nil : stored.sha256
-    var file: OutputFile?
-    var streamed: [UInt8]?
-    var collected = ResponseCollector(mode: collector.mode, maxInlineBytes: collector.maxInlineBytes)
-    if hasBody {
-      if accepted, descriptorOutput != nil { return .unsuitable }
-      if accepted, job.response == .stream {
-        guard stored.bodyBytes <= Int64(collector.maxInlineBytes) else { return .unsuitable }
-        var bytes: [UInt8] = []
-        guard bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha, into: { bytes += $0 }) else {
-          return .damaged
-        }
-        streamed = bytes
-      } else if accepted, let path = job.output {
-        do throws(WireError) {
-          file = try OutputFile(
-            path: path, resume: false, writeRoots: daemon.config.writeRoots, baseline: outputBaseline)
-        } catch {
-          startedFromCache()
-          finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
-          return .answered
-        }
-        var writeError: WireError?
-        let ok = bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha) { chunk in
-          guard writeError == nil, let file else { return }
-          do throws(WireError) { try file.write(chunk) } catch { writeError = error }
-        }
-        guard ok else {
-          file?.abandon(keepPartial: false)
-          return .damaged
-        }
-        if let writeError {
-          file?.abandon(keepPartial: false)
-          startedFromCache()
-          finish(.failed(JobFailure(error: writeError, attempts: lifecycle.attempt, head: head)))
-          return .answered
-        }
-      } else {
-        guard
-          bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha, into: { collected.append($0) })
-        else { return .damaged }
-      }
+    let empty = !hasBody || stored.bodyBytes == 0
+    let rejection = accept.check(status: status, contentType: contentType, bodyIsEmpty: empty)
+    let loaded: LoadedBody
+    switch loadStored(stored, hasBody: hasBody, accepted: rejection == nil) {
+    case .success(let body): loaded = body
+    case .failure(.damaged): return .damaged
+    case .failure(.unsuitable): return .unsuitable
+    case .failure(.failed(let error)):
+      startedFromCache()
+      finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+      return .answered
     }
     // The body is whole and checked: from here the job is answered.
     daemon.httpCache.markVerified(stored, session: cache?.session ?? profile.config.name)
     startedFromCache()
     self.head = head
     if let seq = lifecycle.optional(.response) { emit(seq, .response(head)) }
-    let body: ResponseBody
-    if !accepted,
-      let rejection = accept.check(
-        status: status, contentType: contentType, bodyIsEmpty: !hasBody || stored.bodyBytes == 0)
-    {
-      let rejected = (try? collected.body(contentType: contentType).get()) ?? .none
+    if let rejection {
+      var rejected = ResponseBody.none
+      if case .inline(let collected) = loaded {
+        rejected = (try? collected.body(contentType: contentType).get()) ?? .none
+      }
       finish(.failed(JobFailure(error: rejection, attempts: lifecycle.attempt, head: head, body: rejected)))
       return .answered
-    } else if let bytes = streamed {
+    }
+    switch storedBody(loaded, contentType: contentType) {
+    case .success(let body):
+      finish(
+        .done(
+          JobCompletion(
+            head: head, body: body, url: request.url, attempts: lifecycle.attempt,
+            timing: storedTiming(metrics), cache: outcome)))
+    case .failure(let error):
+      finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+    }
+    return .answered
+  }
+
+  /// A stored body, read whole and checked, ready for where the job wants it.
+  enum LoadedBody {
+    case none
+    case inline(ResponseCollector)
+    case stream([UInt8])
+    case file(OutputFile)
+  }
+
+  /// Why a stored body is not ready: `damaged` and `unsuitable` as `StoredAnswer`; `failed`:
+  /// the job fails with it (the output file cannot be made or written).
+  enum LoadFailure: Error {
+    case damaged
+    case unsuitable
+    case failed(WireError)
+  }
+
+  /// Reads the stored body into where the job wants it (inline, a stream held until sent, the
+  /// output's `.part`), checking its size and, on its first read since the start, its hash.
+  private func loadStored(_ stored: CachedResponse, hasBody: Bool, accepted: Bool) -> Result<
+    LoadedBody, LoadFailure
+  > {
+    guard let bodies = daemon.httpCache.bodies else { return .failure(.damaged) }
+    guard hasBody else { return .success(.none) }
+    let sha = stored.verified ? nil : stored.sha256
+    if accepted, descriptorOutput != nil { return .failure(.unsuitable) }
+    if accepted, job.response == .stream {
+      guard stored.bodyBytes <= Int64(collector.maxInlineBytes) else { return .failure(.unsuitable) }
+      var bytes: [UInt8] = []
+      guard bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha, into: { bytes += $0 }) else {
+        return .failure(.damaged)
+      }
+      return .success(.stream(bytes))
+    }
+    if accepted, let path = job.output {
+      let file: OutputFile
+      do throws(WireError) {
+        file = try OutputFile(
+          path: path, resume: false, writeRoots: daemon.config.writeRoots, baseline: outputBaseline)
+      } catch {
+        return .failure(.failed(error))
+      }
+      var writeError: WireError?
+      let whole = bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha) { chunk in
+        guard writeError == nil else { return }
+        do throws(WireError) { try file.write(chunk) } catch { writeError = error }
+      }
+      guard whole, writeError == nil else {
+        file.abandon(keepPartial: false)
+        return .failure(whole ? .failed(writeError!) : .damaged)
+      }
+      return .success(.file(file))
+    }
+    // Inline (or a rejected answer's body, which comes back inline): bounded by
+    // `max_inline_bytes` as a fetched one is (the collector keeps no more).
+    var collected = ResponseCollector(mode: collector.mode, maxInlineBytes: collector.maxInlineBytes)
+    guard bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha, into: { collected.append($0) })
+    else { return .failure(.damaged) }
+    return .success(.inline(collected))
+  }
+
+  /// The `done` body of a loaded stored body: sent as `data`, committed into place, or inline.
+  private func storedBody(_ loaded: LoadedBody, contentType: String?) -> Result<ResponseBody, WireError> {
+    switch loaded {
+    case .none: return .success(.none)
+    case .stream(let bytes):
       var stream = BodyStream(contentType: contentType)
       bytes.withUnsafeBytes { raw in
         stream.feed(raw) { piece, asText, offset in sendData(piece, asText: asText, offset: offset) }
       }
       stream.finish { piece, asText, offset in sendData(piece, asText: asText, offset: offset) }
-      body = .streamed(bytes: stream.offset)
-    } else if let file {
+      return .success(.streamed(bytes: stream.offset))
+    case .file(let file):
       do throws(WireError) {
-        body = .output(path: file.path, bytes: try file.commit())
+        return .success(.output(path: file.path, bytes: try file.commit()))
       } catch {
-        finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
-        return .answered
+        return .failure(error)
       }
-    } else if !hasBody {
-      body = .none
-    } else {
-      switch collected.body(contentType: contentType) {
-      case .success(let b): body = b
-      case .failure(let error):
-        finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
-        return .answered
-      }
+    case .inline(let collected):
+      return collected.body(contentType: contentType)
     }
-    let timing: JobTiming
-    if let t = metrics?.timing {
-      func us(_ ms: Double) -> Int64 { Int64((ms * 1000).rounded()) }
-      timing = JobTiming(
-        queued: us(t.queued), connect: us(t.connect), tls: us(t.tls), firstByte: us(t.firstByte),
-        total: us(t.total))
-    } else {
+  }
+
+  /// `timing` of an answer from the cache: the revalidation's transfer's, or for a hit no
+  /// transfer at all (`total` from acceptance).
+  private func storedTiming(_ metrics: TransferMetrics?) -> JobTiming {
+    guard let t = metrics?.timing else {
       let total = Int64(daemon.loop.now() - enqueuedAtMs) * 1000
-      timing = JobTiming(queued: total, connect: 0, tls: 0, firstByte: 0, total: total)
+      return JobTiming(queued: total, connect: 0, tls: 0, firstByte: 0, total: total)
     }
-    finish(
-      .done(
-        JobCompletion(
-          head: head, body: body, url: request.url, attempts: lifecycle.attempt, timing: timing,
-          cache: outcome)))
-    return .answered
+    func us(_ ms: Double) -> Int64 { Int64((ms * 1000).rounded()) }
+    return JobTiming(
+      queued: us(t.queued), connect: us(t.connect), tls: us(t.tls), firstByte: us(t.firstByte),
+      total: us(t.total))
   }
 
   /// `only-if-cached` and nothing usable stored: RFC 9111 5.2.1.7's 504, with no body.
