@@ -60,10 +60,14 @@ extension Daemon {
       let status = notModified ? 304 : response.entry.status
       let served =
         notModified ? response.entry.notModifiedHeaders(age: age) : response.entry.servedHeaders(age: age)
-      switch answering().answer(
+      let run = answering()
+      switch run.answer(
         from: response, status: status, headers: served, outcome: .hit, metrics: nil, age: now)
       {
       case .answered:
+        // The connection knew it while it was answered (`startedFromCache`): a `cancel` of
+        // its id that follows finds it ended (decision 1), not unknown.
+        client.letGo(of: run)
         httpCache.used(response, session: name, now: now)
         countCache(.hit, session: name)
         return .answered
@@ -88,7 +92,9 @@ extension Daemon {
       return notCached("nothing usable is stored for this request (return_cache_dont_load)")
     case .fail(.onlyIfCached):
       // RFC 9111 5.2.1.7: a 504, as a response, not a failure of the job.
-      answering().answerOnlyIfCached()
+      let run = answering()
+      run.answerOnlyIfCached()
+      client.letGo(of: run)
       countCache(.miss, session: name)
       return .answered
     }

@@ -74,6 +74,9 @@ import FerryStore
     }
   }
 
+  /// The most variants (Vary values) one key keeps.
+  static let maxVariants = 16
+
   /// The entries of `session`, made when missing.
   func entries(_ session: String) -> SessionEntries {
     if let found = sessions[session] { return found }
@@ -149,6 +152,13 @@ import FerryStore
     let entries = self.entries(session)
     let key = entry.key.text
     let replaced = entries.byKey[key]?.first { $0.variant == response.variant }
+    // A key holds at most `maxVariants` (Vary values): past it the oldest variant goes, so a
+    // server (or a client) varying on a field cannot make one key's lookups long.
+    if replaced == nil, let list = entries.byKey[key], list.count >= Self.maxVariants,
+      let oldest = list.min(by: { $0.entry.responseTime < $1.entry.responseTime })
+    {
+      forget(oldest, in: entries, removeRow: true)
+    }
     entries.order.insert(response.id, bytes: response.size)
     let victims = entries.order.victims(maxBytes: maxBytes)
     var removing: [(session: String, key: String, variant: String)] = []

@@ -322,9 +322,13 @@ extension JobRun {
           timing: JobTiming(queued: total, connect: 0, tls: 0, firstByte: 0, total: total), cache: .miss)))
   }
 
-  /// A job answered without a transfer of its own has its `queued` still to send.
+  /// A job answered without a transfer of its own has its `queued` still to send, and its
+  /// connection has not met it (the caller lets go of it once it is answered).
   private func startedFromCache() {
-    if lifecycle.seq == 0 { emit(lifecycle.queued(), .queued(position: nil)) }
+    if lifecycle.seq == 0 {
+      client?.accepted(self)
+      emit(lifecycle.queued(), .queued(position: nil))
+    }
     lifecycle.answeredWithoutAttempt()
   }
 }

@@ -337,4 +337,27 @@ import Testing
     #expect(e?.int("status") == 504 && Self.cacheOf(e) == "miss")
     #expect(d.server.requestsServed == 0)
   }
+
+  /// A `cancel` right after a hit finds the job ended (no error), and one key keeps at most
+  /// `HTTPCache.maxVariants` variants: a field varied without end does not grow its lookups.
+  @Test func aHitEndsLikeAnyJobAndVariantsPerKeyAreBounded() throws {
+    let state = Paths.tempDirectory("cache-variants")
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let d = try InProcessDaemon(config: Self.config(state))
+    defer { d.close() }
+    let c = try d.connect(uid: 1000)
+    let url = d.url("/conditional?Cache-Control=max-age%3D600&Vary=X-V")
+    for v in 0...HTTPCache.maxVariants {
+      #expect(Self.cacheOf(Self.run(c, d, "v\(v)", #""url":"\#(url)","headers":{"X-V":"\#(v)"}"#)) == "miss")
+    }
+    let key = d.daemon.httpCache.sessions["default"]?.byKey.values.first
+    #expect(key?.count == HTTPCache.maxVariants)
+    #expect(Self.cacheOf(Self.run(c, d, "v0b", #""url":"\#(url)","headers":{"X-V":"0"}"#)) == "miss")
+    let hit = Self.run(c, d, "h", #""url":"\#(url)","headers":{"X-V":"5"}"#)
+    #expect(Self.cacheOf(hit) == "hit")
+    c.send(#"{"op":"cancel","id":"h"}"#)
+    c.send(#"{"op":"ping"}"#)
+    d.run(until: { c.events.contains { $0.event == "pong" } })
+    #expect(!c.events.contains { $0.event == "error" }, "\(c.events.filter { $0.event == "error" })")
+  }
 }
