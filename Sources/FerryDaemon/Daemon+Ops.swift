@@ -66,6 +66,14 @@ extension Daemon {
         o.append(key: "cookies", value: false)
       }
       if !c.resolve.isEmpty { o.append(key: "resolve", value: .array(c.resolve.map(JSONValue.string))) }
+      if let cache = c.cache {
+        o.append(
+          key: "cache",
+          value: [
+            "max_bytes": .number(JSONNumber(validatedText: String(cache.maxBytes))),
+            "shared": .bool(cache.shared),
+          ])
+      }
       all.append(key: name, value: .object(o))
     }
     return JSONObject(["sessions": .object(all)])

@@ -50,6 +50,11 @@ import Testing
     d.run(until: { c.events.contains { $0.event == "stats" } })
     let stats = c.events.first { $0.event == "stats" }?["cache"]?.objectValue?["default"]?.objectValue
     #expect(stats?.int("hit") == 1 && stats?.int("miss") == 1 && stats?.int("entries") == 1)
+    c.send(#"{"op":"sessions"}"#)
+    d.run(until: { c.events.contains { $0.event == "sessions" } })
+    let sessions = c.events.first { $0.event == "sessions" }?["sessions"]?.objectValue
+    #expect(sessions?["default"]?.objectValue?["cache"]?.objectValue?.int("max_bytes") == 1 << 20)
+    #expect(sessions?["plain"]?.objectValue?["cache"] == nil)
   }
 
   /// A stale entry is revalidated with `If-None-Match`; the 304 serves the stored body with its
