@@ -7,6 +7,8 @@ stdin to ferryd as a descriptor (issue 15): the daemon reads the pipe itself.
 
     python3 bench/b5_upload.py [--bytes N] [--reps R]
 
+`make bench` runs it too (bench/run.py; the report's "B7 descriptors" section).
+
 Needs release products (.build/release: ferryd, ferry, ferry-fixture) and curl.
 """
 import argparse
@@ -14,7 +16,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 
@@ -23,7 +24,9 @@ PRODUCTS = os.environ.get("FERRY_PRODUCTS", os.path.join(ROOT, ".build", "releas
 
 
 def start(args, **kw):
-    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, **kw)
+    # stdin /dev/null: ferry-fixture ends when a piped stdin closes (bench/run.py's may be one).
+    return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, **kw)
 
 
 def timed(shell):
@@ -31,23 +34,21 @@ def timed(shell):
     out = subprocess.run(["bash", "-o", "pipefail", "-c", shell], capture_output=True, text=True)
     elapsed = time.monotonic() - t
     if out.returncode != 0:
-        sys.exit(f"failed: {shell}\n{out.stderr}")
+        raise RuntimeError(f"failed: {shell}\n{out.stderr}")
     return elapsed, out.stdout
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--bytes", type=int, default=1 << 30)
-    p.add_argument("--reps", type=int, default=3)
-    a = p.parse_args()
+def run(products=PRODUCTS, size=1 << 30, reps=3, log=print):
+    """`reps` alternating runs of each; returns seconds and MiB/s per tool and the ratio of
+    ferry's throughput to curl's, run by run (`make bench` files it as `b7_upload`)."""
     work = tempfile.mkdtemp(prefix="ferry-b5-")
-    fixture = start([os.path.join(PRODUCTS, "ferry-fixture"), "--port", "0"])
+    fixture = start([os.path.join(products, "ferry-fixture"), "--port", "0"])
     port = int(fixture.stdout.readline().strip().split("=")[1])
     config = os.path.join(work, "ferry.json")
     with open(config, "w") as f:
         f.write('{"sessions": {"default": {}}}')
     sock = os.path.join(work, "ferryd.sock")
-    daemon = start([os.path.join(PRODUCTS, "ferryd"), "--config", config, "--socket", sock,
+    daemon = start([os.path.join(products, "ferryd"), "--config", config, "--socket", sock,
                     "--log-level", "warning"])
     for _ in range(200):
         if os.path.exists(sock):
@@ -55,29 +56,52 @@ def main():
         time.sleep(0.02)
     url = f"http://127.0.0.1:{port}/echo"
     env = f"FERRY_SOCKET={sock}"
-    feed = f"head -c {a.bytes} /dev/zero"
-    ferry = f"{feed} | {env} {os.path.join(PRODUCTS, 'ferry')} put {url}"
+    feed = f"head -c {size} /dev/zero"
+    ferry = f"{feed} | {env} {os.path.join(products, 'ferry')} put {url}"
     curl = f"{feed} | curl -sS -T - {url}"
     rows = {"ferry": [], "curl": []}
     try:
-        for _ in range(a.reps):
-            for name, shell in (("ferry", ferry), ("curl", curl)):
+        for rep in range(reps):
+            order = (("ferry", ferry), ("curl", curl))
+            for name, shell in order if rep % 2 == 0 else reversed(order):
                 elapsed, out = timed(shell)
                 echo = json.loads(out)
-                assert echo["body_length"] == a.bytes, echo
+                if echo["body_length"] != size:
+                    raise RuntimeError(f"{name}: the server got {echo['body_length']} bytes")
                 rows[name].append(elapsed)
+                log(f"B7 upload rep {rep + 1} {name}: {size / (1 << 20) / elapsed:.0f} MiB/s")
     finally:
         daemon.terminate()
         fixture.terminate()
         daemon.wait()
         fixture.wait()
         shutil.rmtree(work, ignore_errors=True)
-    mib = a.bytes / (1 << 20)
-    best = {k: min(v) for k, v in rows.items()}
+    mib = size / (1 << 20)
+
+    def summary(values):
+        values = sorted(values)
+        return {"median": values[len(values) // 2] if len(values) % 2 else
+                (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2,
+                "min": values[0], "max": values[-1]}
+
+    return {"bytes": size, "reps": reps, "seconds": rows,
+            "mib_s": {k: summary([mib / t for t in v]) for k, v in rows.items()},
+            "ratio": summary([c / f for f, c in zip(rows["ferry"], rows["curl"])])}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--bytes", type=int, default=1 << 30)
+    p.add_argument("--reps", type=int, default=3)
+    a = p.parse_args()
+    r = run(PRODUCTS, a.bytes, a.reps, log=lambda m: None)
     for k in ("ferry", "curl"):
-        times = ", ".join(f"{t:.2f}" for t in rows[k])
-        print(f"{k:5}  best {best[k]:.2f} s = {mib / best[k]:.0f} MiB/s  (runs: {times} s)")
-    print(f"ferry / curl throughput (best runs): {best['curl'] / best['ferry']:.2f}x")
+        times = ", ".join(f"{t:.2f}" for t in r["seconds"][k])
+        s = r["mib_s"][k]
+        print(f"{k:5}  median {s['median']:.0f} MiB/s (min {s['min']:.0f}, max {s['max']:.0f})  (runs: {times} s)")
+    ratio = r["ratio"]
+    print(f"ferry / curl throughput, run by run: median {ratio['median']:.2f}x "
+          f"(min {ratio['min']:.2f}, max {ratio['max']:.2f})")
 
 
 if __name__ == "__main__":

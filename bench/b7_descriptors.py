@@ -5,9 +5,10 @@ every `data` event, each against `curl -o` in the same repetitions, over HTTP/1.
 loopback nginx; and the daemon's RSS growth during them (VmHWM after against VmRSS before,
 and the highest VmRSS sampled every 10 ms).
 
-Run it directly (not part of `make bench` yet):
+`make bench` runs it (bench/run.py, the rows `output_fd`, `stream_raw`, `stream` and `curl`);
+directly:
 
-    bench/b7_descriptors.py --products .build/release [--bytes N] [--reps N]
+    bench/b7_descriptors.py --products .build/release [--bytes N] [--reps N] [--tools a,b]
 
 Files go to /dev/shm when it has room, so the disk is not what is measured."""
 
@@ -135,21 +136,18 @@ class RSSSampler(threading.Thread):
             time.sleep(0.01)
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--products", required=True)
-    parser.add_argument("--bytes", type=int, default=1 << 30)
-    parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--out")
-    args = parser.parse_args()
-    raise_nofile()
-    size = args.bytes
+def run(products, size=1 << 30, reps=3, tools=TOOLS, log=print):
+    """Runs the rows of `tools` (curl always) `reps` times with a loopback nginx and a ferryd
+    of its own; returns the result dictionary (`make bench` files it as `b7`)."""
+    tools = list(tools) if "curl" in tools else list(tools) + ["curl"]
     work = tempfile.mkdtemp(prefix="ferry-b7-")
     os.chmod(work, 0o755)  # nginx workers (another user) serve from it
-    files = tempfile.mkdtemp(prefix="ferry-b7-", dir="/dev/shm") if shutil.disk_usage("/dev/shm").free > 3 * size else work
+    shm = "/dev/shm"
+    files = (tempfile.mkdtemp(prefix="ferry-b7-", dir=shm)
+             if os.path.isdir(shm) and shutil.disk_usage(shm).free > 3 * size else work)
     nginx = Nginx(os.path.join(work, "nginx"), size, 1 << 20)
     config = {"log_level": "warning", "files": {"write_roots": [files]}, "sessions": {"default": {}}}
-    daemon = Daemon(os.path.abspath(args.products), work, config, "ferryd-b7")
+    daemon = Daemon(os.path.abspath(products), work, config, "ferryd-b7")
     try:
         url = nginx.url("http", "/big")
         # Warm: the first read of the sparse file, and the daemon's first job.
@@ -159,9 +157,9 @@ def main():
         hwm_before = daemon.hwm_kib()
         sampler = RSSSampler(daemon.pid)
         sampler.start()
-        speeds = {t: [] for t in TOOLS}
-        for rep in range(args.reps):
-            for tool in rotated(TOOLS, rep):
+        speeds = {t: [] for t in tools}
+        for rep in range(reps):
+            for tool in rotated(tools, rep):
                 path = os.path.join(files, f"{tool}.out")
                 if tool == "output_fd":
                     seconds = ferry_output_fd(daemon, url, path, size)
@@ -177,35 +175,49 @@ def main():
                     os.unlink(path)
                 speeds[tool].append(size / (1 << 20) / seconds)
                 hwm = daemon.hwm_kib()
-                print(f"rep {rep + 1} {tool}: {speeds[tool][-1]:.0f} MiB/s, VmHWM {hwm} KiB "
-                      f"(+{hwm - rss_before}), VmRSS {daemon.rss_kib()} KiB, load {open('/proc/loadavg').read().split()[0]}", flush=True)
+                log(f"B7 rep {rep + 1} {tool}: {speeds[tool][-1]:.0f} MiB/s, VmHWM {hwm} KiB "
+                    f"(+{hwm - rss_before}), VmRSS {daemon.rss_kib()} KiB, "
+                    f"load {open('/proc/loadavg').read().split()[0]}")
         sampler.running = False
         sampler.join()
         result = {
-            "bytes": size, "reps": args.reps, "files": files,
+            "bytes": size, "reps": reps, "files": files,
             "mib_s": {t: summary(v) for t, v in speeds.items()},
-            "ratio_output_fd": summary([f / c for f, c in zip(speeds["output_fd"], speeds["curl"])]),
-            "ratio_output": summary([f / c for f, c in zip(speeds["output"], speeds["curl"])]),
-            "ratio_stream_raw": summary([f / c for f, c in zip(speeds["stream_raw"], speeds["curl"])]),
-            "ratio_stream": summary([f / c for f, c in zip(speeds["stream"], speeds["curl"])]),
             "rss_before_kib": rss_before, "hwm_before_kib": hwm_before,
             "rss_peak_sampled_kib": sampler.peak, "hwm_after_kib": daemon.hwm_kib(),
             "load": open("/proc/loadavg").read().split()[:3],
         }
+        for t in tools:
+            if t != "curl":
+                result[f"ratio_{t}"] = summary([f / c for f, c in zip(speeds[t], speeds["curl"])])
         result["rss_growth_kib"] = max(result["rss_peak_sampled_kib"], result["hwm_after_kib"]) - rss_before
-        print(json.dumps({k: v for k, v in result.items() if k != "mib_s"}, indent=1))
-        for t, s in result["mib_s"].items():
-            print(f"{t:10} median {s['median']:.0f} MiB/s (min {s['min']:.0f}, max {s['max']:.0f})")
-        out = args.out or os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
-                                       time.strftime("%Y%m%d-%H%M%S-b7.json"))
-        os.makedirs(os.path.dirname(out), exist_ok=True)
-        with open(out, "w") as f:
-            json.dump(result, f, indent=1)
+        return result
     finally:
         daemon.stop()
         nginx.stop()
         shutil.rmtree(files, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--products", required=True)
+    parser.add_argument("--bytes", type=int, default=1 << 30)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--tools", default=",".join(TOOLS), help="rows to run, comma-separated (curl always)")
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    raise_nofile()
+    result = run(args.products, args.bytes, args.reps, args.tools.split(","),
+                 log=lambda m: print(m, flush=True))
+    print(json.dumps({k: v for k, v in result.items() if k != "mib_s"}, indent=1))
+    for t, s in result["mib_s"].items():
+        print(f"{t:10} median {s['median']:.0f} MiB/s (min {s['min']:.0f}, max {s['max']:.0f})")
+    out = args.out or os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
+                                   time.strftime("%Y%m%d-%H%M%S-b7.json"))
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(result, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -91,6 +91,14 @@ def targets(r):
         start = b6["first_transfer_ms"]["max"]
         add(f"B6 start to the first resumed transfer with {b6['resume_jobs']:,} jobs journaled (max)", "≤ 1 000 ms",
             start, lambda v: v <= 1000, "{:.0f} ms")
+    if "b7" in r:
+        b7 = r["b7"]
+        value = b7.get("ratio_output_fd", {}).get("median")
+        size = f"{b7['bytes'] / (1 << 20):,.0f} MiB"
+        add(f"B7 {size} into a passed file descriptor (`output_fd`): ferryd / curl -o throughput", "≥ 0.9×", value,
+            lambda v: v >= 0.9)
+        add("B7 daemon RSS growth during the descriptor and stream downloads", "≤ 16 MiB",
+            b7["rss_growth_kib"] / 1024, lambda v: v <= 16, "{:.1f} MiB")
     return out
 
 
@@ -280,6 +288,32 @@ def b6_table(r):
     return lines
 
 
+def b7_table(r):
+    b7, up = r.get("b7"), r.get("b7_upload")
+    if not b7:
+        return []
+    mib = b7["bytes"] / (1 << 20)
+    labels = {"output_fd": "`output_fd`: into a file passed with the job line (`ferry get URL > file`)",
+              "stream_raw": "`response: stream`: `data` events read without decoding them",
+              "stream": "`response: stream`: a Python client decoding every event's base64",
+              "output": "`output` path (B3's way)", "curl": "`curl -o FILE`"}
+    lines = ["", f"## B7 descriptors and streams: {mib:,.0f} MiB over HTTP/1.1 ({b7['reps']} runs)", "",
+             "| download | MiB/s | ÷ curl -o in the same run |", "|---|---|---|"]
+    for tool, s in b7["mib_s"].items():
+        ratio = "—" if tool == "curl" else fmt(b7.get(f"ratio_{tool}"), "×", 2)
+        lines.append(f"| {labels.get(tool, tool)} | {fmt(s)} | {ratio} |")
+    lines += ["", f"Daemon RSS: {b7['rss_before_kib'] / 1024:.1f} MiB before the downloads; the highest of "
+              f"VmHWM after and VmRSS sampled every 10 ms during them: +{b7['rss_growth_kib'] / 1024:.1f} MiB."]
+    if up:
+        lines += ["", f"Upload of {up['bytes'] / (1 << 20):,.0f} MiB from a piped stdin to the fixture's `/echo` "
+                  f"({up['reps']} runs, alternating):", "",
+                  "| upload | MiB/s | ferry ÷ curl |", "|---|---|---|",
+                  f"| `head -c N /dev/zero \\| ferry put URL` (stdin passed as a descriptor) | "
+                  f"{fmt(up['mib_s']['ferry'])} | {fmt(up['ratio'], '×', 2)} |",
+                  f"| `head -c N /dev/zero \\| curl -T - URL` | {fmt(up['mib_s']['curl'])} | — |"]
+    return lines
+
+
 def ceiling(protocol):
     cpu = protocol["tools"]["ferryd"]["cpu_us_per_job"]["median"]
     return f"{1e6 / cpu:,.0f} jobs/s" if cpu else "—"
@@ -297,7 +331,7 @@ def notes():
 def markdown(r):
     lines = header(r) + b1_tables(r)
     if "b2" in r:
-        lines += b2_b3_tables(r) + b4_b5_tables(r) + b6_table(r)
+        lines += b2_b3_tables(r) + b4_b5_tables(r) + b6_table(r) + b7_table(r)
     lines += notes()
     if r["smoke"]:
         lines.insert(1, "\n**Smoke run: tiny sizes, one run each; not a measurement.**")

@@ -6,7 +6,7 @@
     bench/run.py --products .build/release --from-json bench/results/last.json   (report only)
 
 Starts a loopback nginx (bench/nginx.conf) and ferryd daemons with a bench config, runs
-B1–B5 side by side with curl, aiohttp, wrk, socat and hyperfine, and writes the raw results
+B1–B7 side by side with curl, aiohttp, wrk, socat and hyperfine, and writes the raw results
 (bench/results/*.json) and the report (BENCHMARKS.md, or bench/results/smoke.md with
 --smoke). Exit status: 0, 1 when a benchmark could not run, 3 when a full run missed a target
 (the report is written either way). The smoke run is tiny and never fails on a target."""
@@ -26,15 +26,21 @@ import b2_oneshot  # noqa: E402
 import b3_large  # noqa: E402
 import b6_durable  # noqa: E402
 import b4_scale  # noqa: E402
+import b5_upload  # noqa: E402
+import b7_descriptors  # noqa: E402
 import report  # noqa: E402
 from harness import BENCH_DIR, BenchError, Daemon, Nginx, raise_nofile  # noqa: E402
 
 FULL = {"reps": 5, "b1_jobs": 20_000, "window": 50, "deep_window": 1000, "wrk_seconds": 3, "b2_runs": 60, "b2_warmup": 5,
         "b3_bytes": 256 << 20, "b4_jobs": 10_000, "b4_connections": 1000,
-        "b6_reps": 3, "b6_jobs": 5000, "b6_resume_jobs": 10_000}
+        "b6_reps": 3, "b6_jobs": 5000, "b6_resume_jobs": 10_000,
+        "b7_bytes": 1 << 30, "b7_reps": 2, "b7_upload_reps": 2}
 SMOKE = {"reps": 1, "b1_jobs": 200, "window": 50, "deep_window": 100, "wrk_seconds": 1, "b2_runs": 5, "b2_warmup": 1,
          "b3_bytes": 8 << 20, "b4_jobs": 500, "b4_connections": 100,
-         "b6_reps": 1, "b6_jobs": 200, "b6_resume_jobs": 500}
+         "b6_reps": 1, "b6_jobs": 200, "b6_resume_jobs": 500,
+         "b7_bytes": 4 << 20, "b7_reps": 1, "b7_upload_reps": 1}
+# B7's rows in `make bench` (b7_descriptors.py has also the path `output`, which is B3's).
+B7_TOOLS = ["output_fd", "stream_raw", "stream", "curl"]
 
 
 class Context:
@@ -138,6 +144,13 @@ def run_all(ctx):
         results["loads"]["B6"] = loadavg()
         results["b6"] = b6_durable.run(ctx.products, ctx.workdir, reps=ctx.b6_reps, jobs=ctx.b6_jobs,
                                        resume_jobs=ctx.b6_resume_jobs, log=ctx.log)
+        # B7 (issue 15): its own nginx (a /big of b7_bytes) and daemon, so its RSS is its own.
+        results["loads"]["B7"] = loadavg()
+        results["b7"] = b7_descriptors.run(ctx.products, ctx.b7_bytes, ctx.b7_reps, B7_TOOLS, log=ctx.log)
+        try:
+            results["b7_upload"] = b5_upload.run(ctx.products, ctx.b7_bytes, ctx.b7_upload_reps, log=ctx.log)
+        except (RuntimeError, KeyError, ValueError) as e:
+            raise BenchError(f"B7 upload: {e}")
     finally:
         ctx.nginx.stop()
     return finish(ctx, results)

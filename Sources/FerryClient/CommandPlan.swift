@@ -45,6 +45,9 @@ public enum CommandPlan: Sendable, Equatable {
       // A HEAD answer is all head: print it, as `curl -I` does.
       settings.includeHeaders = options.includeHeaders || job["method"]?.stringValue == "HEAD"
       settings.verbose = options.verbose && !options.detach
+      if options.resume, !options.detach, let output = options.output, output != "-", !output.hasSuffix("/") {
+        settings.resumedOutput = context.absolute(output)
+      }
       let explain = settings.verbose ? [line(["op": "explain", "job": .object(job)])] : []
       return .converse(lines: explain + [line(.object(job))], settings: settings, descriptors: passing)
     case .events(let options):

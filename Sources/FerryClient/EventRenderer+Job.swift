@@ -12,11 +12,24 @@ extension EventRenderer {
     case "queued" where settings.mode == .detached:
       return Rendering(stdout: Array((settings.jobID + "\n").utf8), exit: .success)
     case "progress": return Rendering(progress: Self.progress(event))
-    case "done": return response(event, exit: .success)
+    case "done":
+      var r = response(event, exit: .success)
+      if let path = settings.resumedOutput {
+        r.commitResumed = path
+        if settings.stderrIsTerminal, case .number(let n)? = event["bytes"], let bytes = n.int64Value {
+          r.note("saved \(ByteFormat.text(bytes)) to \(path)")
+        }
+      }
+      return r
     case "failed":
       let exit = ExitCode.forFailure(event)
       var r = event["status"] == nil ? Rendering(exit: exit) : response(event, exit: exit)
       r.stderr.append(contentsOf: ResponsePrinter.errorLine(event["error"]?.objectValue).utf8)
+      if let path = settings.resumedOutput,
+        event["error"]?.objectValue?["code"]?.stringValue == ErrorCode.resumeMismatch.rawValue
+      {
+        r.dropResumed = path
+      }
       return r
     case "cancelled":
       var r = Rendering(exit: .cancelled)

@@ -8,6 +8,12 @@ public struct Rendering: Sendable, Equatable {
   public var progress: ProgressUpdate?
   /// Set when the command is over: stop reading and exit with it.
   public var exit: ExitCode?
+  /// `--resume` by descriptor: the job is done, so FILE.part becomes this FILE (and
+  /// FILE.part.validator goes) before the exit.
+  public var commitResumed: String?
+  /// `--resume` by descriptor: the daemon found FILE.part not continued by the server
+  /// (`resume_mismatch`) and emptied it; FILE.part and its validator are removed.
+  public var dropResumed: String?
 
   public init(
     stdout: [UInt8] = [], stderr: [UInt8] = [], progress: ProgressUpdate? = nil, exit: ExitCode? = nil
@@ -49,6 +55,9 @@ public struct EventRenderer {
     public var verbose = false
     public var stdoutIsTerminal = false
     public var stderrIsTerminal = false
+    /// `--resume -o FILE`: the absolute FILE whose FILE.part the daemon continues through a
+    /// passed descriptor.
+    public var resumedOutput: String?
 
     public init(mode: Mode, jobID: String) {
       self.mode = mode

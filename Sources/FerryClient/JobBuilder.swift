@@ -175,14 +175,25 @@ public enum JobBuilder {
       // Into the CLI's own stdout, whatever its size, as curl and HTTPie write it.
       passing.append(.stdout)
       job.append(key: "output_fd", value: .number(JSONNumber(passing.count - 1)))
-    } else if let output = r.output, !r.resume, !output.hasSuffix("/") {
-      // Opened by the CLI, with the user's permissions (no write_roots), and passed.
-      passing.append(.writeFile(context.absolute(output)))
-      job.append(key: "output_fd", value: .number(JSONNumber(passing.count - 1)))
+    } else if let output = r.output, !output.hasSuffix("/"), !(r.resume && r.detach) {
+      // Opened by the CLI, with the user's permissions (no write_roots), and passed. With
+      // `--resume`, FILE.part is continued (decision 40): the daemon asks for the rest, keeps
+      // the validator in FILE.part.validator for If-Range, and the CLI renames FILE.part to
+      // FILE once the job is done (`Rendering.commitResumed`).
+      let path = context.absolute(output)
+      if r.resume {
+        passing.append(.continueFile(path + ".part"))
+        job.append(key: "output_fd", value: .number(JSONNumber(passing.count - 1)))
+        passing.append(.validatorFile(path + ".part.validator"))
+        job.append(key: "validator_fd", value: .number(JSONNumber(passing.count - 1)))
+      } else {
+        passing.append(.writeFile(path))
+        job.append(key: "output_fd", value: .number(JSONNumber(passing.count - 1)))
+      }
     } else if let output = r.output {
-      // `--resume` continues FILE.part, which the daemon keeps beside FILE (write_roots
-      // apply). `-o DIR/` names a directory: the slash stays, so the daemon refuses it
-      // rather than writing to DIR itself (and DIR.part beside it).
+      // A detached `--resume` outlives the CLI: the daemon continues FILE.part itself, beside
+      // FILE (write_roots apply). `-o DIR/` names a directory: the slash stays, so the daemon
+      // refuses it rather than writing to DIR itself (and DIR.part beside it).
       let path = context.absolute(output)
       job.append(key: "output", value: .string(output.hasSuffix("/") && path != "/" ? path + "/" : path))
     }

@@ -74,4 +74,7 @@ public enum PassedDescriptor: Sendable, Equatable {
   case writeFile(String)
   /// Opened for writing without truncating, created if absent: `--resume`'s `FILE.part`.
   case continueFile(String)
+  /// Opened for reading and writing without truncating, created if absent: `--resume`'s
+  /// `FILE.part.validator`, which the daemon reads and rewrites (`validator_fd`).
+  case validatorFile(String)
 }

@@ -134,8 +134,18 @@ extension Daemon {
     var descriptorOutput: DescriptorOutput?
     if let index = merged.outputFD {
       do throws(WireError) {
+        let fd = try takeDescriptor(index, field: "output_fd", from: client)
+        var validatorFD: Int32?
+        if let v = merged.validatorFD {
+          do throws(WireError) {
+            validatorFD = try takeDescriptor(v, field: "validator_fd", from: client)
+          } catch {
+            _ = Glibc.close(fd)
+            throw error
+          }
+        }
         descriptorOutput = try DescriptorOutput(
-          fd: try takeDescriptor(index, field: "output_fd", from: client), loop: loop)
+          fd: fd, loop: loop, resume: merged.resume == true, validatorFD: validatorFD)
       } catch {
         return fail(error, id: id, client: client)
       }

@@ -17,10 +17,14 @@ import FerryWire
 /// - a pipe or FIFO: the bytes go into a pipe of the daemon's own (non-blocking), and from it
 ///   into the client's with `splice(SPLICE_F_NONBLOCK)`, which never waits for room whatever
 ///   the client's pipe's flags; what its pipe does not take stays in ours;
-/// - a terminal (or /dev/null, /dev/zero, /dev/full; other devices are `fd_unusable`): the kernel has no per-call way, so O_NONBLOCK is set
-///   on the description (checked, and set again, before every write; the original flags are
-///   put back at the end). A sender racing to clear it between the check and the write could
-///   make one write wait for its terminal: the one gap left (docs/ARCHITECTURE.md).
+/// - a terminal (or /dev/null, /dev/zero, /dev/full; other devices are `fd_unusable`): the
+///   kernel has no per-call way. A pseudo-terminal slave or a memory device the daemon's user
+///   may open is reopened through /proc/self/fd, non-blocking: a description of the daemon's
+///   own, whose flags nobody else shares or changes. Otherwise (another user's terminal)
+///   O_NONBLOCK is set on the shared description (checked, and set again, before every write;
+///   the original flags are put back at the end), and a sender racing to clear it between the
+///   check and the write could make one write wait for its terminal: the one gap left
+///   (docs/ARCHITECTURE.md).
 ///
 /// What the descriptor does not take at once is kept (one chunk at most: the transfer is paused
 /// until it drains, `isBlocked`) and written when it is writable again (an `IOWatch`); then
@@ -35,7 +39,14 @@ import FerryWire
   }
 
   let kind: Kind
-  private var fd: Int32
+  private(set) var fd: Int32
+  /// `resume`: the descriptor is a regular file whose bytes are a partial download to continue
+  /// (see `DescriptorOutput+Resume`).
+  let resumes: Bool
+  /// `validator_fd`: where the validator of the response that began the file is kept.
+  private(set) var validatorFD: Int32?
+  /// Bytes the file held already when this transfer continued it.
+  var resumedFrom: Int64 = 0
   private let loop: EventLoop
   /// Body bytes taken from the transfer (all of them written once it is not blocked).
   private(set) var written: Int64 = 0
@@ -48,16 +59,21 @@ import FerryWire
   private var watch: IOWatch?
   /// The terminal's flags before O_NONBLOCK was set, to put back.
   private var originalFlags: Int32?
+  /// The terminal was reopened (`ownDescription`): its flags are the daemon's, set once.
+  private var ownsFlags = false
   var onDrained: (() -> Void)?
   var onFailure: ((WireError) -> Void)?
 
   /// True while bytes taken wait for the descriptor: take no more until `onDrained`.
   var isBlocked: Bool { pendingStart < pending.count || staged > 0 }
 
-  /// Takes ownership of `fd` (closed here when it cannot serve: `fd_unusable`).
-  init(fd: Int32, loop: EventLoop) throws(WireError) {
+  /// Takes ownership of `fd` and `validatorFD` (closed here when they cannot serve:
+  /// `fd_unusable`). With `resume`, `fd` must be a regular file (its bytes are continued).
+  init(fd: Int32, loop: EventLoop, resume: Bool = false, validatorFD: Int32? = nil) throws(WireError) {
     self.fd = fd
     self.loop = loop
+    self.resumes = resume
+    self.validatorFD = validatorFD
     var st = stat()
     var kind: Kind?
     var problem: String?
@@ -90,21 +106,58 @@ import FerryWire
         problem = "is open read-only"
       }
     }
+    if problem == nil, resume, let kind, kind != .file {
+      problem = "is a \(kind.rawValue): resume continues a regular file"
+    }
+    var validatorProblem: String?
+    if problem == nil, let validatorFD { validatorProblem = Self.validatorProblem(validatorFD) }
     if problem == nil, kind == .pipe {
       switch SystemCall.nonBlockingPipe() {
       case .success(let pipe): staging = pipe
       case .failure(let error): problem = "cannot be served: pipe: \(error)"
       }
     }
-    guard let kind, problem == nil else {
+    guard let kind, problem == nil, validatorProblem == nil else {
       _ = Glibc.close(fd)
+      if let validatorFD { _ = Glibc.close(validatorFD) }
+      if let validatorProblem {
+        throw WireError(
+          .fdUnusable, "validator_fd: the descriptor \(validatorProblem)", field: "validator_fd")
+      }
       throw WireError(.fdUnusable, "output_fd: the descriptor \(problem ?? "")", field: "output_fd")
     }
     self.kind = kind
-    if kind == .terminal, flags & O_NONBLOCK == 0 {
+    if kind == .terminal, let own = Self.ownDescription(of: fd, device: UInt64(st.st_rdev)) {
+      // Its own open file description: O_NONBLOCK there is the daemon's alone.
+      _ = Glibc.close(fd)
+      self.fd = own
+      ownsFlags = true
+    } else if kind == .terminal, flags & O_NONBLOCK == 0 {
       originalFlags = flags
       _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
     }
+  }
+
+  /// A new open file description of the terminal or memory device `fd` is, opened non-blocking
+  /// through /proc/self/fd, when the daemon's user may open it (the client's own daemon, or
+  /// /dev/null): nil otherwise. Only pseudo-terminal slaves (majors 136–143) and the memory
+  /// devices (major 1), and only when the opened device is the same one: /dev/tty, /dev/ptmx
+  /// or a console reopened would be another terminal (the daemon's, or a new pty).
+  private static func ownDescription(of fd: Int32, device: UInt64) -> Int32? {
+    let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFF)
+    guard major == 1 || (136...143).contains(major) else { return nil }
+    let opened = SystemCall.retrying {
+      open("/proc/self/fd/\(fd)", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+    }
+    guard case .success(let own) = opened else { return nil }
+    var st = stat()
+    guard case .success = SystemCall.retrying(trapsOnBadDescriptor: false, { fstat(own, &st) }),
+      st.st_mode & S_IFMT == S_IFCHR, UInt64(st.st_rdev) == device
+    else {
+      _ = Glibc.close(own)
+      return nil
+    }
+    return own
   }
 
   isolated deinit { close() }
@@ -133,6 +186,10 @@ import FerryWire
     }
     _ = Glibc.close(fd)
     fd = -1
+    if let validatorFD {
+      _ = Glibc.close(validatorFD)
+      self.validatorFD = nil
+    }
     if let staging {
       _ = Glibc.close(staging.read)
       _ = Glibc.close(staging.write)
@@ -169,9 +226,11 @@ import FerryWire
         send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
       }
     case .terminal:
-      // The sender shares the flags: make sure this write cannot wait.
-      let flags = fcntl(fd, F_GETFL)
-      if flags >= 0, flags & O_NONBLOCK == 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+      // The sender shares the flags (unless reopened): make sure this write cannot wait.
+      if !ownsFlags {
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0, flags & O_NONBLOCK == 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+      }
       return SystemCall.retrying(trapsOnBadDescriptor: false) {
         Glibc.write(fd, bytes.baseAddress, bytes.count)
       }
@@ -248,7 +307,7 @@ import FerryWire
   }
 
   /// O_PATH (Glibc does not export it): a descriptor that names a file but cannot write.
-  private static let pathOnly: Int32 = 0o10_000_000
+  static let pathOnly: Int32 = 0o10_000_000
 
   private static func failure(_ error: Errno) -> WireError {
     if error.code == EPIPE || error.code == ECONNRESET {
@@ -257,7 +316,7 @@ import FerryWire
     return failure("cannot write to the descriptor: \(error)")
   }
 
-  private static func failure(_ message: String) -> WireError {
+  static func failure(_ message: String) -> WireError {
     WireError(.outputFailed, "output_fd: \(message)", field: "output_fd")
   }
 }

@@ -48,6 +48,33 @@ extension JobRun {
     return true
   }
 
+  /// `output_fd` with `resume`: the answer decides, as for `output`, whether the descriptor's
+  /// file is continued, begun again (its validator kept in `validator_fd`) or not touched.
+  func continueDescriptor(_ descriptor: DescriptorOutput, head: ResponseHead, accepted: Bool) {
+    if resumeBase != nil, checkResumeEnd(head) {
+      bodyToDescriptor = false
+      return
+    }
+    guard accepted else { return }
+    do throws(WireError) {
+      switch resumeBase == nil ? .startOver : resumeDecision(head) {
+      case .append: try descriptor.continuePart(at: resumeBase ?? 0)
+      case .startOver: try descriptor.startPartOver(validator: Self.validator(of: head))
+      case .mismatch(let error): throw error
+      }
+    } catch {
+      abortError = error
+      bodyToDescriptor = false
+    }
+  }
+
+  /// A resume's answer did not continue the partial file: it goes (a path's `.part` is
+  /// removed, a descriptor's file emptied), so the next try starts over.
+  func dropPartial() {
+    if let path = job.output { OutputFile.removePartial(for: path) }
+    if let descriptorOutput, descriptorOutput.resumes { descriptorOutput.dropPartial() }
+  }
+
   /// The partial file was already the whole file: it becomes the output.
   func finishCompletePart(_ path: String, head: ResponseHead, metrics: TransferMetrics) {
     do throws(WireError) {

@@ -19,6 +19,9 @@ extension JobRun: TransferDelegate {
       bodyToDescriptor = accepted && descriptorOutput != nil
       bodyStream =
         accepted && job.response == .stream ? BodyStream(contentType: head.header("content-type")) : nil
+      if let descriptorOutput, descriptorOutput.resumes {
+        return continueDescriptor(descriptorOutput, head: head, accepted: accepted)
+      }
     }
     guard let path = job.output else { return }
     if resumeBase != nil, checkResumeEnd(head) { return }
@@ -144,7 +147,7 @@ extension JobRun: TransferDelegate {
       output?.abandon(keepPartial: job.resume == true && abortError?.code != .resumeMismatch)
       output = nil
       let error = abortError ?? error
-      if error.code == .resumeMismatch, let path = job.output { OutputFile.removePartial(for: path) }
+      if error.code == .resumeMismatch { dropPartial() }
       // A body too large to hold still had a response: say which (as for unacceptable_status).
       // So did a redirect refused for leaving the credentials' origins (issue 12).
       let head = error.code == .responseTooLarge || error.code == .originNotAllowed ? self.head : nil
@@ -212,13 +215,17 @@ extension JobRun: TransferDelegate {
     let head =
       self.head ?? ResponseHead(status: metrics.status, headers: [], httpVersion: metrics.httpVersion)
     if let error = abortError {
-      if error.code == .resumeMismatch, let path = job.output { OutputFile.removePartial(for: path) }
+      if error.code == .resumeMismatch { dropPartial() }
       finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
       return
     }
     if partIsComplete, let path = job.output {
       finishCompletePart(path, head: head, metrics: metrics)
       return
+    }
+    if partIsComplete, let descriptorOutput {
+      // The descriptor's file was whole already: its size is the body's.
+      return finishDone(head: head, body: .written(bytes: descriptorOutput.partSize()), metrics: metrics)
     }
     let contentType = head.header("content-type")
     if bodyToDescriptor, let descriptorOutput, descriptorOutput.isBlocked {
@@ -241,7 +248,9 @@ extension JobRun: TransferDelegate {
     }
     let body: ResponseBody
     if bodyToDescriptor, let descriptorOutput {
-      return finishDone(head: head, body: .written(bytes: descriptorOutput.written), metrics: metrics)
+      // A continued file reports its whole size, as `output` does.
+      let bytes = descriptorOutput.resumedFrom + descriptorOutput.written
+      return finishDone(head: head, body: .written(bytes: bytes), metrics: metrics)
     }
     if let bodyStream {
       return finishDone(head: head, body: .streamed(bytes: bodyStream.offset), metrics: metrics)

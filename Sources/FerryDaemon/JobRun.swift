@@ -177,6 +177,11 @@ import FerryWire
       if resumeFrom != nil { validator = OutputFile.storedValidator(for: path) }
       // Without `resume`, a durable download continues only what `If-Range` can check.
       if job.resume != true, validator == nil { resumeFrom = nil }
+    } else if let descriptor = descriptorOutput, descriptor.resumes {
+      // `output_fd` with `resume`: the descriptor's file is the partial file (decision 40).
+      let size = descriptor.partSize()
+      resumeFrom = size > 0 ? size : nil
+      if resumeFrom != nil { validator = descriptor.storedValidator() }
     }
     resumeBase = resumeFrom
     partIsComplete = false

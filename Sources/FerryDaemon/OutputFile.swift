@@ -154,13 +154,22 @@ public final class OutputFile {
     defer { close(fd) }
     var st = stat()
     guard case .success = SystemCall.retrying({ fstat(fd, &st) }), st.st_mode & S_IFMT == S_IFREG,
-      st.st_size > 0, st.st_size <= 1024
+      st.st_size > 0, st.st_size <= maxValidatorBytes
     else { return nil }
     var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
     let read = bytes.withUnsafeMutableBytes { buffer in
       SystemCall.retrying { Glibc.read(fd, buffer.baseAddress!, buffer.count) }
     }
-    guard case .success(let n) = read, n == bytes.count, let text = String(validating: bytes, as: UTF8.self),
+    guard case .success(let n) = read, n == bytes.count else { return nil }
+    return validatorText(bytes[...])
+  }
+
+  /// A stored validator is at most this long.
+  static let maxValidatorBytes = 1024
+
+  /// `bytes` as a validator: UTF-8 without control characters, else nil.
+  static func validatorText(_ bytes: ArraySlice<UInt8>) -> String? {
+    guard let text = String(validating: bytes, as: UTF8.self),
       !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
     else { return nil }
     return text

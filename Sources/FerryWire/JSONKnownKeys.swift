@@ -11,7 +11,7 @@ enum JSONKnownKeys {
       ("auth", "auth"),
       ("lane", "lane"), ("parts", "parts"), ("retry", "retry"), ("method", "method"), ("events", "events"),
       ("output", "output"), ("resume", "resume"), ("detach", "detach"), ("durable", "durable"),
-      ("output_fd", "output_fd"),
+      ("output_fd", "output_fd"), ("validator_fd", "validator_fd"),
       ("cookies", "cookies"), ("cache", "cache"),
       ("accept", "accept"),
       ("session", "session"), ("headers", "headers"), ("timeout", "timeout"), ("response", "response"),

@@ -31,6 +31,10 @@ public struct Job: Sendable, Equatable {
   public var resume: Bool?
   /// Index of a descriptor passed with the line (SCM_RIGHTS) to write the body into.
   public var outputFD: Int?
+  /// With `resume` and `output_fd`: index of a descriptor (a regular file open for reading and
+  /// writing) that keeps the validator of the response that began the `output_fd` file, for
+  /// the next resume's `If-Range` (the descriptor twin of `<output>.part.validator`).
+  public var validatorFD: Int?
   public var maxInlineBytes: Int?
   public var events: OptionalEvents?
   public var progressIntervalMs: Int?

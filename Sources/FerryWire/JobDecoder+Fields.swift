@@ -51,6 +51,7 @@ extension JobDecoder {
     case "output": job.output = try field.absolutePath()
     case "resume": job.resume = try field.bool()
     case "output_fd": job.outputFD = try field.integer(0...3)
+    case "validator_fd": job.validatorFD = try field.integer(0...3)
     case "max_inline_bytes": job.maxInlineBytes = try field.integer(0...Int.max)
     case "events": job.events = try events(field)
     case "progress_interval_ms":
@@ -157,8 +158,8 @@ extension JobDecoder {
     return events
   }
 
-  /// Where the body goes: one of `output`, `output_fd` and `response: stream`; `resume` only
-  /// with `output`; a stream's `events` list names `data`; a descriptor only with a job line
+  /// Where the body goes: one of `output`, `output_fd` and `response: stream`; `validator_fd`
+  /// only with `output_fd` and `resume`; a stream's `events` list names `data`; a descriptor only with a job line
   /// (not a session's defaults). `detach` and `durable` from a session are checked once merged
   /// (`Job.checkAttachedOnly`).
   private func checkBodyDestination(_ job: Job, path: String) throws(WireError) {
@@ -170,9 +171,17 @@ extension JobDecoder {
       if job.output != nil {
         throw WireError.invalidJob(fdField, "\(fdField): give output or output_fd, not both")
       }
-      if job.resume == true {
-        let field = Field.join(path, "resume")
-        throw WireError.invalidJob(field, "\(field): resume applies to output files, not output_fd")
+    }
+    if job.validatorFD != nil {
+      let field = Field.join(path, "validator_fd")
+      if !path.isEmpty {
+        throw WireError.invalidJob(field, "\(field): only a job line can pass a descriptor")
+      }
+      if job.outputFD == nil || job.resume != true {
+        throw WireError.invalidJob(field, "\(field): needs output_fd and resume")
+      }
+      if job.validatorFD == job.outputFD {
+        throw WireError.invalidJob(field, "\(field): must be another descriptor than output_fd")
       }
     }
     if job.response == .stream {

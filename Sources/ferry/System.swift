@@ -90,6 +90,7 @@ enum System {
     case .readFile(let p): (path, flags) = (p, O_RDONLY)
     case .writeFile(let p): (path, flags) = (p, O_WRONLY | O_CREAT | O_TRUNC)
     case .continueFile(let p): (path, flags) = (p, O_WRONLY | O_CREAT)
+    case .validatorFile(let p): (path, flags) = (p, O_RDWR | O_CREAT)
     }
     var fd: Int32
     repeat { fd = Glibc.open(path, flags | O_CLOEXEC | O_NOCTTY, 0o666) } while fd < 0 && errno == EINTR

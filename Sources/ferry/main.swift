@@ -92,6 +92,19 @@ func perform(_ rendering: Rendering, bar: inout ProgressBar) -> ExitCode? {
     System.write(STDERR_FILENO, bar.finish())
   }
   System.write(STDOUT_FILENO, rendering.stdout)
+  if let path = rendering.dropResumed {
+    unlink(path + ".part")
+    unlink(path + ".part.validator")
+  }
+  if let path = rendering.commitResumed {
+    // The daemon continued FILE.part through the passed descriptor: it becomes FILE.
+    if rename(path + ".part", path) != 0 {
+      let reason = System.errorText(errno)
+      System.write(STDERR_FILENO, "ferry: cannot rename \(path).part to \(path): \(reason)\n")
+      return .failed
+    }
+    unlink(path + ".part.validator")
+  }
   System.write(STDERR_FILENO, rendering.stderr)
   return rendering.exit
 }

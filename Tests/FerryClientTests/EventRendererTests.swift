@@ -14,6 +14,26 @@ struct EventRendererTests {
     #expect(r.exit == .success)
   }
 
+  /// `--resume -o FILE` by descriptor: `done` renames FILE.part (with a note on a terminal),
+  /// `resume_mismatch` removes it; other failures keep it for the next run.
+  @Test func aResumedFileIsCommittedOnDoneAndDroppedOnAMismatch() {
+    var renderer = Fixture.renderer(.response) {
+      $0.resumedOutput = "/home/u/big.iso"
+      $0.stderrIsTerminal = true
+    }
+    let done = renderer.render(#"{"event":"done","id":"t","seq":3,"status":206,"bytes":1572864}"#)
+    #expect(done.commitResumed == "/home/u/big.iso" && done.dropResumed == nil && done.exit == .success)
+    #expect(String(decoding: done.stderr, as: UTF8.self) == "ferry: saved 1.5 MiB to /home/u/big.iso\n")
+    let mismatch = renderer.render(
+      #"{"event":"failed","id":"t","seq":3,"error":{"code":"resume_mismatch","message":"m"}}"#)
+    #expect(mismatch.dropResumed == "/home/u/big.iso" && mismatch.commitResumed == nil)
+    let cut = renderer.render(
+      #"{"event":"failed","id":"t","seq":3,"error":{"code":"transfer_failed","message":"m"}}"#)
+    #expect(cut.dropResumed == nil && cut.commitResumed == nil && cut.exit == .failed)
+    var plain = Fixture.renderer(.response)
+    #expect(plain.render(#"{"event":"done","id":"t","seq":3,"status":200,"bytes":5}"#).commitResumed == nil)
+  }
+
   @Test func endsATextBodyWithANewlineOnATerminal() {
     var renderer = Fixture.renderer(.response) { $0.stdoutIsTerminal = true }
     #expect(

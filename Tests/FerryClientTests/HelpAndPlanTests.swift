@@ -82,9 +82,14 @@ struct HelpAndPlanTests {
     let (file, filePassed) = try sent(["get", "http://h/", "-o", "out.bin"])
     #expect(file.contains(#""output_fd":0"#) && !file.contains(#""output""#))
     #expect(filePassed == [.writeFile("/home/u/out.bin")])
-    // --resume keeps FILE.part beside FILE, the daemon's.
+    // --resume passes FILE.part and its validator file, opened by the CLI (decision 40).
     let (resumed, resumedPassed) = try sent(["get", "http://h/", "-o", "out.bin", "--resume"])
-    #expect(resumed.contains(#""output":"/home/u/out.bin","resume":true"#) && resumedPassed.isEmpty)
+    #expect(
+      resumed.contains(#""output_fd":0,"validator_fd":1,"resume":true"#) && !resumed.contains(#""output""#))
+    #expect(
+      resumedPassed == [
+        .continueFile("/home/u/out.bin.part"), .validatorFile("/home/u/out.bin.part.validator"),
+      ])
     // A body file and the output go in that order.
     #expect(
       try sent(["put", "http://h/", "@up.bin", "-o", "out.bin"]).1 == [

@@ -63,7 +63,7 @@ struct JobBuilderTests {
         "get", "http://h/x", "-o", "out.bin", "--resume", "--timeout", "2.5", "--lane", "l", "--session", "s",
         "--accept-status", "200-299,404", "--no-follow", "--retry", "3", "--id", "mine", "-a", "u:p:w",
       ],
-      #"{"id":"mine","method":"GET","url":"http://h/x","session":"s","auth":{"basic":{"username":"u","password":"p:w"}},"timeout":2.5,"follow_redirects":false,"accept":{"status":[[200,299],404]},"output":"/home/u/out.bin","resume":true,"events":[],"lane":"l","retry":{"max":3}}"#
+      #"{"id":"mine","method":"GET","url":"http://h/x","session":"s","auth":{"basic":{"username":"u","password":"p:w"}},"timeout":2.5,"follow_redirects":false,"accept":{"status":[[200,299],404]},"output_fd":0,"validator_fd":1,"resume":true,"events":[],"lane":"l","retry":{"max":3}}"#
     ),
     // Issue 12: `-o DIR/` keeps its slash, so the daemon refuses a directory.
     (

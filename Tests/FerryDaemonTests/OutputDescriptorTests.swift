@@ -110,7 +110,9 @@ import Testing
     // Fields that do not go with output_fd.
     let refused: [(String, String)] = [
       (#""output":"/tmp/x","output_fd":0"#, "output_fd"),
-      (#""resume":true,"output_fd":0"#, "resume"),
+      (#""validator_fd":1,"output_fd":0"#, "validator_fd"),
+      (#""resume":true,"validator_fd":0"#, "validator_fd"),
+      (#""resume":true,"validator_fd":0,"output_fd":0"#, "validator_fd"),
       (#""detach":true,"output_fd":0"#, "output_fd"),
       (#""response":"stream","output_fd":0"#, "response"),
     ]
@@ -153,6 +155,49 @@ import Testing
     }
     #expect(String(decoding: seen.filter { $0 != 0x0D }, as: UTF8.self) == FixtureRoutes.sampleText)
     // The description is shared with the sender: its flags are as they were.
+    #expect(fcntl(terminal, F_GETFL) & O_NONBLOCK == 0)
+  }
+
+  /// A terminal the daemon's user may open is reopened (its own open file description): while
+  /// the daemon waits for room in it, the sender's description is never made non-blocking, so
+  /// no race on the shared flags is possible (before: O_NONBLOCK was set on the sender's
+  /// description for the whole job).
+  @Test func aTerminalIsWrittenThroughTheDaemonsOwnDescription() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(logLevel: "notice")
+    let client = try daemon.connect()
+    let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+    try #require(master >= 0)
+    defer { close(master) }
+    var unlock: Int32 = 0
+    var number: UInt32 = 0
+    try #require(ioctl(master, 0x4004_5431, &unlock) == 0 && ioctl(master, 0x8004_5430, &number) == 0)
+    let terminal = open("/dev/pts/\(number)", O_WRONLY | O_NOCTTY | O_CLOEXEC)
+    try #require(terminal >= 0)
+    defer { close(terminal) }
+    let size = 300_000
+    try client.send(
+      #"{"id":"tty","url":"\#(fixture.url("/bytes/\(size)"))","output_fd":0,"events":[]}"#,
+      descriptors: [terminal])
+    // The first bytes arrived; the pty holds far less than the body: the daemon waits for room.
+    var p = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+    try #require(poll(&p, 1, Int32(TestTime.ms(5000))) == 1)
+    #expect(fcntl(terminal, F_GETFL) & O_NONBLOCK == 0)
+    var seen = 0
+    var sharedFlagSet = false
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    let deadline = Clock.ms() + TestTime.ms(10_000)
+    // The line discipline adds a CR before each LF: at least `size` bytes come out.
+    while seen < size, Clock.ms() < deadline {
+      var p = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+      guard poll(&p, 1, 100) > 0 else { continue }
+      let n = chunk.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
+      if n > 0 { seen += n }
+      if seen < size / 2, fcntl(terminal, F_GETFL) & O_NONBLOCK != 0 { sharedFlagSet = true }
+    }
+    #expect(!sharedFlagSet, "the sender's description was made non-blocking while the daemon wrote")
+    let done = try client.readUntilTerminal(id: "tty").last!
+    #expect(done.event == "done" && done.int("bytes") == size, "\(done)")
     #expect(fcntl(terminal, F_GETFL) & O_NONBLOCK == 0)
   }
 }
