@@ -37,11 +37,15 @@ let package = Package(
     ),
     .target(
       name: "FerryDaemon",
-      dependencies: ["FerryWire", "FerrySerializer", "FerryLoop", "FerrySession", "FerryStore"],
+      dependencies: [
+        "FerryWire", "FerrySerializer", "FerryLoop", "FerrySession", "FerryStore", "FerryCache",
+      ],
       swiftSettings: daemonSpeed
     ),
     // The durable journal (issue 14): SQLite in WAL mode behind one typed wrapper.
-    .target(name: "FerryStore", dependencies: ["CFerrySQLite", "FerryLoop"], swiftSettings: daemonSpeed),
+    .target(
+      name: "FerryStore", dependencies: ["CFerrySQLite", "FerryLoop", "FerryWire"], swiftSettings: daemonSpeed
+    ),
     .target(
       name: "FerryTestSupport",
       dependencies: ["FerryWire", "FerryLoop"]
@@ -75,7 +79,8 @@ let package = Package(
       name: "FerrySessionTests",
       dependencies: ["FerrySession", "FerryLoop", "FerryTestSupport", "FerryWire", "FerrySerializer"]
     ),
-    .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", "FerryTestSupport", "FerryDaemon"]),
+    .testTarget(
+      name: "FerryStoreTests", dependencies: ["FerryStore", "FerryTestSupport", "FerryDaemon", "FerryWire"]),
     .testTarget(
       name: "FerryDaemonTests",
       dependencies: ["FerryDaemon", "FerryTestSupport", "FerryWire"],

@@ -186,6 +186,7 @@ struct ConfigReader {
       case "shared_lanes": session.sharedLanes = Set(try strings(m.value, field))
       case "cookies": session.cookies = try cookies(m.value, field)
       case "resolve": session.resolve = try resolve(m.value, field)
+      case "cache": session.cache = try cache(m.value, field)
       default: throw fail(field, "unknown setting")
       }
     }

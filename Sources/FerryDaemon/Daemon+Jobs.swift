@@ -28,6 +28,9 @@ extension Daemon {
       case .cookies(let session, let values): cookiesOp(session: session, values: values, client: client)
       case .clearCookies(let session, let domain):
         clearCookiesOp(session: session, domain: domain, client: client)
+      case .cache(let session): cacheOp(session: session, client: client)
+      case .purge(let session, let url, let all):
+        purgeOp(session: session, url: url, all: all, client: client)
       }
     }
   }
@@ -110,12 +113,23 @@ extension Daemon {
       }
       detachedKey = key
     }
-    let request: Request
+    var request: Request
     let outputKey: String?
     do throws(WireError) {
       (request, outputKey) = try prepareRequest(merged, profile: profile, client: client)
     } catch {
       return fail(error, id: id, client: client)
+    }
+    var cacheJob: CacheJob?
+    if profile.config.cache != nil || merged.cache == .returnCacheDontLoad {
+      switch beginCache(
+        merged, request: &request, session: session, profile: profile, client: client, id: id,
+        outputKey: outputKey)
+      {
+      case .uncached: break
+      case .answered: return
+      case .job(let state): cacheJob = state
+      }
     }
     var descriptorOutput: DescriptorOutput?
     if let index = merged.outputFD {
@@ -166,6 +180,7 @@ extension Daemon {
       serial: serial, id: id, job: merged, request: request, heldRequestBytes: held, session: session,
       profile: profile, client: client, outputBaseline: baseline, daemon: self)
     if let descriptorOutput { run.useDescriptorOutput(descriptorOutput) }
+    run.cache = cacheJob
     if let journal {
       // Group commit: staged now, committed with the rest of the iteration's records; the
       // job's lines (its `queued`, the acknowledgement, first) and its start wait for that.

@@ -30,7 +30,9 @@ extension Daemon {
   }
 
   func statsPayload() -> JSONObject {
-    table.stats.payload(clients: clients.count, uptimeSeconds: Int((loop.now() - startedAtMs) / 1000))
+    var o = table.stats.payload(clients: clients.count, uptimeSeconds: Int((loop.now() - startedAtMs) / 1000))
+    if let cache = cacheStats() { o.append(key: "cache", value: cache) }
+    return o
   }
 
   /// Each session's settings; credentials are never shown.
@@ -64,6 +66,14 @@ extension Daemon {
         o.append(key: "cookies", value: false)
       }
       if !c.resolve.isEmpty { o.append(key: "resolve", value: .array(c.resolve.map(JSONValue.string))) }
+      if let cache = c.cache {
+        o.append(
+          key: "cache",
+          value: [
+            "max_bytes": .number(JSONNumber(validatedText: String(cache.maxBytes))),
+            "shared": .bool(cache.shared),
+          ])
+      }
       all.append(key: name, value: .object(o))
     }
     return JSONObject(["sessions": .object(all)])

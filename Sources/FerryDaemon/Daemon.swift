@@ -90,6 +90,10 @@ import FerryWire
   var spareAwaiting: [JobRun] = []
   /// Sessions' cookie jars and their store (`Daemon+Cookies`).
   let cookieJars = CookieJars()
+  /// Sessions' HTTP caches and their store (`Daemon+Cache`), opened at the first cached job.
+  let httpCache = HTTPCache()
+  /// `stats`' cache counters, per session.
+  var cacheCounts: [String: CacheCounts] = [:]
 
   /// Builds the daemon from a validated configuration; nothing listens yet.
   public init(config: DaemonConfig, logger: Logger, environment: [String: String]) throws(StartupError) {
@@ -169,6 +173,7 @@ import FerryWire
     recoverJournal()
     loop.run()
     stopJournal()
+    httpCache.flushUses()
     for session in sessions.values { session.engine.shutdown() }
     logger.notice("stopped")
     return 0

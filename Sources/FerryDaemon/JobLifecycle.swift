@@ -54,6 +54,12 @@ public struct JobLifecycle: Sendable {
     return wanted.contains(.started) ? next() : nil
   }
 
+  /// The job is answered from the cache without an attempt (issue 17): optional events
+  /// (`response`, `data`) may follow, and `attempt` stays 0.
+  public mutating func answeredWithoutAttempt() {
+    if phase == .queued { phase = .running(attempt: 0) }
+  }
+
   /// An attempt failed in a way that will be retried.
   public mutating func attemptWillRetry() {
     if case .running(let a) = phase { phase = .backingOff(attempt: a) }

@@ -9,6 +9,7 @@ import FerryWire
 extension JobRun: TransferDelegate {
   func transferDidReceiveHead(_ head: ResponseHead) {
     saveReceivedCookies(transfer)
+    if cache != nil, cacheReceivedHead(head) { return }
     self.head = head
     if let seq = lifecycle.optional(.response) { emit(seq, .response(head)) }
     if descriptorOutput != nil || job.response == .stream {
@@ -50,6 +51,16 @@ extension JobRun: TransferDelegate {
   }
 
   func transferDidReceiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyDisposition {
+    guard cache != nil else { return deliverBody(bytes) }
+    if cacheDropsBody { return .continue }
+    let disposition = deliverBody(bytes)
+    if case .continue = disposition { cacheTee(bytes) }
+    return disposition
+  }
+
+  /// A chunk of the body for the client: to its descriptor, its stream, its file or its
+  /// inline body.
+  private func deliverBody(_ bytes: UnsafeRawBufferPointer) -> BodyDisposition {
     if let abortError { return .abort(abortError) }
     if partIsComplete { return .continue }
     if bodyToDescriptor, let descriptorOutput {
@@ -114,7 +125,7 @@ extension JobRun: TransferDelegate {
     return .continue
   }
 
-  private func sendData(_ piece: UnsafeBufferPointer<UInt8>, asText: Bool, offset: Int64) {
+  func sendData(_ piece: UnsafeBufferPointer<UInt8>, asText: Bool, offset: Int64) {
     guard let seq = lifecycle.optional(.data) else { return }
     client?.sendData(id: id, seq: seq, offset: offset, bytes: piece, asText: asText)
   }
@@ -132,6 +143,7 @@ extension JobRun: TransferDelegate {
     switch result {
     case .failure(let error):
       if abortError == nil, retryIfWorthIt(error: error, status: nil) { return }
+      if cache != nil, abortError == nil, cacheTransferFailed() { return }
       output?.abandon(keepPartial: job.resume == true && abortError?.code != .resumeMismatch)
       output = nil
       let error = abortError ?? error
@@ -142,6 +154,7 @@ extension JobRun: TransferDelegate {
       finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
     case .success(let metrics):
       daemon.recordTransfer(self, metrics: metrics)
+      if cache != nil, cacheTransferSucceeded(metrics) { return }
       if retryIfWorthIt(error: nil, status: head?.status ?? metrics.status) { return }
       finishAccepted(metrics)
     }
@@ -181,6 +194,7 @@ extension JobRun: TransferDelegate {
       return true
     }
     // What this attempt collected is not the job's answer.
+    cacheAttemptReset()
     output?.abandon(keepPartial: job.resume == true)
     output = nil
     daemon.bodyDropped(self)
@@ -275,9 +289,11 @@ extension JobRun: TransferDelegate {
     let timing = JobTiming(
       queued: us(t.queued), connect: us(t.connect), tls: us(t.tls), firstByte: us(t.firstByte),
       total: us(t.total))
+    let cached = cache == nil ? nil : cacheFetchedAnswer(head: head, metrics: metrics)
     finish(
       .done(
         JobCompletion(
-          head: head, body: body, url: metrics.effectiveURL, attempts: lifecycle.attempt, timing: timing)))
+          head: head, body: body, url: metrics.effectiveURL, attempts: lifecycle.attempt, timing: timing,
+          cache: cached)))
   }
 }

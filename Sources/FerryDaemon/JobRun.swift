@@ -1,3 +1,4 @@
+import FerryCache
 import FerryLoop
 import FerryStore
 import FerrySerializer
@@ -10,7 +11,8 @@ import FerryWire
   let serial: UInt64
   let id: String
   let job: Job
-  let request: Request
+  /// The request as sent; a cache revalidation's refetch takes its conditions out.
+  var request: Request
   /// The session's runtime: its engine and scheduler.
   let session: Session
   /// The configuration the job was submitted under, kept through reloads and retries.
@@ -85,6 +87,17 @@ import FerryWire
   /// nil for none. `cookieLease` holds the jar while the job lives.
   var cookieKey: CookieJars.Key?
   var cookieLease: CookieLease?
+  /// The job's use of its session's HTTP cache (`JobRun+Cache`); nil on a session without
+  /// one, and for jobs the cache does not take part in.
+  var cache: CacheJob?
+  /// The body being stored (this attempt's answer is storable), and the entry it is for.
+  var cacheWriter: CacheBodyFiles.Writer?
+  var cacheStoring: CacheEntry?
+  /// The cache answers from a stored response once the transfer ends (a 304, a stale answer
+  /// to a failing origin); the transfer's body is dropped.
+  var cacheServing: (CachedResponse, CacheOutcome, Bool)?
+  /// The transfer's answer is dropped and the request sent again without conditions.
+  var cacheRefetch = false
 
   init(
     serial: UInt64, id: String, job: Job, request: Request, heldRequestBytes: Int, session: Session,
@@ -145,6 +158,7 @@ import FerryWire
     }
     if firstStartMs == nil { firstStartMs = daemon.loop.now() }
     let seq = lifecycle.attemptStarted()
+    cacheAttemptStarted()
     if let key = journalKey {
       daemon.journal?.phaseChanged(key, to: .running(attempt: lifecycle.attempt))
       daemon.journalStaged()
@@ -359,6 +373,7 @@ import FerryWire
     descriptorOutput?.close()
     descriptorOutput = nil
     cookieLease = nil
+    if cacheWriter != nil { cacheAbandonStore() }
     emit(seq, event)
     daemon.jobFinished(self, event: event)
   }

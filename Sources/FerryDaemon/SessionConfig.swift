@@ -36,6 +36,8 @@ public struct SessionConfig: Sendable {
   public var cookies: CookieSettings?
   /// `resolve`: pins as `CURLOPT_RESOLVE` entries (`HOST:PORT:ADDR[,ADDR]`), in config order.
   public var resolve: [String] = []
+  /// `cache`: nil (the default, `false`) keeps no HTTP cache.
+  public var cache: CacheSettings?
 
   public init(name: String) { self.name = name }
 
@@ -43,7 +45,7 @@ public struct SessionConfig: Sendable {
   static let sessionKeys: Set<String> = [
     "base_url", "uri_methods", "max_concurrent", "max_host_connections", "max_connections",
     "ca_file", "pinned_public_key", "insecure", "proxy", "auth", "rate", "auth_origins",
-    "secret_headers", "shared_lanes", "cookies", "resolve",
+    "secret_headers", "shared_lanes", "cookies", "resolve", "cache",
   ]
 
   /// Whether the session has anything a job must not carry elsewhere: its `auth`, or a

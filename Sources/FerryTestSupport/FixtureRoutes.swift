@@ -39,6 +39,7 @@ public enum FixtureRoutes {
         status: 200, headers: [FixtureHeader("Content-Type", "text/plain; charset=ISO-8859-1")],
         body: [0x68, 0xE9, 0x6C, 0x6C, 0x6F, 0x2C, 0x20, 0x77, 0xF6, 0x72, 0x6C, 0x64, 0x0A])
     case ("redirect-to", 1): return redirectTo(head)
+    case ("conditional", 1): return conditional(head)
     case ("stall", 1): return .stall
     case ("raw", 2):
       guard let bytes = FixtureRawReplies.bytes(named: segments[1]) else {

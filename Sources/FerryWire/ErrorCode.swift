@@ -47,6 +47,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case unknownID = "unknown_id"
   /// Not in PROTOCOL.md's list: the connecting user is not in `allow_uids` / `allow_groups`.
   case accessDenied = "access_denied"
+  /// `cache: "return_cache_dont_load"` and nothing usable stored (issue 17).
+  case notCached = "not_cached"
 }
 
 /// An error as it goes on the wire: a stable code, a human message and optional details.

@@ -78,13 +78,19 @@ public struct JobCompletion: Sendable, Equatable {
   public var url: String
   public var attempts: Int
   public var timing: JobTiming
+  /// Where the answer came from, on a session with a cache; nil (not written) elsewhere.
+  public var cache: CacheOutcome?
 
-  public init(head: ResponseHead, body: ResponseBody, url: String, attempts: Int, timing: JobTiming) {
+  public init(
+    head: ResponseHead, body: ResponseBody, url: String, attempts: Int, timing: JobTiming,
+    cache: CacheOutcome? = nil
+  ) {
     self.head = head
     self.body = body
     self.url = url
     self.attempts = attempts
     self.timing = timing
+    self.cache = cache
   }
 }
 

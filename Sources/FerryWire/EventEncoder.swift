@@ -134,6 +134,10 @@ public enum EventEncoder {
     JSONWriter.writeInteger(completion.attempts, into: &out)
     key("timing", into: &out)
     writeTiming(completion.timing, into: &out)
+    if let cache = completion.cache {
+      key("cache", into: &out)
+      JSONWriter.writeString(cache.rawValue, into: &out)
+    }
   }
 
   private static func writeFailure(_ failure: JobFailure, into out: inout ByteWriter) {

@@ -12,7 +12,7 @@ enum JSONKnownKeys {
       ("lane", "lane"), ("parts", "parts"), ("retry", "retry"), ("method", "method"), ("events", "events"),
       ("output", "output"), ("resume", "resume"), ("detach", "detach"), ("durable", "durable"),
       ("output_fd", "output_fd"), ("validator_fd", "validator_fd"),
-      ("cookies", "cookies"),
+      ("cookies", "cookies"), ("cache", "cache"),
       ("accept", "accept"),
       ("session", "session"), ("headers", "headers"), ("timeout", "timeout"), ("response", "response"),
       ("encoding", "encoding"), ("parameters", "parameters"), ("idle_timeout", "idle_timeout"),

@@ -48,6 +48,9 @@ public struct Job: Sendable, Equatable {
   /// `false`: the session's cookie jar neither sends nor stores anything for this job
   /// (`HTTPShouldHandleCookies = NO`); nil or true uses it where the session has one.
   public var cookies: Bool?
+  /// How the job uses its session's HTTP cache (issue 17, docs/CACHE.md); nil is
+  /// `use_protocol`.
+  public var cache: JobCachePolicy?
 
   public init() {}
 }
@@ -77,6 +80,26 @@ extension Job {
     if case .descriptor = body?.content { return true }
     return parts?.contains { if case .descriptor = $0.content { true } else { false } } ?? false
   }
+}
+
+/// A job's `cache` field, after `NSURLRequestCachePolicy` (FerryCache's `CachePolicy` has the
+/// same raw values and the semantics).
+public enum JobCachePolicy: String, Sendable, Equatable, CaseIterable {
+  case useProtocol = "use_protocol"
+  case reload
+  case returnCacheElseLoad = "return_cache_else_load"
+  case returnCacheDontLoad = "return_cache_dont_load"
+  case noStore = "no_store"
+}
+
+/// Where a `done` job's answer came from, when its session has a cache: `"cache"` in `done`.
+public enum CacheOutcome: String, Sendable, Equatable {
+  /// Served from the cache with no request (fresh, allowed stale, or stale on a failing origin).
+  case hit
+  /// A stored response validated by a `304` (the 304 never reaches the client).
+  case revalidated
+  /// Fetched from the origin, stored or not.
+  case miss
 }
 
 /// How arrays enter query strings and form bodies.
@@ -231,4 +254,10 @@ public enum ClientMessage: Sendable, Equatable {
   /// `{"op":"clear_cookies","session":"S"}`: empties the caller's jar, or only the cookies of
   /// `domain` (and its subdomains).
   case clearCookies(session: String?, domain: String?)
+  /// `{"op":"cache","session":"S"}`: the session's cache: entries, bytes, hits, and the URLs
+  /// of the caller's own partition.
+  case cache(session: String?)
+  /// `{"op":"purge","session":"S","url":"…"}` or `"all": true`: removes entries of the
+  /// caller's partition.
+  case purge(session: String?, url: String?, all: Bool)
 }

@@ -62,6 +62,7 @@ extension JobDecoder {
     case "durable": job.durable = try field.bool()
     case "tls": job.tls = try tls(field)
     case "cookies": job.cookies = try field.bool()
+    case "cache": job.cache = try field.choice(JobCachePolicy.self)
     default: throw field.invalid("unknown field")
     }
   }

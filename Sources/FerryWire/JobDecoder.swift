@@ -116,6 +116,8 @@ public struct JobDecoder: Sendable {
       return .jobs
     case "cookies", "clear_cookies":
       return try cookieOp(name, object)
+    case "cache", "purge":
+      return try cacheOp(name, object)
     case "explain":
       var job: Job?
       for member in object.members where member.key != "op" {
@@ -163,6 +165,30 @@ public struct JobDecoder: Sendable {
     }
     return name == "cookies"
       ? .cookies(session: session, values: values) : .clearCookies(session: session, domain: domain)
+  }
+
+  /// `cache` (`session`) and `purge` (`session`, and `url` or `"all": true`).
+  private func cacheOp(_ name: String, _ object: JSONObject) throws(WireError) -> ClientMessage {
+    var session: String?
+    var url: String?
+    var all = false
+    for member in object.members where member.key != "op" {
+      let field = Field(parent: "", key: member.key, value: member.value)
+      switch (member.key, name) {
+      case ("session", _): session = try field.label()
+      case ("url", "purge"):
+        let text = try field.string()
+        guard !text.isEmpty, text.utf8.count <= 8192 else { throw field.invalid("expected a URL") }
+        url = text
+      case ("all", "purge"): all = try field.bool()
+      default: throw field.invalid("unknown field")
+      }
+    }
+    guard name == "purge" else { return .cache(session: session) }
+    guard (url != nil) != all else {
+      throw WireError.invalidJob("url", "url: purge takes a url or \"all\": true")
+    }
+    return .purge(session: session, url: url, all: all)
   }
 
   /// Checks that an op line without arguments holds nothing but `op`.

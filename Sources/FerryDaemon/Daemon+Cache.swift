@@ -1,0 +1,277 @@
+import FerryCache
+import FerrySerializer
+import FerryStore
+import FerryWire
+
+/// Sessions' HTTP caches (issue 17, docs/CACHE.md): the lookup when a job is submitted (a hit
+/// is answered there, without a transfer or a session slot), the `cache` and `purge` ops, and
+/// `stats`' counters. The per-job driver is `JobRun+Cache`, the decisions `CacheJob` and
+/// FerryCache.
+extension Daemon {
+  /// What the cache makes of a submitted job.
+  enum CacheStart {
+    /// The cache takes no part: the job runs as on a session without one.
+    case uncached
+    /// The job was answered (a hit, `not_cached`, `only-if-cached`'s 504): nothing more to do.
+    case answered
+    /// The job runs its transfer with this cache state (a miss to store, a revalidation, an
+    /// unsafe method that invalidates).
+    case job(CacheJob)
+  }
+
+  /// Looks the job up in its session's cache. `request` is the serialized request (session
+  /// defaults and the job's headers in); a revalidation adds its conditions to it.
+  func beginCache(
+    _ job: Job, request: inout Request, session: Session, profile: SessionProfile, client: Client, id: String,
+    outputKey: String?
+  ) -> CacheStart {
+    let policy = CachePolicy(rawValue: (job.cache ?? .useProtocol).rawValue) ?? .useProtocol
+    let dontLoad = policy == .returnCacheDontLoad
+    func notCached(_ why: String) -> CacheStart {
+      client.send(.job(id: id, seq: 1, .failed(JobFailure(error: WireError(.notCached, why)))))
+      return .answered
+    }
+    let cached: CacheRequest
+    let settings: CacheSettings
+    switch cacheRequest(job, request, profile: profile, client: client) {
+    case .success(let found): (cached, settings) = found
+    case .failure(let bypass): return dontLoad ? notCached(bypass.why) : .uncached
+    }
+    let name = session.name
+    let stored = httpCache.candidates(name, key: cached.key.text)
+    let now = JobRun.cacheNow()
+    let decision = CacheLookup.decide(cached, policy: policy, candidates: stored.map(\.entry), now: now)
+    let mayStore = policy != .noStore && !cached.control.noStore
+    func running(_ phase: CacheJob.Phase) -> CacheStart {
+      .job(CacheJob(request: cached, session: name, maxBytes: settings.maxBytes, phase: phase))
+    }
+    func answering() -> JobRun {
+      nextSerial += 1
+      return JobRun(
+        serial: nextSerial, id: id, job: job, request: request, heldRequestBytes: 0, session: session,
+        profile: profile, client: client, outputBaseline: outputKey.map { OutputFile.Baseline(of: $0) },
+        daemon: self)
+    }
+    switch decision {
+    case .serve(let index, let age), .serveNotModified(let index, let age):
+      var notModified = false
+      if case .serveNotModified = decision { notModified = true }
+      let response = stored[index]
+      let status = notModified ? 304 : response.entry.status
+      let served =
+        notModified ? response.entry.notModifiedHeaders(age: age) : response.entry.servedHeaders(age: age)
+      let run = answering()
+      switch run.answer(
+        from: response, status: status, headers: served, outcome: .hit, metrics: nil, age: now)
+      {
+      case .answered:
+        // The connection knew it while it was answered (`startedFromCache`): a `cancel` of
+        // its id that follows finds it ended (decision 1), not unknown.
+        client.letGo(of: run)
+        httpCache.used(response, session: name, now: now)
+        countCache(.hit, session: name)
+        return .answered
+      case .damaged:
+        logger.warning("a damaged cache entry was dropped", ["session": name])
+        httpCache.drop(response, session: name)
+        return dontLoad ? notCached("the stored response was damaged") : running(.fetching(store: mayStore))
+      case .unsuitable:
+        return dontLoad
+          ? notCached("a stored response is not served to output_fd, nor streamed past max_inline_bytes")
+          : running(.fetching(store: mayStore))
+      }
+    case .revalidate(let index, let conditions):
+      for c in conditions {
+        request.headers.append(
+          (name: c.name == "if-none-match" ? "If-None-Match" : "If-Modified-Since", value: c.value))
+      }
+      return running(.revalidating(stored[index]))
+    case .fetch(let store):
+      return running(.fetching(store: store))
+    case .fail(.notCached):
+      return notCached("nothing usable is stored for this request (return_cache_dont_load)")
+    case .fail(.onlyIfCached):
+      // RFC 9111 5.2.1.7: a 504, as a response, not a failure of the job.
+      let run = answering()
+      run.answerOnlyIfCached()
+      client.letGo(of: run)
+      countCache(.miss, session: name)
+      return .answered
+    }
+  }
+
+  /// Why the cache takes no part in a job (the message `not_cached` gives when it had to).
+  struct CacheBypass: Error {
+    var why: String
+  }
+
+  /// The job's request as the cache sees it, in the caller's partition, with its session's
+  /// settings; or why the cache takes no part.
+  private func cacheRequest(_ job: Job, _ request: Request, profile: SessionProfile, client: Client)
+    -> Result<(CacheRequest, CacheSettings), CacheBypass>
+  {
+    guard let settings = profile.config.cache else {
+      return .failure(CacheBypass(why: "the session keeps no cache (return_cache_dont_load)"))
+    }
+    guard job.detach != true, job.durable != true else {
+      return .failure(CacheBypass(why: "detached and durable jobs do not use the cache"))
+    }
+    // A private cache is per user: a client whose uid is unknown shares no one's entries.
+    guard let partition = cachePartition(settings, client: client) else {
+      return .failure(CacheBypass(why: "the client's user is unknown (no SO_PEERCRED)"))
+    }
+    guard openHTTPCache() else { return .failure(CacheBypass(why: "the cache cannot be opened")) }
+    var headers: CacheHeaderList = []
+    headers.reserveCapacity(request.headers.count + 1)
+    for h in request.headers { headers.append((TextCheck.asciiLowercased(h.name), h.value)) }
+    // Credentials curl adds itself (digest, a per-user cookie jar's cookies) are not among the
+    // headers: in a shared cache they count as Authorization (RFC 9111 3.5), so another user
+    // is never served an answer to them.
+    let perUserCookies = profile.config.cookies.map { !$0.shared } ?? false
+    if settings.shared, request.digest != nil || (perUserCookies && job.cookies != false) {
+      headers.append(("authorization", "(credentials added by ferry)"))
+    }
+    guard
+      let cached = CacheRequest(
+        method: request.method, url: request.url, headers: headers, partition: partition)
+    else { return .failure(CacheBypass(why: "the URL is not cached (not http(s), or with userinfo)")) }
+    // Safe methods other than GET neither read nor write the cache, nor invalidate.
+    if cached.isSafe, cached.key.method != "GET" {
+      return .failure(CacheBypass(why: "only GET is answered from the cache"))
+    }
+    return .success((cached, settings))
+  }
+
+  /// `<state dir>/cache.db` and `<state dir>/cache/`, opened (and swept) at the first cached
+  /// job; false (logged once) without a state directory or when they cannot be opened: the
+  /// sessions then run uncached.
+  func openHTTPCache() -> Bool {
+    if httpCache.store != nil { return true }
+    if httpCache.unavailable { return false }
+    let dir = StateDirectory.resolve(configured: config.stateDirectory, environment: processEnvironment)
+    if case .failure(let error)? = httpCache.open(stateDirectory: dir, sync: config.journalSync, loop: loop) {
+      logger.error("the HTTP cache cannot be opened: sessions run uncached", ["error": "\(error)"])
+    }
+    return httpCache.store != nil
+  }
+
+  /// Counts a job's `done.cache` for `stats`.
+  func countCache(_ outcome: CacheOutcome, session: String) {
+    switch outcome {
+    case .hit: cacheCounts[session, default: CacheCounts()].hit += 1
+    case .revalidated: cacheCounts[session, default: CacheCounts()].revalidated += 1
+    case .miss: cacheCounts[session, default: CacheCounts()].miss += 1
+    }
+  }
+
+  /// `stats`' `cache` member: per session with a cache, its counters and its size.
+  func cacheStats() -> JSONValue? {
+    var o = JSONObject()
+    for name in sessions.keys.sorted() {
+      guard sessions[name]?.profile?.config.cache != nil else { continue }
+      let counts = cacheCounts[name] ?? CacheCounts()
+      let entries = httpCache.sessions[name]
+      o.append(
+        key: name,
+        value: [
+          "hit": .number(JSONNumber(counts.hit)), "revalidated": .number(JSONNumber(counts.revalidated)),
+          "miss": .number(JSONNumber(counts.miss)), "entries": .number(JSONNumber(entries?.count ?? 0)),
+          "bytes": .number(JSONNumber(validatedText: String(entries?.bytes ?? 0))),
+        ])
+    }
+    return o.members.isEmpty ? nil : .object(o)
+  }
+
+  /// The caller's partition in a session's cache: nil when the session has none, or it is
+  /// private and the caller's uid is unknown.
+  private func cachePartition(_ settings: CacheSettings, client: Client) -> CachePartition? {
+    if settings.shared { return .shared }
+    return client.credentials.map { .user($0.uid) }
+  }
+
+  /// The session and its cache settings of an op, or nil after sending `unknown_session`.
+  private func cacheOpTarget(_ name: String?, client: Client) -> (String, CacheSettings?)? {
+    let name = name ?? "default"
+    guard let profile = sessions[name]?.profile else {
+      client.send(.error(WireError(.unknownSession, "no session named \(name)", field: "session"), id: nil))
+      return nil
+    }
+    return (name, profile.config.cache)
+  }
+
+  /// `{"op":"cache"}`: the session's cache: entries, bytes, counters; the URLs (with status,
+  /// size, hits) of the caller's own partition only, at most `cacheListLimit`.
+  func cacheOp(session: String?, client: Client) {
+    guard let (name, settings) = cacheOpTarget(session, client: client) else { return }
+    var o = JSONObject()
+    o.append(key: "session", value: .string(name))
+    guard let settings, openHTTPCache() else {
+      o.append(key: "enabled", value: false)
+      return client.send(.payload(name: "cache", o))
+    }
+    let entries = httpCache.sessions[name]
+    let counts = cacheCounts[name] ?? CacheCounts()
+    o.append(key: "enabled", value: true)
+    o.append(key: "shared", value: .bool(settings.shared))
+    o.append(key: "max_bytes", value: .number(JSONNumber(validatedText: String(settings.maxBytes))))
+    o.append(key: "entries", value: .number(JSONNumber(entries?.count ?? 0)))
+    o.append(key: "bytes", value: .number(JSONNumber(validatedText: String(entries?.bytes ?? 0))))
+    o.append(
+      key: "hits",
+      value: [
+        "hit": .number(JSONNumber(counts.hit)), "revalidated": .number(JSONNumber(counts.revalidated)),
+        "miss": .number(JSONNumber(counts.miss)),
+      ])
+    var mine: [CachedResponse] = []
+    if let partition = cachePartition(settings, client: client), let entries {
+      for list in entries.byKey.values {
+        for r in list where r.entry.key.partition == partition { mine.append(r) }
+      }
+    }
+    mine.sort { ($0.entry.key.url.text, $0.variant) < ($1.entry.key.url.text, $1.variant) }
+    var list: [JSONValue] = []
+    for r in mine.prefix(Self.cacheListLimit) {
+      list.append(
+        [
+          "url": .string(r.entry.key.url.text), "status": .number(JSONNumber(r.entry.status)),
+          "bytes": .number(JSONNumber(validatedText: String(r.bodyBytes))),
+          "hits": .number(JSONNumber(validatedText: String(r.hits))),
+          "stored": .number(JSONNumber(validatedText: String(r.entry.responseTime))),
+        ])
+    }
+    o.append(key: "urls", value: .array(list))
+    if mine.count > Self.cacheListLimit { o.append(key: "truncated", value: true) }
+    client.send(.payload(name: "cache", o))
+  }
+
+  /// The most URLs the `cache` op lists.
+  static let cacheListLimit = 1_000
+
+  /// `{"op":"purge"}`: removes the entries of `url` (every variant), or all, of the caller's
+  /// partition; a shared session's by any user allowed to use it.
+  func purgeOp(session: String?, url: String?, all: Bool, client: Client) {
+    guard let (name, settings) = cacheOpTarget(session, client: client) else { return }
+    var removed = 0
+    if let settings, let partition = cachePartition(settings, client: client), openHTTPCache() {
+      if all {
+        removed = httpCache.purgeAll(partition: partition, session: name)
+      } else if let url {
+        guard let parsed = CacheURL(url) else {
+          return client.send(.error(WireError.invalidJob("url", "url: expected an http(s) URL"), id: nil))
+        }
+        removed = httpCache.invalidate([parsed], partition: partition, session: name)
+      }
+    }
+    var o = JSONObject()
+    o.append(key: "session", value: .string(name))
+    o.append(key: "removed", value: .number(JSONNumber(removed)))
+    client.send(.payload(name: "purged", o))
+  }
+}
+
+/// A session's `done.cache` counts, for `stats` and the `cache` op.
+struct CacheCounts {
+  var hit = 0
+  var revalidated = 0
+  var miss = 0
+}

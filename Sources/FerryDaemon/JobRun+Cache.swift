@@ -1,0 +1,334 @@
+import FerryCache
+import FerrySession
+import FerryStore
+import FerryWire
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A job's use of its session's HTTP cache (issue 17): the driver of `CacheJob`. Every hook
+/// returns at once when the job has no `cache` (a session without one), so the uncached path
+/// pays one optional check per event.
+extension JobRun {
+  /// How answering from a stored response went.
+  enum StoredAnswer {
+    /// The job ended (done, or failed as a fetched answer would have).
+    case answered
+    /// The body file is missing, of the wrong size or hash: the entry must go.
+    case damaged
+    /// The job wants the body somewhere a stored body is not served to (`output_fd`, or a
+    /// stream larger than `max_inline_bytes`): fetch it instead.
+    case unsuitable
+  }
+
+  /// The wall clock in whole seconds, what the cache's times are.
+  static func cacheNow() -> Int64 { Int64(time(nil)) }
+
+  /// An attempt starts: the cache records its request time.
+  func cacheAttemptStarted() {
+    guard cache != nil else { return }
+    cache?.attemptStarted(now: Self.cacheNow())
+  }
+
+  /// A head came: true when the cache takes it (answered from the stored response, or a
+  /// refetch follows), so that nothing of it reaches the client.
+  func cacheReceivedHead(_ head: ResponseHead) -> Bool {
+    guard var state = cache else { return false }
+    let action = state.head(status: head.status, headers: head.headers, now: Self.cacheNow())
+    cache = state
+    switch action {
+    case .forward(let entry, let drop):
+      if let drop { daemon.httpCache.drop(drop, session: state.session) }
+      cacheStoring = entry
+      if entry != nil { cacheWriter = daemon.httpCache.bodies?.begin() }
+    case .serveStored(let stored, let outcome, let write):
+      cacheServing = (stored, outcome, write)
+      return true
+    case .refetch:
+      cacheRefetch = true
+      return true
+    }
+    return false
+  }
+
+  /// Whether the transfer's body is not the client's (the cache answers instead).
+  var cacheDropsBody: Bool { cacheServing != nil || cacheRefetch }
+
+  /// A chunk the client's path took: it goes into the body file being stored as well; a body
+  /// past `max_bytes`, or a failed write, stops the store.
+  func cacheTee(_ bytes: UnsafeRawBufferPointer) {
+    guard let writer = cacheWriter, let state = cache else { return }
+    if !writer.write(bytes) || writer.bytes > state.maxBytes { cacheAbandonStore() }
+  }
+
+  /// Stops storing this attempt's answer.
+  func cacheAbandonStore() {
+    if let writer = cacheWriter { daemon.httpCache.bodies?.discard(writer) }
+    cacheWriter = nil
+    cacheStoring = nil
+  }
+
+  /// A retry starts over: nothing of this attempt is stored.
+  func cacheAttemptReset() {
+    guard cache != nil else { return }
+    cacheAbandonStore()
+    cacheServing = nil
+    cacheRefetch = false
+  }
+
+  /// The transfer ended with an answer the cache took (`cacheReceivedHead`): answer from the
+  /// stored response, or send the request again. True when the job is handled.
+  func cacheTransferSucceeded(_ metrics: TransferMetrics) -> Bool {
+    guard cache != nil else { return false }
+    if let (stored, outcome, write) = cacheServing {
+      cacheServing = nil
+      guard let state = cache else { return false }
+      let now = Self.cacheNow()
+      switch answer(
+        from: stored, status: stored.entry.status, headers: stored.entry.servedHeaders(age: 0),
+        outcome: outcome, metrics: metrics, age: now)
+      {
+      case .answered:
+        if write { daemon.httpCache.update(stored, session: state.session) }
+        daemon.httpCache.used(stored, session: state.session, now: now)
+        daemon.countCache(outcome, session: state.session)
+        return true
+      case .damaged:
+        daemon.httpCache.drop(stored, session: state.session)
+        _ = cache?.storedBodyDamaged()
+        cacheRefetch = true
+      case .unsuitable:
+        _ = cache?.storedBodyDamaged()
+        cacheRefetch = true
+      }
+    }
+    guard cacheRefetch else { return false }
+    cacheRefetch = false
+    // The conditions were the cache's own (a client's are passed through, never mixed in).
+    request.headers.removeAll {
+      let name = $0.name.lowercased()
+      return name == "if-none-match" || name == "if-modified-since"
+    }
+    head = nil
+    scheduleRetry(afterMs: 0)
+    return true
+  }
+
+  /// The transfer failed without an answer and will not be retried: a stale entry being
+  /// validated answers when it may (RFC 9111 4.2.4). True when the job is handled.
+  func cacheTransferFailed() -> Bool {
+    guard let state = cache else { return false }
+    cacheAbandonStore()
+    guard let stored = state.failedWithoutAnswer() else { return false }
+    let now = Self.cacheNow()
+    switch answer(
+      from: stored, status: stored.entry.status, headers: stored.entry.servedHeaders(age: 0), outcome: .hit,
+      metrics: nil, age: now)
+    {
+    case .answered:
+      daemon.httpCache.used(stored, session: state.session, now: now)
+      daemon.countCache(.hit, session: state.session)
+      return true
+    case .damaged:
+      daemon.httpCache.drop(stored, session: state.session)
+      return false
+    case .unsuitable:
+      return false
+    }
+  }
+
+  /// The job is about to end `done` with a fetched answer: store it when it was being stored
+  /// (and the transfer's last hop is the request's URL), invalidate after an unsafe method.
+  /// Returns `done`'s `cache`.
+  func cacheFetchedAnswer(head: ResponseHead, metrics: TransferMetrics) -> CacheOutcome? {
+    guard let state = cache else { return nil }
+    if let entry = cacheStoring, let writer = cacheWriter {
+      cacheWriter = nil
+      cacheStoring = nil
+      if CacheURL(metrics.effectiveURL) == state.request.key.url {
+        daemon.httpCache.store(
+          entry, body: writer, session: state.session, maxBytes: state.maxBytes, now: Self.cacheNow())
+      } else {
+        daemon.httpCache.bodies?.discard(writer)
+      }
+    }
+    let urls = state.invalidated(status: head.status, headers: head.headers)
+    if !urls.isEmpty {
+      daemon.httpCache.invalidate(urls, partition: state.request.key.partition, session: state.session)
+    }
+    daemon.countCache(.miss, session: state.session)
+    return .miss
+  }
+
+  /// Answers the job from `stored` without a transfer of its own (a hit, a 304's stored body, a
+  /// stale answer): the body is read whole (and checked) before anything is sent, so a damaged
+  /// entry sends nothing and the job goes on as a miss. `now` gives `Age`.
+  func answer(
+    from stored: CachedResponse, status: Int, headers: CacheHeaderList, outcome: CacheOutcome,
+    metrics: TransferMetrics?, age now: Int64
+  ) -> StoredAnswer {
+    let freshness = Freshness(
+      entry: stored.entry, control: stored.entry.control, shared: stored.entry.key.partition.isShared,
+      now: now)
+    let served = status == 304 ? headers : stored.entry.servedHeaders(age: freshness.age)
+    let head = ResponseHead(status: status, headers: served, httpVersion: "1.1")
+    let contentType = head.header("content-type")
+    let hasBody = status != 304 && request.method != "HEAD"
+    let empty = !hasBody || stored.bodyBytes == 0
+    let rejection = accept.check(status: status, contentType: contentType, bodyIsEmpty: empty)
+    let loaded: LoadedBody
+    switch loadStored(stored, hasBody: hasBody, accepted: rejection == nil) {
+    case .success(let body): loaded = body
+    case .failure(.damaged): return .damaged
+    case .failure(.unsuitable): return .unsuitable
+    case .failure(.failed(let error)):
+      startedFromCache()
+      finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+      return .answered
+    }
+    // The body is whole and checked: from here the job is answered.
+    daemon.httpCache.markVerified(stored, session: cache?.session ?? profile.config.name)
+    startedFromCache()
+    self.head = head
+    if let seq = lifecycle.optional(.response) { emit(seq, .response(head)) }
+    if let rejection {
+      var rejected = ResponseBody.none
+      if case .inline(let collected) = loaded {
+        rejected = (try? collected.body(contentType: contentType).get()) ?? .none
+      }
+      finish(.failed(JobFailure(error: rejection, attempts: lifecycle.attempt, head: head, body: rejected)))
+      return .answered
+    }
+    switch storedBody(loaded, contentType: contentType) {
+    case .success(let body):
+      finish(
+        .done(
+          JobCompletion(
+            head: head, body: body, url: request.url, attempts: lifecycle.attempt,
+            timing: storedTiming(metrics), cache: outcome)))
+    case .failure(let error):
+      finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+    }
+    return .answered
+  }
+
+  /// A stored body, read whole and checked, ready for where the job wants it.
+  enum LoadedBody {
+    case none
+    case inline(ResponseCollector)
+    case stream([UInt8])
+    case file(OutputFile)
+  }
+
+  /// Why a stored body is not ready: `damaged` and `unsuitable` as `StoredAnswer`; `failed`:
+  /// the job fails with it (the output file cannot be made or written).
+  enum LoadFailure: Error {
+    case damaged
+    case unsuitable
+    case failed(WireError)
+  }
+
+  /// Reads the stored body into where the job wants it (inline, a stream held until sent, the
+  /// output's `.part`), checking its size and, on its first read since the start, its hash.
+  private func loadStored(_ stored: CachedResponse, hasBody: Bool, accepted: Bool) -> Result<
+    LoadedBody, LoadFailure
+  > {
+    guard let bodies = daemon.httpCache.bodies else { return .failure(.damaged) }
+    guard hasBody else { return .success(.none) }
+    let sha = stored.verified ? nil : stored.sha256
+    if accepted, descriptorOutput != nil { return .failure(.unsuitable) }
+    if accepted, job.response == .stream {
+      guard stored.bodyBytes <= Int64(collector.maxInlineBytes) else { return .failure(.unsuitable) }
+      var bytes: [UInt8] = []
+      guard bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha, into: { bytes += $0 }) else {
+        return .failure(.damaged)
+      }
+      return .success(.stream(bytes))
+    }
+    if accepted, let path = job.output {
+      let file: OutputFile
+      do throws(WireError) {
+        file = try OutputFile(
+          path: path, resume: false, writeRoots: daemon.config.writeRoots, baseline: outputBaseline)
+      } catch {
+        return .failure(.failed(error))
+      }
+      var writeError: WireError?
+      let whole = bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha) { chunk in
+        guard writeError == nil else { return }
+        do throws(WireError) { try file.write(chunk) } catch { writeError = error }
+      }
+      guard whole, writeError == nil else {
+        file.abandon(keepPartial: false)
+        return .failure(whole ? .failed(writeError!) : .damaged)
+      }
+      return .success(.file(file))
+    }
+    // Inline (or a rejected answer's body, which comes back inline): bounded by
+    // `max_inline_bytes` as a fetched one is (the collector keeps no more).
+    var collected = ResponseCollector(mode: collector.mode, maxInlineBytes: collector.maxInlineBytes)
+    guard bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha, into: { collected.append($0) })
+    else { return .failure(.damaged) }
+    return .success(.inline(collected))
+  }
+
+  /// The `done` body of a loaded stored body: sent as `data`, committed into place, or inline.
+  private func storedBody(_ loaded: LoadedBody, contentType: String?) -> Result<ResponseBody, WireError> {
+    switch loaded {
+    case .none: return .success(.none)
+    case .stream(let bytes):
+      var stream = BodyStream(contentType: contentType)
+      bytes.withUnsafeBytes { raw in
+        stream.feed(raw) { piece, asText, offset in sendData(piece, asText: asText, offset: offset) }
+      }
+      stream.finish { piece, asText, offset in sendData(piece, asText: asText, offset: offset) }
+      return .success(.streamed(bytes: stream.offset))
+    case .file(let file):
+      do throws(WireError) {
+        return .success(.output(path: file.path, bytes: try file.commit()))
+      } catch {
+        return .failure(error)
+      }
+    case .inline(let collected):
+      return collected.body(contentType: contentType)
+    }
+  }
+
+  /// `timing` of an answer from the cache: the revalidation's transfer's, or for a hit no
+  /// transfer at all (`total` from acceptance).
+  private func storedTiming(_ metrics: TransferMetrics?) -> JobTiming {
+    guard let t = metrics?.timing else {
+      let total = Int64(daemon.loop.now() - enqueuedAtMs) * 1000
+      return JobTiming(queued: total, connect: 0, tls: 0, firstByte: 0, total: total)
+    }
+    func us(_ ms: Double) -> Int64 { Int64((ms * 1000).rounded()) }
+    return JobTiming(
+      queued: us(t.queued), connect: us(t.connect), tls: us(t.tls), firstByte: us(t.firstByte),
+      total: us(t.total))
+  }
+
+  /// `only-if-cached` and nothing usable stored: RFC 9111 5.2.1.7's 504, with no body.
+  func answerOnlyIfCached() {
+    startedFromCache()
+    let head = ResponseHead(status: 504, headers: [], httpVersion: "1.1")
+    self.head = head
+    if let seq = lifecycle.optional(.response) { emit(seq, .response(head)) }
+    let total = Int64(daemon.loop.now() - enqueuedAtMs) * 1000
+    finish(
+      .done(
+        JobCompletion(
+          head: head, body: .none, url: request.url, attempts: 0,
+          timing: JobTiming(queued: total, connect: 0, tls: 0, firstByte: 0, total: total), cache: .miss)))
+  }
+
+  /// A job answered without a transfer of its own has its `queued` still to send, and its
+  /// connection has not met it (the caller lets go of it once it is answered).
+  private func startedFromCache() {
+    if lifecycle.seq == 0 {
+      client?.accepted(self)
+      emit(lifecycle.queued(), .queued(position: nil))
+    }
+    lifecycle.answeredWithoutAttempt()
+  }
+}
