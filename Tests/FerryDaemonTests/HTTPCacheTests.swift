@@ -330,6 +330,57 @@ import Testing
     #expect(d.server.requestsServed == 5)
   }
 
+  /// Credentials curl adds itself count as `Authorization` in a shared cache (RFC 9111 3.5):
+  /// an answer to a request with digest credentials, or from a session with per-user cookie
+  /// jars, is stored only when the origin allowed it (`public`, `s-maxage`, `must-revalidate`),
+  /// so user B is never served user A's cookie-bearing answer; a job with `cookies: false`
+  /// sends no jar's cookies, and its answer is shared as any.
+  @Test func aSharedCacheCountsCurlsCredentialsAsAuthorization() throws {
+    let state = Paths.tempDirectory("cache-shared-credentials")
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let d = try InProcessDaemon(
+      config:
+        #"{"state_dir": "\#(state)", "sessions": {"default": {"cache": {"max_bytes": 1048576, "shared": true}, "cookies": true}}}"#
+    )
+    defer { d.close() }
+    let a = try d.connect(uid: 1000)
+    let b = try d.connect(uid: 1001)
+    // A's jar gets a cookie; the answer that set it is not shared.
+    let setter = d.url("/conditional?Cache-Control=max-age%3D600&Set-Cookie=sid%3Dalice&n=1")
+    #expect(Self.cacheOf(Self.run(a, d, "a1", #""url":"\#(setter)""#)) == "miss")
+    #expect(Self.cacheOf(Self.run(b, d, "b1", #""url":"\#(setter)","cookies":false"#)) == "miss")
+    // A's request carries A's cookie: its answer is not stored, and B's request goes out
+    // without it.
+    let page = d.url("/conditional?Cache-Control=max-age%3D600&n=2")
+    #expect(Self.cacheOf(Self.run(a, d, "a2", #""url":"\#(page)""#)) == "miss")
+    #expect(d.server.lastRequestHead?.header("cookie") == "sid=alice")
+    let b2 = Self.run(b, d, "b2", #""url":"\#(page)""#)
+    #expect(Self.cacheOf(b2) == "miss")
+    #expect(d.server.lastRequestHead?.header("cookie") == nil)
+    #expect(d.server.requestsServed == 4)
+    // The origin allows it: `public`.
+    let open = d.url("/conditional?Cache-Control=public,max-age%3D600&n=3")
+    #expect(Self.cacheOf(Self.run(a, d, "a3", #""url":"\#(open)""#)) == "miss")
+    #expect(Self.cacheOf(Self.run(b, d, "b3", #""url":"\#(open)""#)) == "hit")
+    // No jar: shared as any answer.
+    let plain = d.url("/conditional?Cache-Control=max-age%3D600&n=4")
+    #expect(Self.cacheOf(Self.run(a, d, "a4", #""url":"\#(plain)","cookies":false"#)) == "miss")
+    #expect(Self.cacheOf(Self.run(b, d, "b4", #""url":"\#(plain)","cookies":false"#)) == "hit")
+    #expect(d.server.requestsServed == 6)
+    // Digest credentials (curl answers a challenge with them; this origin sends none).
+    let digest = #","cookies":false,"auth":{"digest":{"username":"alice","password":"pw"}}"#
+    let nocookies = #","cookies":false"#
+    for (n, control, shared) in [
+      (5, "max-age%3D600", false), (6, "s-maxage%3D600", true), (7, "must-revalidate,max-age%3D600", true),
+    ] {
+      let url = d.url("/conditional?Cache-Control=\(control)&n=\(n)")
+      #expect(Self.cacheOf(Self.run(a, d, "a\(n)", #""url":"\#(url)"\#(digest)"#)) == "miss")
+      let other = Self.cacheOf(Self.run(b, d, "b\(n)", #""url":"\#(url)"\#(nocookies)"#))
+      #expect(other == (shared ? "hit" : "miss"), "\(control)")
+    }
+    #expect(d.server.requestsServed == 6 + 4)
+  }
+
   /// `Cache-Control: only-if-cached` with nothing stored: a 504 answer, no request.
   @Test func onlyIfCachedWithNothingStoredIsA504() throws {
     let state = Paths.tempDirectory("cache-oic")
