@@ -367,6 +367,8 @@ extension Client: BufferedConnectionDelegate {
       daemon.resultsNotCollected(collectedResults.map(\.key))
       collectedResults.removeAll()
     }
+    // Hits still being written (into an `output_fd`) are not the job table's: they end here.
+    for run in jobs.values where run.isAnsweredOutsideTable { run.cancel(.disconnected) }
     let live = jobs.values.map(\.serial)
     jobs.removeAll()
     daemon.clientClosed(self, jobs: live)

@@ -20,10 +20,11 @@ extension Daemon {
   }
 
   /// Looks the job up in its session's cache. `request` is the serialized request (session
-  /// defaults and the job's headers in); a revalidation adds its conditions to it.
+  /// defaults and the job's headers in); a revalidation adds its conditions to it. A hit
+  /// takes `descriptorOutput` (the job's `output_fd`), which is nil after it.
   func beginCache(
     _ job: Job, request: inout Request, session: Session, profile: SessionProfile, client: Client, id: String,
-    outputKey: String?
+    outputKey: String?, descriptorOutput: inout DescriptorOutput?
   ) -> CacheStart {
     let policy = CachePolicy(rawValue: (job.cache ?? .useProtocol).rawValue) ?? .useProtocol
     let dontLoad = policy == .returnCacheDontLoad
@@ -61,23 +62,28 @@ extension Daemon {
       let served =
         notModified ? response.entry.notModifiedHeaders(age: age) : response.entry.servedHeaders(age: age)
       let run = answering()
+      if let output = descriptorOutput { run.useDescriptorOutput(output) }
       switch run.answer(
         from: response, status: status, headers: served, outcome: .hit, metrics: nil, age: now)
       {
       case .answered:
-        // The connection knew it while it was answered (`startedFromCache`): a `cancel` of
-        // its id that follows finds it ended (decision 1), not unknown.
-        client.letGo(of: run)
+        // The connection knows it while it is answered (`startedFromCache`), and lets go of it
+        // when it ends (at once, or once an `output_fd` took its body): a `cancel` of its id
+        // that follows finds it ended (decision 1), not unknown.
+        descriptorOutput = nil
         httpCache.used(response, session: name, now: now)
         countCache(.hit, session: name)
         return .answered
       case .damaged:
+        descriptorOutput = run.giveBackDescriptorOutput()
         logger.warning("a damaged cache entry was dropped", ["session": name])
         httpCache.drop(response, session: name)
         return dontLoad ? notCached("the stored response was damaged") : running(.fetching(store: mayStore))
       case .unsuitable:
+        descriptorOutput = run.giveBackDescriptorOutput()
         return dontLoad
-          ? notCached("a stored response is not served to output_fd, nor streamed past max_inline_bytes")
+          ? notCached(
+            "a stored response is not served to a resumed output_fd, nor streamed past max_inline_bytes")
           : running(.fetching(store: mayStore))
       }
     case .revalidate(let index, let conditions):

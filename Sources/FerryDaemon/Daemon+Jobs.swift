@@ -120,17 +120,6 @@ extension Daemon {
     } catch {
       return fail(error, id: id, client: client)
     }
-    var cacheJob: CacheJob?
-    if profile.config.cache != nil || merged.cache == .returnCacheDontLoad {
-      switch beginCache(
-        merged, request: &request, session: session, profile: profile, client: client, id: id,
-        outputKey: outputKey)
-      {
-      case .uncached: break
-      case .answered: return
-      case .job(let state): cacheJob = state
-      }
-    }
     var descriptorOutput: DescriptorOutput?
     if let index = merged.outputFD {
       do throws(WireError) {
@@ -148,6 +137,20 @@ extension Daemon {
           fd: fd, loop: loop, resume: merged.resume == true, validatorFD: validatorFD)
       } catch {
         return fail(error, id: id, client: client)
+      }
+    }
+    var cacheJob: CacheJob?
+    if profile.config.cache != nil || merged.cache == .returnCacheDontLoad {
+      // A hit into `output_fd` takes the descriptor (it was passed and checked first).
+      switch beginCache(
+        merged, request: &request, session: session, profile: profile, client: client, id: id,
+        outputKey: outputKey, descriptorOutput: &descriptorOutput)
+      {
+      case .uncached: break
+      case .answered:
+        descriptorOutput?.close()
+        return
+      case .job(let state): cacheJob = state
       }
     }
     // The URL (its query string included) is held in memory as much as a body is.

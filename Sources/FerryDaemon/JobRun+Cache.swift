@@ -17,8 +17,8 @@ extension JobRun {
     case answered
     /// The body file is missing, of the wrong size or hash: the entry must go.
     case damaged
-    /// The job wants the body somewhere a stored body is not served to (`output_fd`, or a
-    /// stream larger than `max_inline_bytes`): fetch it instead.
+    /// The job wants the body somewhere a stored body is not served to (a stream larger than
+    /// `max_inline_bytes`): fetch it instead.
     case unsuitable
   }
 
@@ -200,6 +200,14 @@ extension JobRun {
       finish(.failed(JobFailure(error: rejection, attempts: lifecycle.attempt, head: head, body: rejected)))
       return .answered
     }
+    if case .feed(let feed) = loaded {
+      // Paced by its reader: `done` comes once the last piece is out.
+      cacheFeed = feed
+      cacheFeedEnd = (stored, outcome, metrics)
+      bodyToDescriptor = true
+      pumpStoredBody()
+      return .answered
+    }
     switch storedBody(loaded, contentType: contentType) {
     case .success(let body):
       finish(
@@ -219,6 +227,8 @@ extension JobRun {
     case inline(ResponseCollector)
     case stream([UInt8])
     case file(OutputFile)
+    /// Checked, opened, and read piece by piece as its reader takes them (`output_fd`).
+    case feed(StoredBodyFeed)
   }
 
   /// Why a stored body is not ready: `damaged` and `unsuitable` as `StoredAnswer`; `failed`:
@@ -237,7 +247,19 @@ extension JobRun {
     guard let bodies = daemon.httpCache.bodies else { return .failure(.damaged) }
     guard hasBody else { return .success(.none) }
     let sha = stored.verified ? nil : stored.sha256
-    if accepted, descriptorOutput != nil { return .failure(.unsuitable) }
+    // A descriptor to continue (`resume`) holds part of a body already: fetch.
+    if accepted, descriptorOutput?.resumes == true { return .failure(.unsuitable) }
+    if accepted, descriptorOutput != nil {
+      // Checked whole first (the hash, on its first read since the start), so that nothing of
+      // a damaged body reaches the descriptor; then read again piece by piece as it drains.
+      if let sha, !bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha, into: { _ in }) {
+        return .failure(.damaged)
+      }
+      guard let fd = bodies.openBody(stored.bodyFile, bytes: stored.bodyBytes) else {
+        return .failure(.damaged)
+      }
+      return .success(.feed(StoredBodyFeed(fd: fd, total: stored.bodyBytes)))
+    }
     if accepted, job.response == .stream {
       guard stored.bodyBytes <= Int64(collector.maxInlineBytes) else { return .failure(.unsuitable) }
       var bytes: [UInt8] = []
@@ -276,7 +298,7 @@ extension JobRun {
   /// The `done` body of a loaded stored body: sent as `data`, committed into place, or inline.
   private func storedBody(_ loaded: LoadedBody, contentType: String?) -> Result<ResponseBody, WireError> {
     switch loaded {
-    case .none: return .success(.none)
+    case .none, .feed: return .success(.none)
     case .stream(let bytes):
       var stream = BodyStream(contentType: contentType)
       bytes.withUnsafeBytes { raw in
@@ -293,6 +315,38 @@ extension JobRun {
     case .inline(let collected):
       return collected.body(contentType: contentType)
     }
+  }
+
+  /// Writes the stored body into the job's descriptor while it takes it without waiting; when
+  /// it does not, the descriptor's writability watch comes back here (`descriptorDrained`),
+  /// and a reader that takes nothing for `idle_timeout` fails the job as a stalled server
+  /// would. The last piece out ends the job `done`.
+  func pumpStoredBody() {
+    guard let feed = cacheFeed, let out = descriptorOutput, !isFinished else { return }
+    while !out.isBlocked, !feed.isAtEnd {
+      var failure: WireError?
+      let read = feed.next { piece in
+        do throws(WireError) { try out.write(piece) } catch { failure = error }
+      }
+      if let failure {
+        return finish(.failed(JobFailure(error: failure, attempts: lifecycle.attempt, head: head)))
+      }
+      if !read {
+        // Cut or unreadable under a running daemon, after part of it went out.
+        if let end = cacheFeedEnd {
+          daemon.httpCache.drop(end.stored, session: cache?.session ?? profile.config.name)
+        }
+        let error = DescriptorOutput.failure("the stored response could not be read to its end")
+        return finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+      }
+    }
+    if out.isBlocked { return pausedForClient() }
+    guard let end = cacheFeedEnd, let head else { return }
+    finish(
+      .done(
+        JobCompletion(
+          head: head, body: .written(bytes: feed.total), url: request.url, attempts: lifecycle.attempt,
+          timing: storedTiming(end.metrics), cache: end.outcome)))
   }
 
   /// `timing` of an answer from the cache: the revalidation's transfer's, or for a hit no
@@ -326,6 +380,7 @@ extension JobRun {
   /// connection has not met it (the caller lets go of it once it is answered).
   private func startedFromCache() {
     if lifecycle.seq == 0 {
+      isAnsweredOutsideTable = true
       client?.accepted(self)
       emit(lifecycle.queued(), .queued(position: nil))
     }

@@ -98,6 +98,13 @@ import FerryWire
   var cacheServing: (CachedResponse, CacheOutcome, Bool)?
   /// The transfer's answer is dropped and the request sent again without conditions.
   var cacheRefetch = false
+  /// A stored body going to a reader that paces it (`output_fd`), and what `done` says once
+  /// it is all out (`JobRun+Cache`).
+  var cacheFeed: StoredBodyFeed?
+  var cacheFeedEnd: (stored: CachedResponse, outcome: CacheOutcome, metrics: TransferMetrics?)?
+  /// A hit answered at submission: the job table never saw it, so its connection lets go of
+  /// it when it ends (`finish`), and cancels it when it goes away.
+  var isAnsweredOutsideTable = false
 
   init(
     serial: UInt64, id: String, job: Job, request: Request, heldRequestBytes: Int, session: Session,
@@ -334,8 +341,22 @@ import FerryWire
     output.onFailure = { [unowned self] error in self.descriptorFailed(error) }
   }
 
+  /// Takes the descriptor back before anything was written into it (a stored body found
+  /// damaged: the job goes on as a miss, on another run).
+  func giveBackDescriptorOutput() -> DescriptorOutput? {
+    let output = descriptorOutput
+    output?.onDrained = nil
+    output?.onFailure = nil
+    descriptorOutput = nil
+    return output
+  }
+
   /// The descriptor took what it held: go on receiving, or end the job that waited for it.
   private func descriptorDrained() {
+    if cacheFeed != nil {
+      pauseTimer?.cancel()
+      return pumpStoredBody()
+    }
     if let metrics = metricsAwaitingDrain {
       metricsAwaitingDrain = nil
       return finishAccepted(metrics)
@@ -374,8 +395,11 @@ import FerryWire
     descriptorOutput = nil
     cookieLease = nil
     if cacheWriter != nil { cacheAbandonStore() }
+    cacheFeed = nil
+    cacheFeedEnd = nil
     emit(seq, event)
     daemon.jobFinished(self, event: event)
+    if isAnsweredOutsideTable { client?.letGo(of: self) }
   }
 
   /// Sends one of the job's events to its client, and records it when the job is detached.

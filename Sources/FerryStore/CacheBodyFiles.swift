@@ -130,6 +130,23 @@ public final class CacheBodyFiles {
     return true
   }
 
+  /// Opens the body `name` for reading piece by piece (`pread`), a regular file of exactly
+  /// `bytes`: nil when it is missing or of another size. The caller closes it. (Its hash is
+  /// checked by `read` beforehand, on its first read after a start.)
+  public func openBody(_ name: String, bytes: Int64) -> Int32? {
+    guard Self.isEntryName(name),
+      case .success(let fd) = SystemCall.retrying({
+        openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+      })
+    else { return nil }
+    var info = stat()
+    guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int64(info.st_size) == bytes else {
+      close(fd)
+      return nil
+    }
+    return fd
+  }
+
   /// Removes the body `name` (evicted, replaced, purged or damaged).
   public func remove(_ name: String) {
     guard Self.isEntryName(name) else { return }

@@ -67,8 +67,13 @@ public enum FixtureRoutes {
     case "bytes":
       let type = head.queryValue("type") ?? "application/octet-stream"
       guard isSafeHeaderValue(type) else { return .text("bad type\n", status: 400) }
+      // `cache_control=…`: the answer's `Cache-Control` (HTTP cache tests, issue 17).
+      let control = head.queryValue("cache_control").map { [FixtureHeader("Cache-Control", $0)] } ?? []
+      guard control.allSatisfy({ isSafeHeaderValue($0.value) }) else {
+        return .text("bad field\n", status: 400)
+      }
       return .stream(
-        headers: [FixtureHeader("Content-Type", type)], length: number,
+        headers: [FixtureHeader("Content-Type", type)] + control, length: number,
         chunked: head.queryValue("chunked") == "1")
     case "redirect":
       guard number <= 100 else { return .text("too many redirects\n", status: 400) }

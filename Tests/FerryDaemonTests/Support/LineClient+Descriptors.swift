@@ -1,5 +1,6 @@
 import CFerryEvent
 import Glibc
+import Testing
 
 /// Sending descriptors with bytes (SCM_RIGHTS), as the CLI does with a job line.
 extension LineClient {
@@ -17,6 +18,19 @@ extension LineClient {
   /// Sends one line (a `\n` is added) with `descriptors`.
   func send(_ line: String, descriptors: [Int32]) throws {
     try send(Array((line + "\n").utf8), descriptors: descriptors)
+  }
+}
+
+extension InProcessClient {
+  /// Sends one line with `descriptors` (SCM_RIGHTS), as the CLI passes `output_fd`.
+  func send(_ line: String, descriptors: [Int32]) {
+    let bytes = Array((line + "\n").utf8)
+    let n = bytes.withUnsafeBytes { data in
+      descriptors.withUnsafeBufferPointer {
+        ferry_send_with_fds(fd, data.baseAddress, data.count, $0.baseAddress, Int32($0.count))
+      }
+    }
+    #expect(n == bytes.count, "sendmsg: errno \(errno)")
   }
 }
 
