@@ -233,6 +233,23 @@ import FerryWire
     }
   }
 
+  /// Hits whose stored body waits for this connection's output to drain
+  /// (`JobRun.pumpStoredBody`).
+  private var waitingForRoom: [JobRun] = []
+
+  /// `run` sends its stored body on once the output drains.
+  func waitForRoom(_ run: JobRun) {
+    if !waitingForRoom.contains(where: { $0 === run }) { waitingForRoom.append(run) }
+  }
+
+  /// The output drained: the stored bodies waiting for it go on.
+  func resumeStoredBodies() {
+    guard !waitingForRoom.isEmpty else { return }
+    let runs = waitingForRoom
+    waitingForRoom.removeAll()
+    for run in runs { run.pumpStoredBody() }
+  }
+
   /// A job submitted on this connection was accepted: its events come here.
   func accepted(_ job: JobRun) {
     jobs[job.id] = job
@@ -369,6 +386,7 @@ extension Client: BufferedConnectionDelegate {
     }
     // Hits still being written (into an `output_fd`) are not the job table's: they end here.
     for run in jobs.values where run.isAnsweredOutsideTable { run.cancel(.disconnected) }
+    waitingForRoom.removeAll()
     let live = jobs.values.map(\.serial)
     jobs.removeAll()
     daemon.clientClosed(self, jobs: live)

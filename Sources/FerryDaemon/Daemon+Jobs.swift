@@ -290,6 +290,7 @@ extension Daemon {
 
   /// The client's output drained: jobs holding a chunk back for its budget may go on.
   func outputDrained(_ client: Client) {
+    client.resumeStoredBodies()
     var actions: [JobTable.Action] = []
     table.budgetMayHaveRoom(client.serial, output: client.output, into: &actions)
     perform(actions)

@@ -204,7 +204,11 @@ extension JobRun {
       // Paced by its reader: `done` comes once the last piece is out.
       cacheFeed = feed
       cacheFeedEnd = (stored, outcome, metrics)
-      bodyToDescriptor = true
+      if descriptorOutput != nil {
+        bodyToDescriptor = true
+      } else {
+        bodyStream = BodyStream(contentType: contentType)
+      }
       pumpStoredBody()
       return .answered
     }
@@ -252,16 +256,13 @@ extension JobRun {
     if accepted, descriptorOutput != nil {
       // Checked whole first (the hash, on its first read since the start), so that nothing of
       // a damaged body reaches the descriptor; then read again piece by piece as it drains.
-      if let sha, !bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha, into: { _ in }) {
-        return .failure(.damaged)
-      }
-      guard let fd = bodies.openBody(stored.bodyFile, bytes: stored.bodyBytes) else {
-        return .failure(.damaged)
-      }
-      return .success(.feed(StoredBodyFeed(fd: fd, total: stored.bodyBytes)))
+      return feed(stored, bodies: bodies, sha256: sha)
     }
     if accepted, job.response == .stream {
-      guard stored.bodyBytes <= Int64(collector.maxInlineBytes) else { return .failure(.unsuitable) }
+      if stored.bodyBytes > Int64(StoredBodyFeed.pieceBytes) {
+        // More than one piece: `data` events paced by the client's output.
+        return feed(stored, bodies: bodies, sha256: sha)
+      }
       var bytes: [UInt8] = []
       guard bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha, into: { bytes += $0 }) else {
         return .failure(.damaged)
@@ -295,6 +296,20 @@ extension JobRun {
     return .success(.inline(collected))
   }
 
+  /// The stored body checked whole first (the hash, on its first read since the start), so
+  /// that nothing of a damaged body goes out; then opened to be read again piece by piece.
+  private func feed(_ stored: CachedResponse, bodies: CacheBodyFiles, sha256: [UInt8]?) -> Result<
+    LoadedBody, LoadFailure
+  > {
+    if let sha256, !bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha256, into: { _ in }) {
+      return .failure(.damaged)
+    }
+    guard let fd = bodies.openBody(stored.bodyFile, bytes: stored.bodyBytes) else {
+      return .failure(.damaged)
+    }
+    return .success(.feed(StoredBodyFeed(fd: fd, total: stored.bodyBytes)))
+  }
+
   /// The `done` body of a loaded stored body: sent as `data`, committed into place, or inline.
   private func storedBody(_ loaded: LoadedBody, contentType: String?) -> Result<ResponseBody, WireError> {
     switch loaded {
@@ -317,16 +332,32 @@ extension JobRun {
     }
   }
 
-  /// Writes the stored body into the job's descriptor while it takes it without waiting; when
-  /// it does not, the descriptor's writability watch comes back here (`descriptorDrained`),
-  /// and a reader that takes nothing for `idle_timeout` fails the job as a stalled server
-  /// would. The last piece out ends the job `done`.
+  /// Sends the stored body on while its reader has room: into the job's descriptor while it
+  /// takes it without waiting (else its writability watch comes back here,
+  /// `descriptorDrained`), or as `data` events while the client's connection is not full
+  /// (else its drain comes back here, `Client.resumeStoredBodies`). What the daemon holds is
+  /// one piece and the connection's queue, whatever the body's size; a reader that takes
+  /// nothing for `idle_timeout` fails the job as a stalled server would. The last piece out
+  /// ends the job `done`.
   func pumpStoredBody() {
-    guard let feed = cacheFeed, let out = descriptorOutput, !isFinished else { return }
-    while !out.isBlocked, !feed.isAtEnd {
+    guard let feed = cacheFeed, !isFinished else { return }
+    pauseTimer?.cancel()
+    while !feed.isAtEnd {
+      if let out = descriptorOutput, out.isBlocked { return pausedForClient() }
+      if descriptorOutput == nil {
+        guard let client else { return }
+        if client.output.isFull {
+          client.waitForRoom(self)
+          return pausedForClient()
+        }
+      }
       var failure: WireError?
       let read = feed.next { piece in
-        do throws(WireError) { try out.write(piece) } catch { failure = error }
+        if let out = descriptorOutput {
+          do throws(WireError) { try out.write(piece) } catch { failure = error }
+        } else {
+          bodyStream?.feed(piece) { piece, asText, offset in sendData(piece, asText: asText, offset: offset) }
+        }
       }
       if let failure {
         return finish(.failed(JobFailure(error: failure, attempts: lifecycle.attempt, head: head)))
@@ -336,16 +367,25 @@ extension JobRun {
         if let end = cacheFeedEnd {
           daemon.httpCache.drop(end.stored, session: cache?.session ?? profile.config.name)
         }
-        let error = DescriptorOutput.failure("the stored response could not be read to its end")
+        let message = "the stored response could not be read to its end"
+        let error =
+          descriptorOutput != nil ? DescriptorOutput.failure(message) : WireError(.outputFailed, message)
         return finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
       }
     }
-    if out.isBlocked { return pausedForClient() }
+    if let out = descriptorOutput, out.isBlocked { return pausedForClient() }
     guard let end = cacheFeedEnd, let head else { return }
+    let body: ResponseBody
+    if descriptorOutput != nil {
+      body = .written(bytes: feed.total)
+    } else {
+      bodyStream?.finish { piece, asText, offset in sendData(piece, asText: asText, offset: offset) }
+      body = .streamed(bytes: bodyStream?.offset ?? feed.total)
+    }
     finish(
       .done(
         JobCompletion(
-          head: head, body: .written(bytes: feed.total), url: request.url, attempts: lifecycle.attempt,
+          head: head, body: body, url: request.url, attempts: lifecycle.attempt,
           timing: storedTiming(end.metrics), cache: end.outcome)))
   }
 

@@ -121,4 +121,57 @@ import Testing
     #expect(closed)
     pipe.closeRead()
   }
+
+  /// `response: "stream"`: a hit far larger than `max_inline_bytes` is served (no request),
+  /// as `data` events of at most 64 KiB; a client that does not read holds the rest in the
+  /// body file: the daemon reads on only as its output drains.
+  @Test func aStreamedHitLargerThanMaxInlineBytesIsPacedByTheClient() throws {
+    let state = Paths.tempDirectory("cache-stream")
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let d = try InProcessDaemon(
+      config:
+        #"{"state_dir": "\#(state)", "limits": {"max_output_bytes": 1048576}, "sessions": {"default": {"cache": {"max_bytes": 16777216}}}}"#
+    )
+    defer { d.close() }
+    let c = try d.connect(uid: 1000)
+    let size = 3_000_000
+    let url = d.url("/bytes/\(size)?cache_control=max-age%3D600")
+    let job = #""url":"\#(url)","response":"stream","max_inline_bytes":65536"#
+    c.send(#"{"id":"miss",\#(job),"events":["data"]}"#)
+    d.run(until: { Self.terminal(c, "miss") != nil })
+    let miss = Self.terminal(c, "miss")
+    #expect(miss?["cache"]?.stringValue == "miss")
+    #expect(d.server.requestsServed == 1)
+
+    c.isReading = false
+    c.send(#"{"id":"hit",\#(job)}"#)
+    // The client reads nothing: the connection fills and the hit stops reading its file.
+    let client = d.daemon.clients.values.first
+    var feed: StoredBodyFeed?
+    #expect(
+      d.run(until: {
+        feed = client?.jobs["hit"]?.cacheFeed
+        return client?.output.isFull == true && feed != nil
+      }))
+    // What the daemon holds: the connection's queue, up to max_output_bytes and one piece's
+    // line past it; what it read of the file: that and what the socket's buffer took.
+    let pending = client?.output.pendingBytes ?? 0
+    #expect(pending <= (1 << 20) + (128 << 10), "\(pending) bytes queued")
+    #expect(
+      (feed?.offset ?? 0) < 2_000_000, "read \(feed?.offset ?? 0) of \(size) for a client that reads nothing")
+    c.isReading = true
+    d.run(until: { Self.terminal(c, "hit") != nil })
+    let done = Self.terminal(c, "hit")
+    #expect(done?.event == "done" && done?["cache"]?.stringValue == "hit" && done?.int("bytes") == size)
+    #expect(d.server.requestsServed == 1)
+    let data = c.events.filter { $0.id == "hit" && $0.event == "data" }
+    var body: [UInt8] = []
+    for e in data {
+      let piece = [UInt8](Data(base64Encoded: e["base64"]?.stringValue ?? "") ?? Data())
+      #expect(piece.count <= 64 << 10)
+      #expect(e.int("offset") == body.count)
+      body += piece
+    }
+    #expect(body.count == size && Self.patternMatches(body))
+  }
 }
