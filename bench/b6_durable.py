@@ -229,15 +229,26 @@ def startup(products, workdir, count, tag):
             lines = "".join(
                 json.dumps({"id": f"s{i}", "url": url, "durable": True, "events": []}) + "\n" for i in range(count))
             s.sendall(lines.encode())
-            queued = 0
+            # Whole lines only (an event split across two reads is looked at once, when whole),
+            # until every job is acknowledged or refused; a job that fails is reported.
+            answered = set()
+            failed = []
             buf = b""
             s.settimeout(120)
-            while queued < count:
+            while len(answered) < count:
                 chunk = s.recv(1 << 20)
                 if not chunk:
                     raise BenchError("ferryd closed the connection while journaling")
                 buf += chunk
-                queued += chunk.count(b'"event":"queued"')
+                lines, _, buf = buf.rpartition(b"\n")
+                for line in lines.split(b"\n"):
+                    if b'"event":"queued"' in line or b'"event":"failed"' in line:
+                        answered.add(json.loads(line)["id"])
+                    if b'"event":"failed"' in line:
+                        failed.append(line)
+            if failed:
+                print(f"B6 start-up: {len(failed)} journaled jobs failed, the first: {failed[0][:300]!r}",
+                      file=sys.stderr)
         if not listener.event.wait(10):
             raise BenchError("the first job never reached the listener")
         daemon.proc.send_signal(signal.SIGKILL)

@@ -38,17 +38,8 @@ public final class CookieStore {
 
   /// Opens (or creates) the store at `path`, mode 0600; `sync` as the journal's.
   public init(path: String, sync: JournalSync = .normal) throws(StoreError) {
-    try JournalFile.prepare(path)
-    let database = try Database(path: path)
-    try database.execute("PRAGMA locking_mode = EXCLUSIVE")
-    _ = try database.migrate(applicationID: Self.applicationID, Self.migrations)
-    let mode = try database.text("PRAGMA journal_mode = WAL")
-    guard mode == "wal" else {
-      throw StoreError(.other, "\(path): journal_mode is \(mode ?? "unknown"), not wal")
-    }
-    try database.execute("PRAGMA synchronous = \(sync.pragma)")
-    try database.execute("PRAGMA journal_size_limit = \(1 << 20)")
-    self.database = database
+    database = try Database.openStore(
+      path: path, applicationID: Self.applicationID, migrations: Self.migrations, sync: sync)
     self.path = path
   }
 

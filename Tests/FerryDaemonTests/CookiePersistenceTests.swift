@@ -34,12 +34,7 @@ import Testing
         .joined(separator: "&")
       let url = fixture.url("/redirect-to?url=/stall&\(set)")
       try c.send(#"{"id":"k","url":"\#(url)"}"#)
-      while true {
-        let e = try c.readEvent(timeoutMs: 10_000)
-        if e.id == "k", e.event == "response" { break }
-        #expect(!e.isTerminal, "\(JSONWriter.string(.object(e)))")
-        if e.isTerminal { return }
-      }
+      guard try c.awaitResponse(id: "k") else { return }
       daemon.process.signal(SIGKILL)
       _ = daemon.process.wait(timeoutMs: TestTime.ms(5_000))
       #expect(!daemon.process.stderrText().contains(secret), "a cookie value in the daemon's log")

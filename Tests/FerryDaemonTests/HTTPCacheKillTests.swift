@@ -34,12 +34,7 @@ import Testing
     do {
       let c = try daemon.connect()
       try c.send(#"{"id":"k","url":"\#(url)"}"#)
-      while true {
-        let e = try c.readEvent(timeoutMs: 10_000)
-        if e.id == "k", e.event == "response" { break }
-        #expect(!e.isTerminal, "\(JSONWriter.string(.object(e)))")
-        if e.isTerminal { return }
-      }
+      guard try c.awaitResponse(id: "k") else { return }
       // The body is being written: its temporary file holds the bytes that came.
       let deadline = Date().addingTimeInterval(Double(TestTime.ms(5_000)) / 1000)
       var temporary: String?

@@ -128,16 +128,11 @@ import Testing
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness(logLevel: "notice")
     let client = try daemon.connect()
-    // A pseudo-terminal: /dev/ptmx, unlocked (TIOCSPTLCK), its number (TIOCGPTN).
-    let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
-    try #require(master >= 0)
-    defer { close(master) }
-    var unlock: Int32 = 0
-    var number: UInt32 = 0
-    try #require(ioctl(master, 0x4004_5431, &unlock) == 0 && ioctl(master, 0x8004_5430, &number) == 0)
-    let terminal = open("/dev/pts/\(number)", O_WRONLY | O_NOCTTY | O_CLOEXEC)
-    try #require(terminal >= 0)
-    defer { close(terminal) }
+    let (master, terminal) = try Self.pseudoTerminal()
+    defer {
+      close(terminal)
+      close(master)
+    }
     #expect(fcntl(terminal, F_GETFL) & O_NONBLOCK == 0)
     try client.send(
       #"{"id":"tty","url":"\#(fixture.url("/text"))","output_fd":0,"events":[]}"#, descriptors: [terminal])
@@ -166,15 +161,11 @@ import Testing
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness(logLevel: "notice")
     let client = try daemon.connect()
-    let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
-    try #require(master >= 0)
-    defer { close(master) }
-    var unlock: Int32 = 0
-    var number: UInt32 = 0
-    try #require(ioctl(master, 0x4004_5431, &unlock) == 0 && ioctl(master, 0x8004_5430, &number) == 0)
-    let terminal = open("/dev/pts/\(number)", O_WRONLY | O_NOCTTY | O_CLOEXEC)
-    try #require(terminal >= 0)
-    defer { close(terminal) }
+    let (master, terminal) = try Self.pseudoTerminal()
+    defer {
+      close(terminal)
+      close(master)
+    }
     let size = 300_000
     try client.send(
       #"{"id":"tty","url":"\#(fixture.url("/bytes/\(size)"))","output_fd":0,"events":[]}"#,
@@ -199,5 +190,24 @@ import Testing
     let done = try client.readUntilTerminal(id: "tty").last!
     #expect(done.event == "done" && done.int("bytes") == size, "\(done)")
     #expect(fcntl(terminal, F_GETFL) & O_NONBLOCK == 0)
+  }
+
+  /// A pseudo-terminal: its master (read and write) and its terminal end (write only), from
+  /// /dev/ptmx unlocked (TIOCSPTLCK) and numbered (TIOCGPTN).
+  static func pseudoTerminal() throws -> (master: Int32, terminal: Int32) {
+    let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+    try #require(master >= 0)
+    var unlock: Int32 = 0
+    var number: UInt32 = 0
+    guard ioctl(master, 0x4004_5431, &unlock) == 0, ioctl(master, 0x8004_5430, &number) == 0 else {
+      close(master)
+      throw TestFailure("ptmx: errno \(errno)")
+    }
+    let terminal = open("/dev/pts/\(number)", O_WRONLY | O_NOCTTY | O_CLOEXEC)
+    guard terminal >= 0 else {
+      close(master)
+      throw TestFailure("/dev/pts/\(number): errno \(errno)")
+    }
+    return (master, terminal)
   }
 }
