@@ -99,6 +99,10 @@ def targets(r):
             lambda v: v >= 0.9)
         add("B7 daemon RSS growth during the descriptor and stream downloads", "≤ 16 MiB",
             b7["rss_growth_kib"] / 1024, lambda v: v <= 16, "{:.1f} MiB")
+    if "b8" in r:
+        value = r["b8"]["cpu_ratio_hit_fetch"]["median"]
+        add("B8 a cache hit against the same GET fetched: ferryd CPU per job, hit / fetch", "< 1×", value,
+            lambda v: v < 1)
     return out
 
 
@@ -314,6 +318,21 @@ def b7_table(r):
     return lines
 
 
+def b8_table(r):
+    b8 = r.get("b8")
+    if not b8:
+        return []
+    labels = {"fetch": "fetched (a session without a cache)", "hit": "a cache hit (fresh entry: no request)",
+              "revalidate": "revalidated (`no-cache` entry: every job a 304)"}
+    lines = ["", f"## B8 the HTTP cache: {b8['jobs']:,} GETs of one URL, {b8['window']} in flight "
+             f"({b8['reps']} runs)", "", "| jobs | jobs/s | ferryd CPU µs/job |", "|---|---|---|"]
+    for run in ("fetch", "hit", "revalidate"):
+        lines.append(f"| {labels[run]} | {fmt(b8['jobs_per_s'][run])} | {fmt(b8['cpu_us_per_job'][run], '', 1)} |")
+    lines += ["", f"A hit ÷ a fetch, per run: ferryd CPU {fmt(b8['cpu_ratio_hit_fetch'], '×', 2)}, "
+              f"jobs/s {fmt(b8['rate_ratio_hit_fetch'], '×', 2)}."]
+    return lines
+
+
 def ceiling(protocol):
     cpu = protocol["tools"]["ferryd"]["cpu_us_per_job"]["median"]
     return f"{1e6 / cpu:,.0f} jobs/s" if cpu else "—"
@@ -331,7 +350,7 @@ def notes():
 def markdown(r):
     lines = header(r) + b1_tables(r)
     if "b2" in r:
-        lines += b2_b3_tables(r) + b4_b5_tables(r) + b6_table(r) + b7_table(r)
+        lines += b2_b3_tables(r) + b4_b5_tables(r) + b6_table(r) + b7_table(r) + b8_table(r)
     lines += notes()
     if r["smoke"]:
         lines.insert(1, "\n**Smoke run: tiny sizes, one run each; not a measurement.**")

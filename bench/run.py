@@ -6,7 +6,7 @@
     bench/run.py --products .build/release --from-json bench/results/last.json   (report only)
 
 Starts a loopback nginx (bench/nginx.conf) and ferryd daemons with a bench config, runs
-B1–B7 side by side with curl, aiohttp, wrk, socat and hyperfine, and writes the raw results
+B1–B8 side by side with curl, aiohttp, wrk, socat and hyperfine, and writes the raw results
 (bench/results/*.json) and the report (BENCHMARKS.md, or bench/results/smoke.md with
 --smoke). Exit status: 0, 1 when a benchmark could not run, 3 when a full run missed a target
 (the report is written either way). The smoke run is tiny and never fails on a target."""
@@ -28,17 +28,18 @@ import b6_durable  # noqa: E402
 import b4_scale  # noqa: E402
 import b5_upload  # noqa: E402
 import b7_descriptors  # noqa: E402
+import b8_cache  # noqa: E402
 import report  # noqa: E402
 from harness import BENCH_DIR, BenchError, Daemon, Nginx, raise_nofile  # noqa: E402
 
 FULL = {"reps": 5, "b1_jobs": 20_000, "window": 50, "deep_window": 1000, "wrk_seconds": 3, "b2_runs": 60, "b2_warmup": 5,
         "b3_bytes": 256 << 20, "b4_jobs": 10_000, "b4_connections": 1000,
         "b6_reps": 3, "b6_jobs": 5000, "b6_resume_jobs": 10_000,
-        "b7_bytes": 1 << 30, "b7_reps": 2, "b7_upload_reps": 2}
+        "b7_bytes": 1 << 30, "b7_reps": 2, "b7_upload_reps": 2, "b8_jobs": 20_000, "b8_reps": 3}
 SMOKE = {"reps": 1, "b1_jobs": 200, "window": 50, "deep_window": 100, "wrk_seconds": 1, "b2_runs": 5, "b2_warmup": 1,
          "b3_bytes": 8 << 20, "b4_jobs": 500, "b4_connections": 100,
          "b6_reps": 1, "b6_jobs": 200, "b6_resume_jobs": 500,
-         "b7_bytes": 4 << 20, "b7_reps": 1, "b7_upload_reps": 1}
+         "b7_bytes": 4 << 20, "b7_reps": 1, "b7_upload_reps": 1, "b8_jobs": 200, "b8_reps": 1}
 # B7's rows in `make bench` (b7_descriptors.py has also the path `output`, which is B3's).
 B7_TOOLS = ["output_fd", "stream_raw", "stream", "curl"]
 
@@ -151,6 +152,9 @@ def run_all(ctx):
             results["b7_upload"] = b5_upload.run(ctx.products, ctx.b7_bytes, ctx.b7_upload_reps, log=ctx.log)
         except (RuntimeError, KeyError, ValueError) as e:
             raise BenchError(f"B7 upload: {e}")
+        # B8 (issue 17): the HTTP cache, its own fixture and daemon (a state directory).
+        results["loads"]["B8"] = loadavg()
+        results["b8"] = b8_cache.run(ctx.products, jobs=ctx.b8_jobs, reps=ctx.b8_reps, log=ctx.log)
     finally:
         ctx.nginx.stop()
     return finish(ctx, results)
