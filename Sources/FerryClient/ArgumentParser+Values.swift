@@ -37,6 +37,7 @@ extension ArgumentParser {
     case .resume: r.resume = true
     case .timeout: r.timeout = try seconds(value, name)
     case .lane: r.lane = try nonEmpty(value, name)
+    case .cache: r.cache = try cachePolicy(value)
     case .detach: r.detach = true
     case .id: r.id = try nonEmpty(value, name)
     case .acceptStatus: r.acceptStatus = try statusRanges(value)
@@ -130,6 +131,15 @@ extension ArgumentParser {
       throw UsageError("--retry '\(value)': expected a count from 0 to 20", topic: .request)
     }
     return n
+  }
+
+  /// The job field `cache`'s policies (docs/PROTOCOL.md), after `NSURLRequestCachePolicy`.
+  private static func cachePolicy(_ value: String) throws(UsageError) -> String {
+    let policies = ["use_protocol", "reload", "return_cache_else_load", "return_cache_dont_load", "no_store"]
+    guard policies.contains(value) else {
+      throw UsageError("--cache '\(value)': expected \(policies.joined(separator: ", "))", topic: .request)
+    }
+    return value
   }
 
   private static func arrayEncoding(_ value: String) throws(UsageError) -> String {

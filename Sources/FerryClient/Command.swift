@@ -64,6 +64,8 @@ public struct RequestOptions: Sendable, Equatable {
   public var resume = false
   public var timeout: JSONNumberText?
   public var lane: String?
+  /// `--cache POLICY`: the job field `cache` (issue 17).
+  public var cache: String?
   public var detach = false
   public var id: String?
   /// `--accept-status`: inclusive ranges (a single code is a range of one).

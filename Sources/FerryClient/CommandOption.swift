@@ -2,7 +2,7 @@
 enum CommandOption: Sendable, CaseIterable {
   case header, json, form, multipart, raw, bodyFile, auth, authType, bearer, session, output, resume, timeout
   case lane, detach, id, acceptStatus, noFollow, retry, arrayEncoding, include, verbose, ignoreStdin
-  case cacert, insecure, verify
+  case cacert, insecure, verify, cache
   case socket, help, version
 
   /// Which commands an option makes sense for; others refuse it rather than ignore it.
@@ -58,6 +58,7 @@ enum CommandOption: Sendable, CaseIterable {
     case .cacert: ["--cacert"]
     case .insecure: ["-k", "--insecure"]
     case .verify: ["--verify"]
+    case .cache: ["--cache"]
     case .socket: ["--socket"]
     case .help: ["-h", "--help"]
     case .version: ["--version"]

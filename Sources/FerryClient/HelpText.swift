@@ -86,6 +86,8 @@ enum HelpText {
       --retry N                    retry connection failures and 408/429/5xx up to N times
       --accept-status LIST         statuses that count as success, e.g. 200-299,404
       --lane NAME                  run one at a time with the lane's other jobs
+      --cache POLICY               the session cache's use: use_protocol, reload,
+                                   return_cache_else_load, return_cache_dont_load, no_store
       --id ID                      the job's id (default ferry-PID-TIME)
       --detach                     submit, print the job id, exit; see ferry attach
     Output:

@@ -202,6 +202,7 @@ public enum JobBuilder {
       job.append(key: "events", value: progress ? ["progress"] : [])
     }
     if let lane = r.lane { job.append(key: "lane", value: .string(lane)) }
+    if let cache = r.cache { job.append(key: "cache", value: .string(cache)) }
     if r.caFile != nil || r.insecure != nil {
       var tls = JSONObject()
       if let ca = r.caFile { tls.append(key: "ca_file", value: .string(context.absolute(ca))) }

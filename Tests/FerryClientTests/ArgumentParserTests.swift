@@ -117,6 +117,9 @@ struct ArgumentParserTests {
 
   @Test func usageErrorsPointAtTheRightHelpPage() {
     #expect(Fixture.usageError(["get", "http://h/", "--retry", "x"])?.topic == .request)
+    #expect(
+      Fixture.usageError(["get", "http://h/", "--cache", "offline"])?.message.hasPrefix("--cache 'offline'")
+        == true)
     #expect(Fixture.usageError(["cancel"])?.topic == .cancel)
     #expect(Fixture.usageError(["explain"])?.topic == .explain)
     #expect(Fixture.usageError(["frob"])?.topic == .general)

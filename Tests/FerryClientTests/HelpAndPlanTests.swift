@@ -28,7 +28,7 @@ struct HelpAndPlanTests {
       "--header", "--json", "--form", "--multipart", "--raw", "--body-file", "--auth", "--bearer",
       "--session",
       "--output", "--resume", "--timeout", "--lane", "--detach", "--id", "--accept-status", "--no-follow",
-      "--retry", "--array-encoding", "--include", "--verbose", "--socket", "--help", "--version",
+      "--retry", "--array-encoding", "--include", "--verbose", "--socket", "--help", "--version", "--cache",
     ]
     for spelling in spellings { #expect(text.contains(spelling), "\(spelling)") }
   }

@@ -65,6 +65,11 @@ struct JobBuilderTests {
       ],
       #"{"id":"mine","method":"GET","url":"http://h/x","session":"s","auth":{"basic":{"username":"u","password":"p:w"}},"timeout":2.5,"follow_redirects":false,"accept":{"status":[[200,299],404]},"output_fd":0,"validator_fd":1,"resume":true,"events":[],"lane":"l","retry":{"max":3}}"#
     ),
+    // Issue 17: `--cache POLICY` is the job field `cache`.
+    (
+      ["get", "http://h/x", "--cache", "return_cache_dont_load"],
+      #"{"id":"t","method":"GET","url":"http://h/x","events":[],"cache":"return_cache_dont_load"}"#
+    ),
     // Issue 12: `-o DIR/` keeps its slash, so the daemon refuses a directory.
     (
       ["get", "http://h/x", "-o", "dl/"],
