@@ -77,12 +77,12 @@ import FerryWire
   /// (nil once it is committed, and for every other job), and its transfer does not start,
   /// until the iteration's flush commits it (`journalCommitted`) or refuses it
   /// (`journalRefused`). Its `queued` is the acknowledgement.
-  private var heldLines: [UInt8]?
-  private var startHeld = false
+  var heldLines: [UInt8]?
+  var startHeld = false
   /// A durable job's transfer starts once its `running` phase is committed
   /// (`journalCommitted`): a restart then knows the request may have left (a POST is not sent
   /// twice, a resend counts the next attempt).
-  private var transferAwaitsCommit = false
+  var transferAwaitsCommit = false
   /// The cookie jar the job uses (its session's, for its user), fixed when it was accepted;
   /// nil for none. `cookieLease` holds the jar while the job lives.
   var cookieKey: CookieJars.Key?
@@ -180,7 +180,7 @@ import FerryWire
     if !transferAwaitsCommit { startTransfer() }
   }
 
-  private func startTransfer() {
+  func startTransfer() {
     transfer = session.engine.start(transferSpec(), delegate: self, cookies: cookieJarForStart())
   }
 
@@ -251,49 +251,6 @@ import FerryWire
     client = newClient
     // `attach` replayed what was recorded, the held lines with it: they are not sent twice.
     if heldLines != nil { heldLines = [] }
-  }
-
-  /// Holds the job's lines until its submission is committed (a durable job, just staged).
-  func holdUntilCommitted() {
-    heldLines = []
-  }
-
-  /// The flush committed the job's submission: its held lines go out, and a start that
-  /// waited for the commit happens now.
-  func journalCommitted() {
-    if transferAwaitsCommit {
-      transferAwaitsCommit = false
-      if !isFinished { startTransfer() }
-      return
-    }
-    guard let lines = heldLines else { return }
-    heldLines = nil
-    client?.sendLines(lines, journalBatch: journalBatch)
-    if isFinished, let key = journalKey { client?.willCollect(key) }
-    if startHeld {
-      startHeld = false
-      start()
-    }
-  }
-
-  /// The flush could not commit the job's submission: it was never acknowledged, and it is
-  /// refused as a job the daemon did not take is (`failed` at seq 1, `journal_failed`);
-  /// nothing it held is sent, and nothing of it was started.
-  func journalRefused(_ error: WireError) {
-    guard heldLines != nil else { return }
-    heldLines = nil
-    startHeld = false
-    let event = JobEvent.failed(JobFailure(error: error))
-    var line: [UInt8] = []
-    EventEncoder.encode(event, id: id, seq: 1, into: &line)
-    // Not journaled: the journal never had it.
-    journalKey = nil
-    client?.sendLines(line)
-    guard lifecycle.terminal() != nil else { return }
-    pauseTimer?.cancel()
-    retryTimer?.cancel()
-    daemon.recordDetached(self, line: line, seq: 1, isTerminal: true)
-    daemon.jobFinished(self, event: event)
   }
 
   /// The transfer holds a chunk back for its client: the pause runs the idle timeout.
