@@ -184,6 +184,9 @@ import FerryWire
     transfer = session.engine.start(transferSpec(), delegate: self, cookies: cookieJarForStart())
   }
 
+  /// curl's receive buffer for bodies written to a file or a descriptor (curl's tool uses 100 KB).
+  static let fileReceiveBufferBytes = 128 << 10
+
   private func transferSpec() -> TransferSpec {
     func ms(_ seconds: Double?) -> Int? { seconds.map { max(1, Int(($0 * 1000).rounded(.up))) } }
     var resumeFrom: Int64?
@@ -212,6 +215,9 @@ import FerryWire
       egress: profile.egress, readRoots: profile.readRoots)
     spec.protectedPaths = daemon.config.protectedPaths
     spec.resolve = profile.resolve
+    // A body bound for a file or a descriptor is often large: read it as curl's tool does, in
+    // big `recv`s. Only for these jobs, so small inline GETs keep curl's 16 KiB per transfer.
+    if job.output != nil || descriptorOutput != nil { spec.receiveBufferBytes = Self.fileReceiveBufferBytes }
     return spec
   }
 

@@ -37,6 +37,7 @@ extension Transfer {
     }
     // The jar's share holds the cookies; this turns the engine on for the hop ("" reads no file).
     if slot.hasJar { options.set(CURLOPT_COOKIEFILE, "") }
+    if let bytes = spec.receiveBufferBytes { options.set(CURLOPT_BUFFERSIZE, bytes) }
     options.set(CURLOPT_WRITEFUNCTION, write: CurlTrampolines.write)
     options.set(CURLOPT_WRITEDATA, pointer: me)
     slot.headerLines.transfer = self

@@ -44,6 +44,10 @@ public struct TransferSpec: Sendable, Equatable {
   public var protectedPaths: [String] = []
   /// The session's `resolve` pins (`CURLOPT_RESOLVE`); nil pins nothing.
   public var resolve: ResolveList?
+  /// curl's receive buffer (`CURLOPT_BUFFERSIZE`) in bytes; nil keeps curl's 16 KiB. A larger
+  /// one reads a big body in fewer, larger `recv` calls (curl's own tool uses 100 KB); the body
+  /// still reaches the write callback in pieces of at most 16 KiB (`CURL_MAX_WRITE_SIZE`).
+  public var receiveBufferBytes: Int?
 
   public init(
     request: Request, connectTimeoutMs: Int = 30_000, idleTimeoutMs: Int = 60_000,
