@@ -4,7 +4,7 @@
 whose entry is fresh (every job a hit: no request, no session slot) and where it must be
 revalidated (`no-cache`: every job a conditional request answered 304). For each: the
 client's jobs/s and ferryd's CPU time per job (utime + stime from /proc). The target is the
-issue's: a hit costs less of ferryd's CPU than a fetch. The port of bench/cache/daemon.sh.
+issue's: a hit costs less of ferryd's CPU than a fetch. (It replaces bench/cache/daemon.sh, the first version.)
 
 `make bench` runs it (bench/run.py); directly:
 

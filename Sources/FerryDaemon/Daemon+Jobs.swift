@@ -155,9 +155,6 @@ extension Daemon {
     }
     // The URL (its query string included) is held in memory as much as a body is.
     let held = (request.body?.inMemoryBytes ?? 0) + request.url.utf8.count
-    let resendSafe =
-      !isDurable || merged.retry?.anyMethod == true || ResumeRule.idempotentMethods.contains(request.method)
-      || request.headers.contains { $0.name.lowercased() == "idempotency-key" }
     var journal: Journal?
     if isDurable {
       journal = openJournal()
@@ -187,6 +184,9 @@ extension Daemon {
     if let journal {
       // Group commit: staged now, committed with the rest of the iteration's records; the
       // job's lines (its `queued`, the acknowledgement, first) and its start wait for that.
+      let resendSafe =
+        merged.retry?.anyMethod == true || ResumeRule.idempotentMethods.contains(request.method)
+        || request.headers.contains { $0.name.lowercased() == "idempotency-key" }
       let submission = JournalSubmission(
         id: id, uid: client.credentials?.uid, session: session.name, lane: merged.lane,
         method: request.method, declaresResendSafe: resendSafe, line: Array(line))
