@@ -5,11 +5,12 @@ CONFIG ?= config/ferry.json
 # Debian packages the build and the tests need. libsqlite3-dev is the durable journal's store
 # (FerryStore). media-types gives /etc/mime.types. curl, wrk,
 # hyperfine and python3(-venv) are the benchmark's peers and driver (make bench, bench-smoke).
+# nodejs runs the HTTP Caching Tests (tools/cache-tests) against ferryd's cache.
 DEPS := libevent-dev libcurl4-openssl-dev libsqlite3-dev media-types socat nginx-light openssl jq \
-	curl wrk hyperfine python3 python3-venv
+	curl wrk hyperfine python3 python3-venv nodejs
 SWIFTFLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps build build-debug run test lint format clean bench bench-smoke install fuzz test-sanitize
+.PHONY: deps build build-debug run test lint format clean bench bench-smoke install fuzz test-sanitize cache-tests
 
 deps:
 	@missing=""; for p in $(DEPS); do \
@@ -37,13 +38,20 @@ format:
 
 # Black-box tests run the release binaries (FERRY_PRODUCTS): what ships, at its speed. The
 # benchmark smoke runs on the same release products, and the fuzz targets a few seconds each
-# from their seeds, before the tests, so their summary ends the output.
+# from their seeds, and the HTTP Caching Tests against ferryd's cache (at least 95 % of their
+# required cases), before the tests, so their summary ends the output.
 test: deps lint
 	$(SWIFT) build -c release $(SWIFTFLAGS)
 	$(BENCH) --smoke
 	Fuzz/run.sh smoke
+	tools/cache-tests/run.sh --check
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	FERRY_PRODUCTS=$(CURDIR)/.build/release $(SWIFT) test --skip-build
+
+# The HTTP Caching Tests (cache-tests.fyi) against ferryd as a private cache (tools/cache-tests);
+# ID=case runs one case and prints its exchanges.
+cache-tests: build
+	tools/cache-tests/run.sh $(ID)
 
 # libFuzzer targets (Fuzz/, docs/FUZZING.md), one at a time, FUZZ_SECONDS each; fails on a
 # crash, whose input lands in Fuzz/artifacts/. The long run: make fuzz FUZZ_SECONDS=600.
