@@ -6,15 +6,12 @@ extension ArgumentParser {
   static func apply(_ option: CommandOption, name: String, value: String, to options: inout ParsedOptions)
     throws(UsageError)
   {
-    switch option.scope {
-    case .request: options.firstRequestOption = options.firstRequestOption ?? name
-    case .response: options.firstResponseOption = options.firstResponseOption ?? name
-    case .everywhere: break
-    }
+    if option.scope != .everywhere { options.given.append((option, name)) }
     switch option {
     case .socket: options.socket = try nonEmpty(value, name)
     case .help: options.wantsHelp = true
     case .version: options.wantsVersion = true
+    case .all: options.purgesAll = true
     default: try applyRequest(option, name: name, value: value, to: &options.request)
     }
   }
@@ -56,7 +53,7 @@ extension ArgumentParser {
       case "yes", "true": r.insecure = false
       default: r.caFile = try nonEmpty(value, name)
       }
-    case .socket, .help, .version: break
+    case .socket, .help, .version, .all: break
     }
   }
 

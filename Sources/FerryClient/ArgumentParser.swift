@@ -96,6 +96,7 @@ public enum ArgumentParser {
     case "events": return .events(try request(methodOptional: rest, options: options, topic: .events))
     case "job": return .printJob(try request(methodOptional: rest, options: options, topic: .job))
     case "cancel", "attach": return try jobOp(first, rest, options: options)
+    case "cache", "purge": return .cache(try cacheCommand(first, rest, options: options))
     default: break
     }
     if let op = SimpleOp(rawValue: first) {
@@ -143,6 +144,9 @@ public enum ArgumentParser {
     throws(UsageError) -> RequestOptions
   {
     guard let url = words.first, !url.isEmpty else { throw UsageError("a URL is needed", topic: topic) }
+    if let name = options.given.first(where: { $0.option.scope == .purge })?.name {
+      throw UsageError("\(name) does not apply to requests", topic: topic)
+    }
     var request = options.request
     request.method = method
     request.url = expandLocalhost(url)
@@ -205,7 +209,14 @@ public enum ArgumentParser {
   private static func refuseRequestOptions(_ options: ParsedOptions, command: String, allowsResponse: Bool)
     throws(UsageError)
   {
-    if let name = options.firstRequestOption ?? (allowsResponse ? nil : options.firstResponseOption) {
+    try refuseOptions(options, command: command, allowing: allowsResponse ? [.include] : [])
+  }
+
+  /// Refuses the first option given that `command` does not take (`allowed` are the ones it does).
+  static func refuseOptions(_ options: ParsedOptions, command: String, allowing allowed: Set<CommandOption>)
+    throws(UsageError)
+  {
+    if let name = options.firstGiven(notIn: allowed) {
       throw UsageError("\(name) does not apply to \(command)", topic: HelpTopic(command: command) ?? .general)
     }
   }

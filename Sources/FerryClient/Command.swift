@@ -15,6 +15,8 @@ public enum Command: Sendable, Equatable {
   case cancel(id: String)
   /// `ferry attach ID`: the rest of a detached job, printed like a response.
   case attach(id: String, includeHeaders: Bool)
+  /// `ferry cache`, `ferry purge URL|--all`: a session's HTTP cache.
+  case cache(CacheCommand)
   /// `ferry help [COMMAND]`, `--help`.
   case help(HelpTopic)
   /// `ferry --version`.

@@ -3,15 +3,21 @@ enum CommandOption: Sendable, CaseIterable {
   case header, json, form, multipart, raw, bodyFile, auth, authType, bearer, session, output, resume, timeout
   case lane, detach, id, acceptStatus, noFollow, retry, arrayEncoding, include, verbose, ignoreStdin
   case cacert, insecure, verify, cache
+  case all
   case socket, help, version
 
   /// Which commands an option makes sense for; others refuse it rather than ignore it.
-  enum Scope { case everywhere, request, response }
+  enum Scope {
+    case everywhere, request, response
+    /// `purge`'s alone (`--all`): request commands refuse it too.
+    case purge
+  }
 
   var scope: Scope {
     switch self {
     case .socket, .help, .version: .everywhere
     case .include: .response
+    case .all: .purge
     default: .request
     }
   }
@@ -20,8 +26,7 @@ enum CommandOption: Sendable, CaseIterable {
   var takesValue: Bool {
     switch self {
     case .json, .form, .multipart, .resume, .detach, .noFollow, .include, .verbose, .ignoreStdin, .insecure,
-      .help,
-      .version:
+      .all, .help, .version:
       false
     default: true
     }
@@ -59,6 +64,7 @@ enum CommandOption: Sendable, CaseIterable {
     case .insecure: ["-k", "--insecure"]
     case .verify: ["--verify"]
     case .cache: ["--cache"]
+    case .all: ["--all"]
     case .socket: ["--socket"]
     case .help: ["-h", "--help"]
     case .version: ["--version"]
@@ -82,8 +88,15 @@ struct ParsedOptions: Sendable {
   var socket: String?
   var wantsHelp = false
   var wantsVersion = false
-  /// The first request-only option seen, to name it when the command takes none.
-  var firstRequestOption: String?
-  var firstResponseOption: String?
+  /// Every option given that is not global, in command-line order with its spelling, to name
+  /// the first one a command does not take.
+  var given: [(option: CommandOption, name: String)] = []
   var request = RequestOptions(method: nil, url: "")
+  /// `--all` (purge).
+  var purgesAll = false
+
+  /// The first option given that `allowed` does not hold, as it was spelled.
+  func firstGiven(notIn allowed: Set<CommandOption>) -> String? {
+    given.first { !allowed.contains($0.option) }?.name
+  }
 }

@@ -71,6 +71,8 @@ public enum CommandPlan: Sendable, Equatable {
       var settings = opSettings(.response, terminals, id: id)
       settings.includeHeaders = includeHeaders
       return .converse(lines: [line(["op": "attach", "id": .string(id)])], settings: settings)
+    case .cache(let cache):
+      return .converse(lines: [line(.object(cache.op))], settings: opSettings(.cache(cache), terminals))
     }
   }
 

@@ -44,6 +44,8 @@ public struct EventRenderer {
     case op(SimpleOp)
     /// `ferry cancel ID`: no `error` before the `pong` that follows the cancel.
     case cancel
+    /// `ferry cache`, `ferry purge`: the `cache` or `purged` answer.
+    case cache(CacheCommand)
   }
 
   /// How the output is to be shaped.
@@ -84,6 +86,10 @@ public struct EventRenderer {
     switch settings.mode {
     case .rawEvents: return raw(line, event: event, name: name)
     case .op(let op): return answer(op, event: event, name: name)
+    case .cache(let command):
+      guard name == command.answer else { return refusal(event, name: name) }
+      let text = command.printsJSON ? payloadJSON(event) : Array(CacheOpPrinter.text(event, command).utf8)
+      return Rendering(stdout: text, exit: .success)
     case .cancel: return name == "pong" ? Rendering(exit: .success) : refusal(event, name: name)
     case .explain:
       if name == "explained" {
@@ -115,13 +121,18 @@ public struct EventRenderer {
   private func answer(_ op: SimpleOp, event: JSONObject, name: String) -> Rendering {
     guard name == op.answer else { return refusal(event, name: name) }
     if op == .ping { return Rendering(stdout: Array("pong\n".utf8), exit: .success) }
+    return Rendering(stdout: payloadJSON(event), exit: .success)
+  }
+
+  /// An op's answer without its `event` key, compact, or indented on a terminal, with a newline.
+  private func payloadJSON(_ event: JSONObject) -> [UInt8] {
     var payload = JSONObject()
     for member in event where member.key != "event" { payload.append(key: member.key, value: member.value) }
     var bytes =
       settings.stdoutIsTerminal
       ? JSONPrettyPrinter.bytes(.object(payload)) : JSONWriter.bytes(.object(payload))
     bytes.append(0x0A)
-    return Rendering(stdout: bytes, exit: .success)
+    return bytes
   }
 
   /// An `error` event ends the command with exit 1; anything else is not for us.

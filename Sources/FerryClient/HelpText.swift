@@ -29,6 +29,8 @@ enum HelpText {
       ferry job [METHOD] URL [ITEM...]       print the job line only; the daemon is not contacted
       ferry ping | hello | stats | sessions
       ferry cancel ID | attach ID
+      ferry cache [--session S] [--json]     a session's HTTP cache: counts and your URLs
+      ferry purge URL|--all [--session S]    remove a URL's stored answers, or all of yours
       ferry help [COMMAND]   (or COMMAND --help)
 
     Items: Header:value  name==query  name=string  name:=json  name@file  (see ferry help get)
@@ -141,6 +143,33 @@ enum HelpText {
 
     Takes over a job submitted with --detach: waits for its end and prints its response like
     ferry get (the body on stdout, -i for the headers).
+
+    """ + exitCodes
+
+  static let cache = """
+    Usage: ferry cache [--session NAME] [--json]
+
+    Prints the HTTP cache of a session (default: default): whether it has one, shared or per
+    user, its size limit, entries and bytes, its hit / revalidated / miss counts, then your own
+    stored URLs, one a line: status, size, times served, URL. In a per-user cache the counts
+    are every user's, the URLs only yours. A session without a cache says so (exit 0).
+      --session NAME   the session (an unknown one is an error, exit 1)
+      --json           the daemon's answer as JSON (as ferry stats prints), for scripts
+
+    """ + exitCodes
+
+  static let purge = """
+    Usage: ferry purge URL [--session NAME] [--json]
+           ferry purge --all [--session NAME] [--json]
+
+    Removes from a session's HTTP cache (default: default) every stored answer to URL (all its
+    variants), or with --all every entry of yours (in a shared cache: every entry), and prints
+    how many went. URL may be :PORT/path for http://localhost:PORT/path; it is matched as the
+    cache keys it (scheme and host in lower case, default port dropped). Removing nothing is
+    not an error (exit 0); a URL that is not http(s) is (exit 1).
+      --session NAME   the session (an unknown one is an error, exit 1)
+      --all            every entry instead of one URL's
+      --json           the daemon's answer as JSON, for scripts
 
     """ + exitCodes
 

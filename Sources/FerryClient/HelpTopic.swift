@@ -1,6 +1,6 @@
 /// A page of `ferry`'s help: the whole command, or one subcommand.
 public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
-  case general, request, explain, events, job, ping, hello, stats, sessions, cancel, attach
+  case general, request, explain, events, job, ping, hello, stats, sessions, cancel, attach, cache, purge
 
   /// The topic of a command word; the method commands share `request`'s page.
   public init?(command: String) {
@@ -35,6 +35,8 @@ public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
     case .sessions: HelpText.op("sessions", "Prints the configured sessions (credentials redacted).")
     case .cancel: HelpText.cancel
     case .attach: HelpText.attach
+    case .cache: HelpText.cache
+    case .purge: HelpText.purge
     }
   }
 }
