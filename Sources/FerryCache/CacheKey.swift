@@ -36,7 +36,8 @@ public enum CachePartition: Sendable, Hashable {
     return false
   }
 
-  var text: String {
+  /// `u1000` or `shared`: the key's first word, and the name eviction orders partitions by.
+  public var text: String {
     switch self {
     case .user(let uid): "u\(uid)"
     case .shared: "shared"

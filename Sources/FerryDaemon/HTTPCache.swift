@@ -14,7 +14,8 @@ import FerryStore
   /// One session's entries.
   final class SessionEntries {
     var byKey: [String: [CachedResponse]] = [:]
-    var order = EvictionOrder<String>()
+    /// Per partition: eviction takes from the user holding the most bytes first.
+    var order = SharedEvictionOrder<String, String>()
     var hits = 0
     var revalidated = 0
     var misses = 0
@@ -58,7 +59,7 @@ import FerryStore
         names.insert(response.bodyFile)
         let entries = self.entries(row.session)
         entries.byKey[response.entry.key.text, default: []].append(response)
-        entries.order.insert(response.id, bytes: response.size)
+        entries.order.insert(response.id, in: response.partition, bytes: response.size)
       }
       if !damaged.isEmpty { try store.put(nil, removing: damaged) }
       // Bodies no row names: an interrupted store, or files whose row went first.
@@ -99,7 +100,7 @@ import FerryStore
     list[i].lastUse = now
     list[i].verified = list[i].verified || response.verified
     entries.byKey[response.entry.key.text] = list
-    entries.order.use(response.id)
+    entries.order.use(response.id, in: response.partition)
     dirty.insert([session, response.entry.key.text, response.variant])
     if flushTimer?.isScheduled == false { flushTimer?.schedule(afterMs: 1_000) }
   }
@@ -159,11 +160,19 @@ import FerryStore
     {
       forget(oldest, in: entries, removeRow: true)
     }
-    entries.order.insert(response.id, bytes: response.size)
+    entries.order.insert(response.id, in: response.partition, bytes: response.size)
     let victims = entries.order.victims(maxBytes: maxBytes)
+    // The new entry would itself go: its user holds the most, and it does not fit beside what
+    // the others keep of their share. Nothing is stored; what was there stays.
+    guard !victims.contains(where: { $0.key == response.id && $0.partition == response.partition }) else {
+      entries.order.remove(response.id, in: response.partition)
+      if let replaced { entries.order.insert(replaced.id, in: replaced.partition, bytes: replaced.size) }
+      bodies.remove(name)
+      return false
+    }
     var removing: [(session: String, key: String, variant: String)] = []
     var victimResponses: [CachedResponse] = []
-    for id in victims {
+    for (_, id) in victims {
       guard let newline = id.firstIndex(of: "\n") else { continue }
       let k = String(id[..<newline])
       let v = String(id[id.index(after: newline)...])
@@ -174,8 +183,8 @@ import FerryStore
       try store.put(response.row(session: session), removing: removing)
     } catch {
       // The index did not take it: the order goes back to what the index holds.
-      entries.order.remove(response.id)
-      if let replaced { entries.order.insert(replaced.id, bytes: replaced.size) }
+      entries.order.remove(response.id, in: response.partition)
+      if let replaced { entries.order.insert(replaced.id, in: replaced.partition, bytes: replaced.size) }
       bodies.remove(name)
       return false
     }
@@ -197,7 +206,7 @@ import FerryStore
     else { return }
     list[i] = response
     entries.byKey[response.entry.key.text] = list
-    entries.order.insert(response.id, bytes: response.size)
+    entries.order.insert(response.id, in: response.partition, bytes: response.size)
     rewritten.insert([session, response.entry.key.text, response.variant])
     if flushTimer?.isScheduled == false { flushTimer?.schedule(afterMs: 1_000) }
   }
@@ -245,7 +254,7 @@ import FerryStore
     let file = list[i].bodyFile
     list.remove(at: i)
     entries.byKey[key] = list.isEmpty ? nil : list
-    entries.order.remove(response.id)
+    entries.order.remove(response.id, in: response.partition)
     if removeRow, let store, let session = sessions.first(where: { $0.value === entries })?.key {
       // The row first: a crash between the two leaves an orphan file, swept at start.
       try? store.put(nil, removing: [(session, key, response.variant)])

@@ -51,6 +51,37 @@ import Testing
     #expect(HTTPCacheTests.cacheOf(HTTPCacheTests.run(nobody, d, "x", #""url":"\#(url)""#)) == "miss")
   }
 
+  /// One user filling a private cache's `max_bytes` evicts their own entries, not another's
+  /// that hold less than an equal share (eviction takes from the largest holder first).
+  @Test func oneUserFillingTheCacheDoesNotEvictAnothersShare() throws {
+    let state = Paths.tempDirectory("cache-fair")
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    // An entry is its 2,000-byte body and ~200 bytes of fields: nine fit in 20,000, four and a
+    // half in each user's half.
+    let d = try InProcessDaemon(config: HTTPCacheTests.config(state, maxBytes: 20_000))
+    defer { d.close() }
+    let a = try d.connect(uid: 1000)
+    let b = try d.connect(uid: 1001)
+    let mine = (1...2).map { d.url("/bytes/2000?cache_control=max-age%3D600&n=\($0)") }
+    for (i, url) in mine.enumerated() {
+      #expect(HTTPCacheTests.cacheOf(HTTPCacheTests.run(a, d, "a\(i)", #""url":"\#(url)""#)) == "miss")
+    }
+    for i in 1...30 {
+      let url = d.url("/bytes/2000?cache_control=max-age%3D600&m=\(i)")
+      #expect(HTTPCacheTests.cacheOf(HTTPCacheTests.run(b, d, "b\(i)", #""url":"\#(url)""#)) == "miss")
+    }
+    let entries = d.daemon.httpCache.sessions["default"]
+    #expect((entries?.bytes ?? 0) <= 20_000)
+    for (i, url) in mine.enumerated() {
+      #expect(HTTPCacheTests.cacheOf(HTTPCacheTests.run(a, d, "a\(i)b", #""url":"\#(url)""#)) == "hit")
+    }
+    // b's most recent entry is still there; its oldest went.
+    let last = d.url("/bytes/2000?cache_control=max-age%3D600&m=30")
+    #expect(HTTPCacheTests.cacheOf(HTTPCacheTests.run(b, d, "b30b", #""url":"\#(last)""#)) == "hit")
+    let first = d.url("/bytes/2000?cache_control=max-age%3D600&m=1")
+    #expect(HTTPCacheTests.cacheOf(HTTPCacheTests.run(b, d, "b1b", #""url":"\#(first)""#)) == "miss")
+  }
+
   /// `shared: true`: one partition for every user (a public answer stored for one is served to
   /// another), but never an answer to a request with credentials, nor a `private` one.
   @Test func aSharedCacheServesEveryoneButNeverCredentialedOrPrivateAnswers() throws {
