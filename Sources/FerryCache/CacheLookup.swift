@@ -35,6 +35,8 @@ public enum CacheLookup {
         ? .serveNotModified(index: index, age: freshness.age) : .serve(index: index, age: freshness.age)
     }
     if request.control.onlyIfCached { return .fail(.onlyIfCached) }
+    // A part is cut only from an entry usable as it is; the origin answers the rest.
+    if request.range != nil { return .fetch(store: false) }
     // The client validates on its own: pass its conditional through rather than mixing ours in.
     if request.ifNoneMatch != nil || request.ifModifiedSince != nil { return .fetch(store: mayStore) }
     return .revalidate(index: index, conditions: entry.conditionalHeaders)

@@ -8,10 +8,13 @@ public struct CacheRequest: Sendable {
   public var noCache: Bool
   /// The request carries `Authorization` (a shared cache stores the answer only when allowed).
   public var hasAuthorization: Bool
-  /// The request carries `Range`, `If-Range`, `If-Match` or `If-Unmodified-Since`: it asks for
-  /// part of a resource or guards a change, so the cache neither answers it nor stores what comes
-  /// back.
+  /// The request carries `If-Range`, `If-Match` or `If-Unmodified-Since`, or a `Range` that is
+  /// not one byte range: it guards a change or asks for what the cache does not cut, so the
+  /// cache neither answers it nor stores what comes back.
   public var bypassesCache: Bool
+  /// One byte range asked for (`Range: bytes=…`): a usable stored complete `200` answers it with
+  /// a `206` of that slice; what the origin answers to it is not stored.
+  public var range: ByteRange?
   /// The client's own validators: a usable entry answers them itself (`serveNotModified`).
   public var ifNoneMatch: String?
   public var ifModifiedSince: String?
@@ -28,12 +31,17 @@ public struct CacheRequest: Sendable {
     }
     self.noCache = control.noCache || pragmaNoCache
     self.hasAuthorization = CacheFields.contains("authorization", in: headers)
-    self.bypassesCache = headers.contains {
-      switch $0.name {
-      case "if-match", "if-unmodified-since", "if-range", "range": true
-      default: false
+    let ranges = headers.filter { $0.name == "range" }
+    let range = ranges.count == 1 ? ByteRange(ranges[0].value) : nil
+    self.range = range
+    self.bypassesCache =
+      (!ranges.isEmpty && range == nil)
+      || headers.contains {
+        switch $0.name {
+        case "if-match", "if-unmodified-since", "if-range": true
+        default: false
+        }
       }
-    }
     self.ifNoneMatch = CacheFields.combined("if-none-match", in: headers)
     self.ifModifiedSince = CacheFields.first("if-modified-since", in: headers)
   }

@@ -19,7 +19,7 @@ public enum CacheStorability: Sendable, Equatable {
     /// `Vary: *` never matches a later request, so it is not stored (nor a `Vary` of more than
     /// `VaryRule.maxNames` fields).
     case varyStar = "vary_star"
-    /// The request's `Range`, `If-Range`, `If-Match` or `If-Unmodified-Since`.
+    /// The request's `Range`, `If-Range`, `If-Match` or `If-Unmodified-Since`: never stored.
     case partialRequest = "partial_request"
   }
 
@@ -34,7 +34,7 @@ public enum CacheStorability: Sendable, Equatable {
   {
     let shared = request.key.partition.isShared
     guard request.key.method == "GET" else { return .notStorable(.method) }
-    guard !request.bypassesCache else { return .notStorable(.partialRequest) }
+    guard !request.bypassesCache, request.range == nil else { return .notStorable(.partialRequest) }
     guard !request.control.noStore else { return .notStorable(.requestNoStore) }
     guard !control.noStore else { return .notStorable(.responseNoStore) }
     guard !(shared && control.isPrivate) else { return .notStorable(.privateInShared) }

@@ -58,13 +58,24 @@ extension Daemon {
       var notModified = false
       if case .serveNotModified = decision { notModified = true }
       let response = stored[index]
-      let status = notModified ? 304 : response.entry.status
+      var status = notModified ? 304 : response.entry.status
       let served =
         notModified ? response.entry.notModifiedHeaders(age: age) : response.entry.servedHeaders(age: age)
+      // A `Range` request: the slice of a stored complete 200, as a 206; else the origin's.
+      var slice: ClosedRange<Int64>?
+      if !notModified, let range = cached.range {
+        guard response.entry.status == 200, let cut = range.resolve(length: response.bodyBytes) else {
+          return dontLoad
+            ? notCached("the stored response does not hold the range asked for")
+            : running(.fetching(store: false))
+        }
+        slice = cut
+        status = 206
+      }
       let run = answering()
       if let output = descriptorOutput { run.useDescriptorOutput(output) }
       switch run.answer(
-        from: response, status: status, headers: served, outcome: .hit, metrics: nil, age: now)
+        from: response, status: status, headers: served, outcome: .hit, metrics: nil, age: now, slice: slice)
       {
       case .answered:
         // The connection knows it while it is answered (`startedFromCache`), and lets go of it

@@ -12,22 +12,24 @@ import FerryWire
 extension JobRun {
   /// Answers the job from `stored` without a transfer of its own (a hit, a 304's stored body, a
   /// stale answer): the body is read whole (and checked) before anything is sent, so a damaged
-  /// entry sends nothing and the job goes on as a miss. `now` gives `Age`.
+  /// entry sends nothing and the job goes on as a miss. `now` gives `Age`. With `slice` (a
+  /// `Range` request's bytes, status 206) only those bytes go out, after `Content-Range`.
   func answer(
     from stored: CachedResponse, status: Int, headers: CacheHeaderList, outcome: CacheOutcome,
-    metrics: TransferMetrics?, age now: Int64
+    metrics: TransferMetrics?, age now: Int64, slice: ClosedRange<Int64>? = nil
   ) -> StoredAnswer {
     let freshness = Freshness(
       entry: stored.entry, control: stored.entry.control, shared: stored.entry.key.partition.isShared,
       now: now)
-    let served = status == 304 ? headers : stored.entry.servedHeaders(age: freshness.age)
+    var served = status == 304 ? headers : stored.entry.servedHeaders(age: freshness.age)
+    if let slice { served = ByteRange.partialHeaders(served, slice: slice, length: stored.bodyBytes) }
     let head = ResponseHead(status: status, headers: served, httpVersion: "1.1")
     let contentType = head.header("content-type")
     let hasBody = status != 304 && request.method != "HEAD"
     let empty = !hasBody || stored.bodyBytes == 0
     let rejection = accept.check(status: status, contentType: contentType, bodyIsEmpty: empty)
     let loaded: LoadedBody
-    switch loadStored(stored, hasBody: hasBody, accepted: rejection == nil) {
+    switch loadStored(stored, hasBody: hasBody, accepted: rejection == nil, slice: slice) {
     case .success(let body): loaded = body
     case .failure(.damaged): return .damaged
     case .failure(.unsuitable): return .unsuitable
@@ -94,26 +96,32 @@ extension JobRun {
 
   /// Reads the stored body into where the job wants it (inline, a stream held until sent, the
   /// output's `.part`), checking its size and, on its first read since the start, its hash.
-  private func loadStored(_ stored: CachedResponse, hasBody: Bool, accepted: Bool) -> Result<
-    LoadedBody, LoadFailure
-  > {
+  private func loadStored(
+    _ stored: CachedResponse, hasBody: Bool, accepted: Bool, slice: ClosedRange<Int64>?
+  ) -> Result<LoadedBody, LoadFailure> {
     guard let bodies = daemon.httpCache.bodies else { return .failure(.damaged) }
     guard hasBody else { return .success(.none) }
     let sha = stored.verified ? nil : stored.sha256
+    let sending = slice.map { Int64($0.count) } ?? stored.bodyBytes
     // A descriptor to continue (`resume`) holds part of a body already: fetch.
     if accepted, descriptorOutput?.resumes == true { return .failure(.unsuitable) }
     if accepted, descriptorOutput != nil {
       // Checked whole first (the hash, on its first read since the start), so that nothing of
       // a damaged body reaches the descriptor; then read again piece by piece as it drains.
-      return feed(stored, bodies: bodies, sha256: sha)
+      return feed(stored, bodies: bodies, sha256: sha, slice: slice)
     }
     if accepted, job.response == .stream {
-      if stored.bodyBytes > Int64(StoredBodyFeed.pieceBytes) {
+      if sending > Int64(StoredBodyFeed.pieceBytes) {
         // More than one piece: `data` events paced by the client's output.
-        return feed(stored, bodies: bodies, sha256: sha)
+        return feed(stored, bodies: bodies, sha256: sha, slice: slice)
       }
       var bytes: [UInt8] = []
-      guard bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha, into: { bytes += $0 }) else {
+      var cursor = SliceCursor(slice)
+      guard
+        bodies.read(
+          stored.bodyFile, bytes: stored.bodyBytes, sha256: sha,
+          into: { chunk in if let piece = cursor.take(chunk) { bytes += piece } })
+      else {
         return .failure(.damaged)
       }
       return .success(.stream(bytes))
@@ -127,9 +135,10 @@ extension JobRun {
         return .failure(.failed(error))
       }
       var writeError: WireError?
+      var cursor = SliceCursor(slice)
       let whole = bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha) { chunk in
-        guard writeError == nil else { return }
-        do throws(WireError) { try file.write(chunk) } catch { writeError = error }
+        guard writeError == nil, let piece = cursor.take(chunk) else { return }
+        do throws(WireError) { try file.write(piece) } catch { writeError = error }
       }
       guard whole, writeError == nil else {
         file.abandon(keepPartial: false)
@@ -140,23 +149,29 @@ extension JobRun {
     // Inline (or a rejected answer's body, which comes back inline): bounded by
     // `max_inline_bytes` as a fetched one is (the collector keeps no more).
     var collected = ResponseCollector(mode: collector.mode, maxInlineBytes: collector.maxInlineBytes)
-    guard bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha, into: { collected.append($0) })
+    var cursor = SliceCursor(slice)
+    guard
+      bodies.read(
+        stored.bodyFile, bytes: stored.bodyBytes, sha256: sha,
+        into: { chunk in if let piece = cursor.take(chunk) { collected.append(piece) } })
     else { return .failure(.damaged) }
     return .success(.inline(collected))
   }
 
   /// The stored body checked whole first (the hash, on its first read since the start), so
   /// that nothing of a damaged body goes out; then opened to be read again piece by piece.
-  private func feed(_ stored: CachedResponse, bodies: CacheBodyFiles, sha256: [UInt8]?) -> Result<
-    LoadedBody, LoadFailure
-  > {
+  private func feed(
+    _ stored: CachedResponse, bodies: CacheBodyFiles, sha256: [UInt8]?, slice: ClosedRange<Int64>?
+  ) -> Result<LoadedBody, LoadFailure> {
     if let sha256, !bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha256, into: { _ in }) {
       return .failure(.damaged)
     }
     guard let fd = bodies.openBody(stored.bodyFile, bytes: stored.bodyBytes) else {
       return .failure(.damaged)
     }
-    return .success(.feed(StoredBodyFeed(fd: fd, total: stored.bodyBytes)))
+    let start = slice?.lowerBound ?? 0
+    let end = slice.map { $0.upperBound + 1 } ?? stored.bodyBytes
+    return .success(.feed(StoredBodyFeed(fd: fd, from: start, to: end)))
   }
 
   /// The `done` body of a loaded stored body: sent as `data`, committed into place, or inline.
@@ -226,10 +241,10 @@ extension JobRun {
     guard let end = cacheFeedEnd, let head else { return }
     let body: ResponseBody
     if descriptorOutput != nil {
-      body = .written(bytes: feed.total)
+      body = .written(bytes: feed.length)
     } else {
       bodyStream?.finish { piece, asText, offset in sendData(piece, asText: asText, offset: offset) }
-      body = .streamed(bytes: bodyStream?.offset ?? feed.total)
+      body = .streamed(bytes: bodyStream?.offset ?? feed.length)
     }
     finish(
       .done(
@@ -274,5 +289,25 @@ extension JobRun {
       emit(lifecycle.queued(), .queued(position: nil))
     }
     lifecycle.answeredWithoutAttempt()
+  }
+}
+
+/// Where a stored body's chunks are as they are read, and the part of each that falls within
+/// a `Range` request's slice (all of it without one).
+struct SliceCursor {
+  private let slice: ClosedRange<Int64>?
+  private var position: Int64 = 0
+
+  init(_ slice: ClosedRange<Int64>?) { self.slice = slice }
+
+  /// The bytes of `chunk` (the body's next bytes) inside the slice, or nil when none are.
+  mutating func take(_ chunk: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+    let start = position
+    position += Int64(chunk.count)
+    guard let slice else { return chunk }
+    let from = max(start, slice.lowerBound)
+    let to = min(position, slice.upperBound + 1)
+    guard from < to else { return nil }
+    return UnsafeRawBufferPointer(rebasing: chunk[Int(from - start)..<Int(to - start)])
   }
 }

@@ -13,26 +13,32 @@ import FerryLoop
   static let pieceBytes = 64 << 10
 
   private var fd: Int32
-  let total: Int64
-  private(set) var offset: Int64 = 0
+  /// Where the bytes to send end in the file (its size, or a `Range` slice's end + 1).
+  let end: Int64
+  /// How many bytes it sends.
+  let length: Int64
+  private(set) var offset: Int64
   private var buffer: [UInt8]
 
-  /// Takes ownership of `fd`, the body file, `total` bytes long.
-  init(fd: Int32, total: Int64) {
+  /// Takes ownership of `fd`, the body file, and sends its bytes `start..<end` (all of a body
+  /// `total` bytes long, or a `Range` request's slice).
+  init(fd: Int32, from start: Int64 = 0, to end: Int64) {
     self.fd = fd
-    self.total = total
-    buffer = [UInt8](repeating: 0, count: Int(min(total, Int64(Self.pieceBytes))))
+    self.end = end
+    self.length = end - start
+    offset = start
+    buffer = [UInt8](repeating: 0, count: Int(min(end - start, Int64(Self.pieceBytes))))
   }
 
   isolated deinit { close() }
 
-  var isAtEnd: Bool { offset >= total }
+  var isAtEnd: Bool { offset >= end }
 
   /// Reads the next piece and hands it to `body`; false when the file cannot be read (or
   /// ended early: it was cut under a running daemon).
   func next(_ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
     guard fd >= 0, !isAtEnd else { return false }
-    let want = Int(min(total - offset, Int64(buffer.count)))
+    let want = Int(min(end - offset, Int64(buffer.count)))
     let fd = self.fd
     let at = off_t(offset)
     let read = buffer.withUnsafeMutableBytes { raw in

@@ -86,7 +86,15 @@ private let fresh60 = [("cache-control", "max-age=60"), ("etag", "\"v1\"")]
     stored: fresh60 + [("last-modified", Fix.date(-100))], request: [("if-modified-since", Fix.date(-101))],
     after: 1,
     expected: "serve"),
-  LookupCase(stored: fresh60, request: [("range", "bytes=0-1")], after: 1, expected: "fetch-nostore"),
+  // One byte range: a usable entry answers it (ferryd cuts the slice); a stale one does not
+  // revalidate for it, and any other Range, or an If-Range, goes to the origin unstored.
+  LookupCase(stored: fresh60, request: [("range", "bytes=0-1")], after: 1, expected: "serve"),
+  LookupCase(stored: fresh60, request: [("range", "bytes=0-1")], after: 120, expected: "fetch-nostore"),
+  LookupCase(stored: fresh60, request: [("range", "bytes=0-1,4-5")], after: 1, expected: "fetch-nostore"),
+  LookupCase(stored: fresh60, request: [("range", "items=0-1")], after: 1, expected: "fetch-nostore"),
+  LookupCase(
+    stored: fresh60, request: [("range", "bytes=0-1"), ("if-range", "\"v1\"")], after: 1,
+    expected: "fetch-nostore"),
   LookupCase(stored: fresh60, request: [("if-match", "\"v1\"")], after: 1, expected: "fetch-nostore"),
 ])
 func decidesUnderTheProtocolPolicy(row: LookupCase) {
