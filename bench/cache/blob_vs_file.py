@@ -45,7 +45,7 @@ def counts(size):
     about a second of work per phase on an idle machine."""
     slots = max(16, min(4096, (16 << 20) // size))
     # Enough stores for several WAL checkpoints (every 1,000 pages) in each run's mean.
-    stores = {1 << 10: 600, 16 << 10: 600, 256 << 10: 100}.get(size, 16)
+    stores = 600 if size <= 16 << 10 else 100 if size <= 256 << 10 else 16
     hits = max(100, min(20_000, (80 << 20) // size))
     return slots, stores, hits, min(slots, 200)
 
