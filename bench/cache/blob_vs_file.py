@@ -3,7 +3,7 @@
 cache.db, for bodies of 1 KiB, 16 KiB, 256 KiB and 4 MiB. docs/CACHE.md "Bodies: files or
 BLOBs" has the result and the decision.
 
-    bench/cache/blob_vs_file.py [--reps N] [--dir DIR] [--sizes 1024,...] [--json FILE]
+    bench/cache/blob_vs_file.py [--reps N] [--dir DIR] [--sizes 1024,...] [--entries N] [--json FILE]
 
 The timed loops are C (`blob_vs_file.c`, compiled here with `cc -O2 … -lsqlite3`, Debian's
 libsqlite3 as ferryd links it), not Python: a 1 KiB hit costs 1–6 µs in C, and Python's own
@@ -39,11 +39,14 @@ VARIANTS = [("file", "NORMAL"), ("blob", "NORMAL"), ("blob-mmap", "NORMAL"), ("f
 STORED = [v for v in VARIANTS if v[0] != "blob-mmap"]
 
 
+ENTRIES = None  # --entries
+
+
 def counts(size):
     """(entries kept, stores, warm hits, cold hits) of one run for bodies of `size` bytes: a
-    cache of 16 MiB or 4,096 entries (more than SQLite's default 2 MB page cache holds), and
-    about a second of work per phase on an idle machine."""
-    slots = max(16, min(4096, (16 << 20) // size))
+    cache of 16 MiB or 4,096 entries (more than SQLite's default 2 MB page cache holds) unless
+    --entries says otherwise, and about a second of work per phase on an idle machine."""
+    slots = ENTRIES or max(16, min(4096, (16 << 20) // size))
     # Enough stores for several WAL checkpoints (every 1,000 pages) in each run's mean.
     stores = 600 if size <= 16 << 10 else 100 if size <= 256 << 10 else 16
     hits = max(100, min(20_000, (80 << 20) // size))
@@ -229,10 +232,13 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--dir", help="where the stores are made (a disk; default: a new directory in $TMPDIR)")
     ap.add_argument("--sizes", default=",".join(str(s) for s in SIZES))
+    ap.add_argument("--entries", type=int, help="entries in the cache (default: 16 MiB of bodies, at most 4096)")
     ap.add_argument("--no-python", action="store_true", help="skip the Python-timed hits")
     ap.add_argument("--json", help="also write the raw results here")
     a = ap.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")]
+    global ENTRIES
+    ENTRIES = a.entries
     root = tempfile.mkdtemp(prefix="ferry-blob-vs-file-", dir=a.dir)
     fs = filesystem(root)
     if fs == "tmpfs":
