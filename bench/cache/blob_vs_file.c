@@ -10,7 +10,7 @@
  * a full cache), HITS warm hits and COLD hits whose pages were dropped from the page cache
  * first (posix_fadvise DONTNEED on this run's own files; nothing else is touched). It prints
  * one JSON line: microseconds per operation of each phase (the mean over the phase), and the
- * CPU microseconds (getrusage) per store and per warm hit.
+ * CPU microseconds (getrusage) per store.
  *
  * cache.db is opened as FerryStore's Database.openStore opens it: SQLITE_OPEN_NOMUTEX,
  * locking_mode EXCLUSIVE, journal_mode WAL, synchronous SYNC, journal_size_limit 1 MiB, every
@@ -311,9 +311,8 @@ static void op_store(int slot) { blob_layout ? store_blob(slot) : store_file(slo
 static void op_hit(int slot) { blob_layout ? hit_blob(slot, 0) : hit_file(slot); }
 static void op_hit_io(int slot) { hit_blob(slot, 1); }
 
-/* Runs `count` operations over the slots in turn and returns µs per operation, with the CPU
- * µs per operation (getrusage over the phase) in `cpu_per_op`. A cold operation's clock runs
- * only around the operation, not around the drop before it. */
+/* Runs `count` operations over the slots in turn: µs per operation, and CPU µs per operation
+ * (getrusage over the phase) in `cpu_per_op`. A cold one is timed without the drop before it. */
 static double timed(op_fn op, int count, int cold, double *cpu_per_op) {
   if (count == 0) return 0;
   double total = 0, c0 = cpu_us(), t0 = now_us();
@@ -388,11 +387,9 @@ int main(int argc, char **argv) {
   slot_id = calloc((size_t)slots, sizeof *slot_id);
 
   fill();
-  double store_cpu = 0, hit_cpu = 0, io_cpu = 0;
-  double store = timed(op_store, stores, 0, &store_cpu);
+  double store_cpu = 0, store = timed(op_store, stores, 0, &store_cpu);
   for (int i = 0; hits && i < slots; i++) op_hit(i); /* warm: every body in the page cache */
-  double hit = timed(op_hit, hits, 0, &hit_cpu);
-  double hit_io = blob_layout ? timed(op_hit_io, hits, 0, &io_cpu) : 0;
+  double hit = timed(op_hit, hits, 0, NULL), hit_io = blob_layout ? timed(op_hit_io, hits, 0, NULL) : 0;
   double cold_hit = 0, cold_tree = 0, cold_tree_io = 0;
   if (cold) {
     if (blob_layout) sql("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -404,11 +401,9 @@ int main(int argc, char **argv) {
       cold_tree_io = timed(op_hit_io, cold, 1, NULL);
     }
   }
-  printf("{\"store_us\": %.3f, \"store_cpu_us\": %.3f, \"hit_us\": %.3f, \"hit_cpu_us\": %.3f, "
-         "\"hit_blobio_us\": %.3f, \"hit_blobio_cpu_us\": %.3f, \"cold_us\": %.3f, "
-         "\"cold_tree_us\": %.3f, \"cold_tree_blobio_us\": %.3f, \"sqlite\": \"%s\"}\n",
-         store, store_cpu, hit, hit_cpu, hit_io, io_cpu, cold_hit, cold_tree, cold_tree_io,
-         sqlite3_libversion());
+  printf("{\"store_us\": %.3f, \"store_cpu_us\": %.3f, \"hit_us\": %.3f, \"hit_blobio_us\": %.3f, "
+         "\"cold_us\": %.3f, \"cold_tree_us\": %.3f, \"cold_tree_blobio_us\": %.3f, \"sqlite\": \"%s\"}\n",
+         store, store_cpu, hit, hit_io, cold_hit, cold_tree, cold_tree_io, sqlite3_libversion());
   sqlite3_close_v2(db);
   return 0;
 }
