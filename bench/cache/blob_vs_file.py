@@ -7,9 +7,9 @@ BLOBs" has the result and the decision.
 
 The timed loops are C (`blob_vs_file.c`, compiled here with `cc -O2 … -lsqlite3`, Debian's
 libsqlite3 as ferryd links it), not Python: a 1 KiB hit costs 1–6 µs in C, and Python's own
-cost per call (the interpreter, argument tuples, a Row object, a bytes copy) is of the same
-size and not the same for the two layouts. To show it, the warm hits are also timed from
-Python over the same files (the last table). This script runs the C program once per
+cost per hit (the interpreter, argument tuples, a result tuple, a bytes copy) is 1.5–3 µs, as
+much as a small BLOB hit, which pulls the ratios towards 1. To show it, the warm hits are also
+timed from Python over the same files (the last table). This script runs the C program once per
 (repetition, size, variant), each in a fresh directory under DIR (default: a new one in
 $TMPDIR, which must be a disk, not tmpfs, for fsync to mean anything), in an order that turns
 round every repetition; ratios are taken within a repetition. Figures are µs per operation:
