@@ -241,6 +241,24 @@ extension Daemon {
     shutdownProgress()
   }
 
+  /// A waiting job an ending job released: it starts with the others released in this
+  /// iteration, after the iteration's callbacks (`releasedTimer`, a 0 ms timer).
+  private func deferStart(_ serial: UInt64) {
+    releasedStarts.append(serial)
+    if releasedTimer == nil {
+      releasedTimer = Timer(loop: loop) { [unowned self] in self.startReleased() }
+    }
+    if releasedTimer?.isScheduled == false { releasedTimer?.schedule(afterMs: 0) }
+  }
+
+  /// Starts the released jobs, in the order released. A job that ended meanwhile (cancelled)
+  /// is gone from `jobs` and is skipped.
+  func startReleased() {
+    swap(&releasedStarts, &spareReleased)
+    for serial in spareReleased { jobs[serial]?.start() }
+    spareReleased.removeAll(keepingCapacity: true)
+  }
+
   /// An empty action list for one event of the job table: the one kept from the last event,
   /// so the per-job path allocates none. An event fed while another's actions are performed
   /// (an action ended a job) finds none kept and gets a new one.
@@ -264,6 +282,7 @@ extension Daemon {
       switch action {
       case .announceQueued(let serial, let position): job(serial)?.announceQueued(position: position)
       case .start(let serial): job(serial)?.start()
+      case .startReleased(let serial): deferStart(serial)
       case .refuse:
         // Only `submitted` refuses, and `submit` answers it before the job is live.
         break

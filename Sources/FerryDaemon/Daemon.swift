@@ -36,6 +36,13 @@ import FerryWire
   var outputsInUse: [String: UInt64] = [:]
   /// The action list of the last job table event, kept for the next (`takeActions`).
   var spareActions: [JobTable.Action] = []
+  /// Waiting jobs that ended jobs released, started together once the loop's callbacks of this
+  /// iteration are done (`startReleased`): the ends of a burst of transfers are all handled
+  /// first, then the jobs behind them start at once, and their requests go out together.
+  var releasedStarts: [UInt64] = []
+  /// The list `releasedStarts` had, emptied, kept for the next flush.
+  var spareReleased: [UInt64] = []
+  var releasedTimer: Timer?
   var nextSerial: UInt64 = 0
   var signals: [SignalWatch] = []
   let startedAtMs: UInt64

@@ -42,7 +42,7 @@ struct JobTableTests {
     #expect(submit(&t, 1) == [.announceQueued(1, position: nil), .start(1)])
     #expect(submit(&t, 2) == [.announceQueued(2, position: 1)])
     #expect(t.entries[2]?.phase == .waiting)
-    #expect(end(&t, 1) == [.start(2)])
+    #expect(end(&t, 1) == [.startReleased(2)])
     #expect(t.entries[2]?.phase == .running)
     #expect(end(&t, 2, .failed) == [])
     #expect(t.liveCount == 0)
@@ -55,7 +55,7 @@ struct JobTableTests {
     _ = submit(&t, 2)
     _ = submit(&t, 3)
     #expect(end(&t, 2, .cancelled) == [])
-    #expect(end(&t, 1) == [.start(3)])
+    #expect(end(&t, 1) == [.startReleased(3)])
     #expect(t.stats.sessions["s"] == counters(running: 1, done: 1, cancelled: 1))
   }
 
@@ -196,13 +196,13 @@ struct JobTableTests {
     for serial in UInt64(1)...6 { _ = submit(&t, serial, client: 7) }
     #expect(submit(&t, 7, client: 8) == [.announceQueued(7, position: 3)])
     // Client 7 holds 4 of 4 (its share is 2 with two clients): 8's job goes first.
-    #expect(end(&t, 1) == [.start(7)])
+    #expect(end(&t, 1) == [.startReleased(7)])
     // 7 holds 3, 8 holds 1 and waits for nothing: FIFO.
-    #expect(end(&t, 2) == [.start(5)])
+    #expect(end(&t, 2) == [.startReleased(5)])
     #expect(submit(&t, 8, client: 8) == [.announceQueued(8, position: 2)])
     // 8 holds 1 of its share of 2: its job jumps 7's older one.
-    #expect(end(&t, 3) == [.start(8)])
-    #expect(end(&t, 7) == [.start(6)])
+    #expect(end(&t, 3) == [.startReleased(8)])
+    #expect(end(&t, 7) == [.startReleased(6)])
   }
 
   @Test func lanesArePerUserUnlessShared() {
@@ -213,8 +213,8 @@ struct JobTableTests {
     #expect(submit(&t, 3, lane: "nightly", client: 9, uid: 1001) == [.announceQueued(3, position: 1)])
     _ = submit(&t, 4, lane: "both", client: 7, uid: 1001)
     #expect(submit(&t, 5, lane: "both", client: 8, uid: 1002) == [.announceQueued(5, position: 2)])
-    #expect(end(&t, 4) == [.start(5)])
-    #expect(end(&t, 1) == [.start(3)])
+    #expect(end(&t, 4) == [.startReleased(5)])
+    #expect(end(&t, 1) == [.startReleased(3)])
   }
 
   /// The reload reproduction of issue 11, on the table alone.
@@ -224,8 +224,8 @@ struct JobTableTests {
     _ = submit(&t, 2)
     #expect(reload(&t, ["s": .init(maxConcurrent: 1)]) == [])
     #expect(submit(&t, 3) == [.announceQueued(3, position: 2)])
-    #expect(end(&t, 1) == [.start(2)])
-    #expect(end(&t, 2) == [.start(3)])
+    #expect(end(&t, 1) == [.startReleased(2)])
+    #expect(end(&t, 2) == [.startReleased(3)])
   }
 
   @Test func anUnchangedReloadKeepsALaneBusyAndTheRateClock() {
@@ -245,8 +245,8 @@ struct JobTableTests {
     actions = []
     t.rateDue("r", nowMs: 1100, into: &actions)
     #expect(actions == [.start(4)])
-    #expect(end(&t, 1) == [.start(2)])
-    #expect(end(&t, 2) == [.start(5)])
+    #expect(end(&t, 1) == [.startReleased(2)])
+    #expect(end(&t, 2) == [.startReleased(5)])
   }
 
   @Test func aLargerLimitStartsWaitingJobsInOrderAndASmallerOneWaitsForRunningJobs() {
@@ -259,7 +259,7 @@ struct JobTableTests {
     #expect(reload(&t, ["s": .init(maxConcurrent: 1)]) == [])
     #expect(end(&t, 1) == [])
     #expect(end(&t, 2) == [])
-    #expect(end(&t, 3) == [.start(4)])
+    #expect(end(&t, 3) == [.startReleased(4)])
   }
 
   @Test func aRemovedSessionFailsItsWaitingJobsAndGoesWhenItsRunningOnesHaveEnded() {
