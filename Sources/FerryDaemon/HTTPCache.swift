@@ -48,7 +48,7 @@ import FerryStore
     do throws(StoreError) {
       try StateDirectory.prepare(dir)
       let store = try CacheStore(path: dir + "/cache.db", sync: sync)
-      let bodies = try CacheBodyFiles(path: dir + "/cache")
+      let bodies = try CacheBodyFiles(path: dir + "/cache", syncs: sync == .full)
       var names: Set<String> = []
       var damaged: [(session: String, key: String, variant: String)] = []
       for row in try store.all() {

@@ -5,17 +5,26 @@ import Glibc
 /// The HTTP cache's bodies: one file per stored response under `<state dir>/cache/` (mode
 /// 0700, files 0600, ferryd's user only; clients never open them).
 ///
-/// A body is written to a temporary file (`tmp-…`) while it arrives, then fsynced and renamed
-/// to its entry's name, and the directory fsynced, before the index row that names it is
-/// committed. Files no row names (an interrupted store, an eviction whose row went first) are
+/// A body is written to a temporary file (`tmp-…`) while it arrives, then renamed to its
+/// entry's name before the index row that names it is committed; with `syncs` (`journal.sync:
+/// full`) the file is fsynced before the rename and the directory after it, so that a power
+/// loss loses no stored entry. Without (`normal`, the default, as SQLite's `synchronous`
+/// NORMAL) nothing waits for the disk: a SIGKILL still never leaves a torn entry (the page
+/// cache outlives the process, and the rename is atomic), and a power loss that tears a body
+/// under its row is caught by the checks below and costs one refetch. Files no row names (an interrupted store, an eviction whose row went first) are
 /// removed at start (`sweep`). At serve time the file's size must be the row's, and, on the
 /// first read after a start, its SHA-256 too (`read`); anything else is a damaged entry.
 public final class CacheBodyFiles {
   public let path: String
   private let directory: Int32
+  /// fsync of each body and of the directory at commit (`journal.sync: full`).
+  public let syncs: Bool
+  /// fsyncs made so far (tests: none without `syncs`).
+  public private(set) var syncCount = 0
 
   /// Opens (creating, mode 0700) the body directory `path`.
-  public init(path: String) throws(StoreError) {
+  public init(path: String, syncs: Bool = false) throws(StoreError) {
+    self.syncs = syncs
     try StateDirectory.prepare(path)
     switch SystemCall.retrying({ open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW) }) {
     case .success(let fd): directory = fd
@@ -66,12 +75,17 @@ public final class CacheBodyFiles {
     return Writer(fd: fd, temporaryName: name)
   }
 
-  /// Makes the written body durable under a new name: fsync, rename, fsync of the directory.
-  /// Returns the name and the body's SHA-256, or nil (the temporary file removed) on failure.
+  /// Gives the written body its name: rename (with `syncs`, fsync before and of the directory
+  /// after). Returns the name and the body's SHA-256, or nil (the temporary file removed) on
+  /// failure.
   public func commit(_ writer: Writer) -> (name: String, sha256: [UInt8])? {
     guard !writer.isClosed else { return nil }
     writer.isClosed = true
-    let synced = SystemCall.retrying({ fsync(writer.fd) })
+    var synced: Result<Int32, Errno> = .success(0)
+    if syncs {
+      synced = SystemCall.retrying({ fsync(writer.fd) })
+      syncCount += 1
+    }
     close(writer.fd)
     let name = Self.randomName()
     guard case .success = synced,
@@ -80,7 +94,10 @@ public final class CacheBodyFiles {
       unlinkat(directory, writer.temporaryName, 0)
       return nil
     }
-    _ = SystemCall.retrying({ fsync(directory) })
+    if syncs {
+      _ = SystemCall.retrying({ fsync(directory) })
+      syncCount += 1
+    }
     return (name, writer.hasher.finalize())
   }
 

@@ -66,4 +66,20 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path + "/cache") == [name])
     bodies.discard(abandoned)
   }
+
+  /// A body is fsynced (with its directory) only under `journal.sync: full`: with `normal` a
+  /// store never waits for the disk on the loop; either way the stored body reads back whole.
+  @Test func bodiesAreSyncedOnlyWhenAsked() throws {
+    let dir = TempDirectory("cache-syncs")
+    for syncs in [false, true] {
+      let bodies = try CacheBodyFiles(path: dir.path + "/cache-\(syncs)", syncs: syncs)
+      for _ in 0..<3 {
+        let writer = try #require(bodies.begin())
+        #expect(Array("body".utf8).withUnsafeBytes { writer.write($0) })
+        let (name, sha) = try #require(bodies.commit(writer))
+        #expect(bodies.read(name, bytes: 4, sha256: sha) { _ in })
+      }
+      #expect(bodies.syncCount == (syncs ? 6 : 0))
+    }
+  }
 }
