@@ -224,6 +224,8 @@ extension Daemon {
     o.append(key: "session", value: .string(name))
     guard let settings, openHTTPCache() else {
       o.append(key: "enabled", value: false)
+      // Configured, but the store cannot be opened (logged once): its jobs run uncached.
+      if settings != nil { o.append(key: "unavailable", value: true) }
       return client.send(.payload(name: "cache", o))
     }
     let entries = httpCache.sessions[name]

@@ -113,6 +113,9 @@ struct CacheCommandTests {
     var plain = Fixture.renderer(.cache(CacheCommand(.list, session: "p")))
     let off = plain.render(#"{"event":"cache","session":"p","enabled":false}"#)
     #expect(off == Rendering(stdout: Array("session p has no cache\n".utf8), exit: .success))
+    var broken = Fixture.renderer(.cache(CacheCommand(.list, session: "p")))
+    let unavailable = broken.render(#"{"event":"cache","session":"p","enabled":false,"unavailable":true}"#)
+    #expect(unavailable.stdoutText.hasPrefix("session p keeps a cache, but its store cannot be opened"))
   }
 
   @Test func printsHowManyEntriesWereRemoved() {

@@ -166,6 +166,29 @@ import Testing
     #expect(d.server.requestsServed == 2)
   }
 
+  /// A session whose cache store cannot be opened (here the state directory is a file) runs
+  /// its jobs uncached, and the `cache` op says so rather than that it has no cache.
+  @Test func aCacheWhoseStoreCannotOpenRunsUncachedAndSaysSo() throws {
+    let state = Paths.tempDirectory("cache-broken")
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let file = state + "/not-a-directory"
+    #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+    let d = try InProcessDaemon(config: Self.config(file))
+    defer { d.close() }
+    let c = try d.connect(uid: 1000)
+    let url = d.url("/conditional?Cache-Control=max-age%3D600")
+    #expect(Self.run(c, d, "1", #""url":"\#(url)""#)?.event == "done")
+    #expect(Self.run(c, d, "2", #""url":"\#(url)""#)?.event == "done")
+    #expect(d.server.requestsServed == 2)
+    c.send(#"{"op":"cache"}"#)
+    d.run(until: { c.events.contains { $0.event == "cache" } })
+    let answer = c.events.first { $0.event == "cache" }
+    #expect(answer?["enabled"] == .bool(false) && answer?["unavailable"] == .bool(true), "\(c.trace)")
+    c.send(#"{"op":"cache","session":"plain"}"#)
+    d.run(until: { c.events.filter { $0.event == "cache" }.count == 2 })
+    #expect(c.events.last { $0.event == "cache" }?["unavailable"] == nil)
+  }
+
   /// Entries survive a restart; a body file found truncated or altered is never served (the
   /// job goes on as a miss and the entry is stored anew); orphan files are swept at start.
   @Test func entriesSurviveARestartAndADamagedBodyIsNeverServed() throws {
