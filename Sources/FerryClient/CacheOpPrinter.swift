@@ -12,7 +12,8 @@ public enum CacheOpPrinter {
       return "removed \(removed) \(noun) from the cache of session \(session)\n"
     }
     if event["unavailable"] == .bool(true) {
-      return "session \(session) keeps a cache, but its store cannot be opened (see ferryd's log): jobs run uncached\n"
+      return
+        "session \(session) keeps a cache, but its store cannot be opened (see ferryd's log): jobs run uncached\n"
     }
     guard event["enabled"] == .bool(true) else { return "session \(session) has no cache\n" }
     return listing(event, session: session)
