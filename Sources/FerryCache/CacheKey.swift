@@ -27,7 +27,7 @@ public struct CacheKey: Sendable, Hashable {
 /// A private cache (the default) is one partition per client uid: one user's lookups never see,
 /// time or evict by another's entries except through the session's shared `max_bytes`. A
 /// `shared` session's cache is one partition and applies RFC 9111's shared-cache rules.
-public enum CachePartition: Sendable, Hashable {
+public enum CachePartition: Sendable, Hashable, Comparable {
   case user(UInt32)
   case shared
 
@@ -36,8 +36,8 @@ public enum CachePartition: Sendable, Hashable {
     return false
   }
 
-  /// `u1000` or `shared`: the key's first word, and the name eviction orders partitions by.
-  public var text: String {
+  /// `u1000` or `shared`: the key's first word.
+  var text: String {
     switch self {
     case .user(let uid): "u\(uid)"
     case .shared: "shared"

@@ -5,8 +5,8 @@
 /// first, one entry at a time, until the session is within `max_bytes`. So a user can push
 /// another's entries out only while holding less than that user: each user keeps at least an
 /// equal share of `max_bytes` (max-min fairness) whatever the others store, and a session with
-/// one partition (a shared cache, or one user) is plain LRU. A tie goes to the partition whose
-/// name sorts first, so that the choice is the same on every run.
+/// one partition (a shared cache, or one user) is plain LRU. A tie goes to the partition that
+/// sorts first (users by uid), so that the choice is the same on every run.
 public struct SharedEvictionOrder<Partition: Hashable & Comparable & Sendable, Key: Hashable & Sendable>:
   Sendable
 {

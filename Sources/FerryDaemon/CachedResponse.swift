@@ -22,8 +22,8 @@ struct CachedResponse: Sendable {
 
   /// The entry's id in the session's eviction order.
   var id: String { Self.id(key: entry.key.text, variant: variant) }
-  /// The partition's name (`u1000`, `shared`): whose share of `max_bytes` the entry uses.
-  var partition: String { entry.key.partition.text }
+  /// Whose share of `max_bytes` the entry uses.
+  var partition: CachePartition { entry.key.partition }
 
   static func id(key: String, variant: String) -> String { key + "\n" + variant }
 

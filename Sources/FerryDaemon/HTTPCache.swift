@@ -15,7 +15,7 @@ import FerryStore
   final class SessionEntries {
     var byKey: [String: [CachedResponse]] = [:]
     /// Per partition: eviction takes from the user holding the most bytes first.
-    var order = SharedEvictionOrder<String, String>()
+    var order = SharedEvictionOrder<CachePartition, String>()
     var hits = 0
     var revalidated = 0
     var misses = 0
