@@ -17,6 +17,10 @@ import Testing
   private var clients: [InProcessClient] = []
 
   init(config json: String) throws {
+    // What `Daemon.run` sets in ferryd: a write into a pipe whose reader left (an `output_fd`)
+    // is EPIPE for that job, not a SIGPIPE that ends this whole test process.
+    signal(SIGPIPE, SIG_IGN)
+    signal(SIGXFSZ, SIG_IGN)
     daemon = try Daemon(
       config: try Self.parse(json), logger: Logger(level: .error, environment: [:]), environment: [:])
     server = try HTTPFixtureServer(loop: daemon.loop)
