@@ -190,6 +190,19 @@ class Nginx:
 # ---------------------------------------------------------------- ferryd
 
 
+def private_environment(home):
+    """Our environment with every per-user directory under `home` (made here): a bench daemon
+    never opens the user's journal, cookies or cache, nor a CLI the user's daemon."""
+    env = dict(os.environ)
+    for name, path in [("HOME", ""), ("XDG_STATE_HOME", ".local/state"), ("XDG_RUNTIME_DIR", "run"),
+                       ("XDG_CONFIG_HOME", ".config"), ("XDG_CACHE_HOME", ".cache"),
+                       ("STATE_DIRECTORY", "state"), ("RUNTIME_DIRECTORY", "run")]:
+        full = os.path.join(home, path)
+        os.makedirs(full, mode=0o700, exist_ok=True)
+        env[name] = full.rstrip("/")
+    return env
+
+
 class Daemon:
     """One ferryd on a private socket with a bench config (bench/run.py builds the config)."""
 
@@ -203,7 +216,8 @@ class Daemon:
         self.proc = subprocess.Popen(
             [*wrapper, os.path.join(products, "ferryd"), "--config", config_path, "--socket", self.socket,
              "--log-level", "warning"],
-            stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log)
+            stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
+            env=private_environment(os.path.join(directory, f"{tag}.home")))
         self.pid = self.proc.pid
         deadline = time.monotonic() + (120 if wrapper else 10)
         while time.monotonic() < deadline:

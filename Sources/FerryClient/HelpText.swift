@@ -126,7 +126,7 @@ enum HelpText {
     Usage: ferry job [METHOD] URL [ITEM...] [OPTIONS]
 
     Prints the job line ferry would send, without contacting the daemon, e.g. to feed socat:
-      ferry job post http://host/x a=1 | socat - UNIX-CONNECT:/tmp/ferryd-$UID/ferryd.sock
+      ferry job post http://host/x a=1 | socat -t 3600 - UNIX-CONNECT:/tmp/ferryd-$UID/ferryd.sock
 
     """
 

@@ -71,8 +71,9 @@ public enum DaemonMain {
       }
       if announce {
         var text = Array("ferryd: listening on \(path)\n".utf8)
-        text += Array(
-          #"try:    echo '{"id":"hi","url":"https://example.com/"}' | socat - UNIX-CONNECT:\#(path)"#.utf8)
+        // socat's -t: wait for ferryd to close after the last job, not its default 0.5 s.
+        let job = #"{"id":"hi","url":"https://example.com/"}"#
+        text += Array("try:    echo '\(job)' | socat -t 3600 - UNIX-CONNECT:\(path)".utf8)
         text.append(10)
         _ = text.withUnsafeMutableBytes { write(1, $0.baseAddress, $0.count) }
       }

@@ -32,7 +32,10 @@ import Testing
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Paths.product("ferry"))
     process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
+    // Its own home and runtime directories: without FERRY_SOCKET it must not find the user's daemon.
+    let home = Paths.tempDirectory("env")
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    var environment = TestEnvironment.isolated(nil, under: home)
     environment["FERRY_SOCKET"] = socket
     process.environment = environment
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }

@@ -95,7 +95,7 @@ import Testing
       "/bin/sh",
       [
         "-c",
-        #"echo '{"id":"hi","url":"\#(fixture.url("/json"))","events":[]}' | socat - UNIX-CONNECT:\#(daemon.socket)"#,
+        #"echo '{"id":"hi","url":"\#(fixture.url("/json"))","events":[]}' | socat -t 3600 - UNIX-CONNECT:\#(daemon.socket)"#,
       ])
     let lines = text.split(separator: "\n")
     #expect(status == 0)

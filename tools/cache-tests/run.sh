@@ -58,7 +58,10 @@ port_of() {
 (cd "$suite" && npm_config_protocol=http npm_config_port=0 npm_config_host=127.0.0.1 \
   npm_config_pidfile="$out/origin.pid" exec node test-engine/server/server.mjs) > "$out/origin.log" 2>&1 &
 pids="$pids $!"
-"$products/ferryd" --config "$out/ferryd.json" --socket "$out/ferryd.sock" > "$out/ferryd.log" 2>&1 &
+# Its home, state and runtime directories are the run's own, never the user's.
+mkdir -p "$out/home" "$out/run"
+HOME="$out/home" XDG_STATE_HOME="$out/home" XDG_RUNTIME_DIR="$out/run" STATE_DIRECTORY="$out/state" \
+  "$products/ferryd" --config "$out/ferryd.json" --socket "$out/ferryd.sock" > "$out/ferryd.log" 2>&1 &
 pids="$pids $!"
 origin_port=$(port_of "$out/origin.log" "Listening on")
 verbose=""

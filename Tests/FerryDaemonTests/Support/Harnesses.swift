@@ -11,7 +11,9 @@ final class DaemonHarness {
   /// `prlimit`: resource limits for the daemon (`["--nofile=64"]`), set by prlimit(1), which
   /// then execs ferryd, so `process.pid` is the daemon's. `logLevel`: nothing reads the daemon's
   /// stderr pipe until the end, so a test with thousands of clients logs less than `debug`, or
-  /// the full pipe would block the daemon. `environment`: the daemon's, instead of ours.
+  /// the full pipe would block the daemon. `environment`: the daemon's, instead of ours; either
+  /// way its home, state and runtime directories lie in `dir` (`TestEnvironment`), so a config
+  /// without `state_dir` keeps its journal, cookies and cache in `dir/state`, never the user's.
   /// `fileRoots`: a config without `files` gets `/tmp` as its read and write root (where the
   /// tests keep their files), since with no roots jobs may use no files at all.
   init(
@@ -31,9 +33,11 @@ final class DaemonHarness {
     let arguments = ["--config", configPath, "--socket", socket, "--log-level", logLevel]
     process =
       prlimit.isEmpty
-      ? try ManagedProcess(Paths.product("ferryd"), arguments, environment: environment)
+      ? try ManagedProcess(
+        Paths.product("ferryd"), arguments, environment: environment, privateDirectory: dir)
       : try ManagedProcess(
-        "/usr/bin/prlimit", prlimit + ["--", Paths.product("ferryd")] + arguments, environment: environment)
+        "/usr/bin/prlimit", prlimit + ["--", Paths.product("ferryd")] + arguments, environment: environment,
+        privateDirectory: dir)
     let deadline = Clock.ms() + TestTime.ms(10_000)
     while Clock.ms() < deadline {
       if (try? LineClient(path: socket)) != nil { return }

@@ -2,16 +2,25 @@ import FerryTestSupport
 import Foundation
 
 /// A child process for black-box tests (ferryd, the fixture server, nginx helpers), killed when
-/// the test is done with it.
+/// the test is done with it. Its home, state and runtime directories are its own
+/// (`TestEnvironment`): under `privateDirectory` when given (a daemon harness's directory), else
+/// under a directory made for it and removed with it.
 final class ManagedProcess {
   let process = Process()
   let stdout = Pipe()
   let stderr = Pipe()
+  /// The directory this process made for its environment, removed when it goes.
+  private let ownDirectory: String?
 
-  init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+  init(
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+    privateDirectory: String? = nil
+  ) throws {
+    ownDirectory = privateDirectory == nil ? Paths.tempDirectory("env") : nil
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    if let environment { process.environment = environment }
+    process.environment = TestEnvironment.isolated(
+      environment, under: privateDirectory ?? ownDirectory ?? "/nonexistent")
     process.standardOutput = stdout
     process.standardError = stderr
     process.standardInput = FileHandle.nullDevice
@@ -82,6 +91,7 @@ final class ManagedProcess {
       var status: Int32 = 0
       waitpid(process.processIdentifier, &status, 0)
     }
+    if let ownDirectory { try? FileManager.default.removeItem(atPath: ownDirectory) }
   }
 }
 

@@ -1,9 +1,14 @@
+import Foundation
 import Glibc
 
 /// Runs a short command to completion with posix_spawn and waitpid, capturing stdout and
 /// stderr together. Foundation's `Process` learns of exits through SIGCHLD, which the test
-/// runner's threads block, so its `waitUntilExit` can wait forever.
+/// runner's threads block, so its `waitUntilExit` can wait forever. The command's home, state
+/// and runtime directories are its own (`TestEnvironment`), removed when it is done.
 func run(_ path: String, _ args: [String], environment: [String: String]? = nil) throws -> (Int32, String) {
+  let home = Paths.tempDirectory("env")
+  defer { try? FileManager.default.removeItem(atPath: home) }
+  let environment = TestEnvironment.isolated(environment, under: home)
   var fds: [Int32] = [-1, -1]
   // CLOEXEC: only the dup2 copies may reach the child, or a daemon it starts keeps the pipe open.
   guard pipe(&fds) == 0 else { throw TestFailure("pipe: errno \(errno)") }
@@ -25,16 +30,10 @@ func run(_ path: String, _ args: [String], environment: [String: String]? = nil)
   posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK))
   let argv = ([path] + args).map { strdup($0) } + [nil]
   defer { argv.forEach { free($0) } }
-  var envStrings: [UnsafeMutablePointer<CChar>?]?
-  if let environment {
-    envStrings = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-  }
-  defer { envStrings?.forEach { free($0) } }
+  var envStrings = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+  defer { envStrings.forEach { free($0) } }
   var pid: pid_t = 0
-  let rc =
-    envStrings == nil
-    ? posix_spawn(&pid, path, &actions, &attr, argv, environ)
-    : posix_spawn(&pid, path, &actions, &attr, argv, &envStrings!)
+  let rc = posix_spawn(&pid, path, &actions, &attr, argv, &envStrings)
   close(fds[1])
   guard rc == 0 else {
     close(fds[0])
