@@ -1,0 +1,564 @@
+"""The asyncio client: one non-blocking connection driven by `loop.add_reader` and
+`add_writer` (asyncio streams cannot carry SCM_RIGHTS), many jobs on it at once."""
+
+import asyncio
+import collections
+import json as _json
+import os
+import socket
+
+from . import _socket
+from ._errors import DaemonUnavailable, FerryError
+from ._jobs import build_job, encode_line
+from ._models import TERMINAL, Response, data_bytes, outcome
+from ._shared import METHODS, DownloadFiles, JobSpec, ProtocolState, stream_job_fields
+
+_loads = _json.loads
+
+
+class AsyncJob:
+    """A submitted (or attached) job: `id`, `events()` (an async iterator of dicts),
+    `cancel()`, `await wait()`."""
+
+    __slots__ = ("client", "id", "spec", "state", "_events", "_wake", "_terminal", "_lost", "_done", "head",
+                 "_keep")
+
+    def __init__(self, client, spec, keep_events):
+        self.client = client
+        self.id = spec.id
+        self.spec = spec
+        self.state = None
+        self._keep = keep_events
+        self._events = collections.deque()
+        self._wake = None
+        self._terminal = None
+        self._lost = None
+        self._done = client._loop.create_future()
+        self.head = None
+
+    def _feed(self, event):
+        if isinstance(event, BaseException):
+            self._lost = event
+            if not self._done.done():
+                self._done.set_exception(event)
+                self._done.exception()  # retrieved: no "never retrieved" warning
+        else:
+            kind = event["event"]
+            if kind in TERMINAL:
+                self._terminal = event
+                if not self._done.done():
+                    self._done.set_result(event)
+            elif kind == "response":
+                self.head = event
+            if self._keep:
+                self._events.append(event)
+        wake = self._wake
+        if wake is not None and not wake.done():
+            wake.set_result(None)
+
+    async def events(self):
+        """The job's events as dicts, the terminal one last; raises `DaemonUnavailable` when
+        the connection is lost first."""
+        self._keep = True
+        while True:
+            while self._events:
+                event = self._events.popleft()
+                yield event
+                if event["event"] in TERMINAL:
+                    return
+            if self._lost is not None:
+                raise self._lost
+            if self._terminal is not None and not self._events:
+                return
+            self._wake = self.client._loop.create_future()
+            await self._wake
+            self._wake = None
+
+    async def wait(self):
+        """The job's `Response` once it ends (or raises its `FerryError`)."""
+        event = await self._done
+        return outcome(event, self.spec.method)
+
+    @property
+    def done(self):
+        return self._terminal is not None
+
+    async def cancel(self):
+        """Asks the daemon to cancel the job; a no-op once it ended."""
+        self.client._cancel(self)
+
+    def __repr__(self):
+        return f"<ferry.AsyncJob {self.id}>"
+
+
+class AsyncStreamResponse:
+    """`async with client.stream(...) as r`: `status_code`, `headers`, `aiter_bytes()`,
+    `aread()`; `final` (the `done` Response) once it ended; leaving early cancels the job."""
+
+    def __init__(self, client, submit):
+        self.client = client
+        self._submit = submit
+        self.job = None
+        self._final = None
+        self._iter = None
+
+    async def __aenter__(self):
+        self.job = await self._submit()
+        self._iter = self.job.events()
+        try:
+            async for event in self._iter:
+                if event["event"] == "response":
+                    break
+                if event["event"] in TERMINAL:
+                    self._final = outcome(event, self.job.spec.method)
+                    break
+        except BaseException:
+            await self.aclose()
+            raise
+        self._head = Response(self.job.head or (self._final.event if self._final else {}))
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.aclose()
+
+    @property
+    def status_code(self):
+        return self._head.status_code
+
+    @property
+    def headers(self):
+        return self._head.headers
+
+    @property
+    def final(self):
+        return self._final
+
+    async def aiter_bytes(self):
+        if self._final is not None:
+            return
+        async for event in self._iter:
+            kind = event["event"]
+            if kind == "data":
+                yield data_bytes(event)
+            elif kind == "response":
+                self._head = Response(event)
+            elif kind in TERMINAL:
+                self._final = outcome(event, self.job.spec.method)
+
+    async def aread(self):
+        return b"".join([piece async for piece in self.aiter_bytes()])
+
+    async def aclose(self):
+        job = self.job
+        if job is not None and not job.done and job._lost is None:
+            self.client._cancel(job)
+            try:
+                await asyncio.shield(job._done)
+            except FerryError:
+                pass
+
+
+class _Conn:
+    """One connection: the socket, live jobs by id, ops awaiting answers, the write queue."""
+
+    def __init__(self, sock, path):
+        self.sock = sock
+        self.path = path
+        self.jobs = {}
+        self.ops = collections.deque()
+        self.lost = False
+        self.window = None
+        self.window_size = 0
+        self.overloaded = 0
+        self.rbuf = b""
+        # Pending writes: [bytearray, fds, offset, owner spec]; lines without descriptors
+        # are coalesced into one entry, so one send() carries many.
+        self.wqueue = collections.deque()
+        self.flush_scheduled = False
+        self.writer_added = False
+
+
+class AsyncClient:
+    """An asyncio ferry client on one connection to ferryd (`async with AsyncClient() as c`).
+
+    Thousands of concurrent `await c.get(...)` (e.g. with `asyncio.gather`) share the
+    connection; at most `window` (default: the daemon's `max_jobs_per_connection`) are live at
+    once, the rest wait in the library. Cancelling the task that awaits a request cancels its
+    job, except a `durable` or `detach` one, which is left running for a later `attach`.
+    `line_hook(direction, line)` sees every line in (`"in"`) and out (`"out"`)."""
+
+    def __init__(self, socket_path=None, *, session=None, window=None, line_hook=None):
+        self.socket_path = socket_path
+        self.session = session
+        self._window_cap = window
+        self._hook = line_hook
+        self._conn = None
+        self._connecting = None
+        self._loop = None
+        self._closed = False
+        self.limits = {}
+        self.hello_event = None
+
+    async def __aenter__(self):
+        await self._ensure()
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.aclose()
+
+    async def aclose(self):
+        """Closes the connection: unfinished jobs are cancelled by the daemon, except
+        `detach` and `durable` ones."""
+        self._closed = True
+        conn = self._conn
+        if conn is not None and not conn.lost:
+            self._lose(conn, None)
+
+    # Connection ---------------------------------------------------------------------------
+
+    async def _ensure(self):
+        conn = self._conn
+        if conn is not None and not conn.lost:
+            return conn
+        if self._connecting is None:
+            self._connecting = asyncio.ensure_future(self._connect())
+        try:
+            return await asyncio.shield(self._connecting)
+        finally:
+            if self._connecting is not None and self._connecting.done():
+                self._connecting = None
+
+    async def _connect(self):
+        self._loop = asyncio.get_running_loop()
+        self._closed = False
+        path, source = _socket.locate(self.socket_path)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        try:
+            await self._loop.sock_connect(sock, path)
+            _socket.check_trust(sock, path)
+        except OSError as e:
+            sock.close()
+            raise _socket.unreachable(path, source, e.strerror or e) from None
+        except BaseException:
+            sock.close()
+            raise
+        conn = _Conn(sock, path)
+        self._conn = conn
+        self._loop.add_reader(sock.fileno(), self._on_readable, conn)
+        hello = await self._op_on(conn, {"op": "hello"}, "hello")
+        self.hello_event = hello
+        self.limits = hello.get("limits", {})
+        limit = int(self.limits.get("max_jobs_per_connection", 1000))
+        if self._window_cap:
+            limit = min(limit, self._window_cap)
+        conn.window = asyncio.Semaphore(limit)
+        conn.window_size = limit
+        return conn
+
+    def _on_readable(self, conn):
+        try:
+            chunk = conn.sock.recv(1 << 18)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as e:
+            self._lose(conn, e)
+            return
+        if not chunk:
+            self._lose(conn, None)
+            return
+        if conn.rbuf:
+            chunk = conn.rbuf + chunk
+        if chunk[-1:] == b"\n":
+            conn.rbuf = b""
+            lines = chunk.split(b"\n")
+            lines.pop()
+        else:
+            lines = chunk.split(b"\n")
+            conn.rbuf = lines.pop()
+        hook = self._hook
+        dispatch = self._dispatch
+        for line in lines:
+            if line:
+                if hook:
+                    hook("in", line)
+                dispatch(conn, _loads(line))
+
+    def _dispatch(self, conn, event):
+        job_id = event.get("id")
+        kind = event["event"]
+        if job_id is not None:
+            job = conn.jobs.get(job_id)
+            if job is None:
+                return
+            if kind in TERMINAL:
+                if kind == "failed" and event.get("seq") == 1 and event["error"]["code"] == "overloaded":
+                    conn.overloaded += 1
+                    self._resubmit_later(conn, job)
+                    return
+                del conn.jobs[job_id]
+                conn.window.release()
+                job.spec.release_fds()
+            job._feed(event)
+            return
+        if kind == "error":
+            error = event.get("error") or {}
+            target = error.get("id")
+            job = conn.jobs.pop(target, None) if target is not None else None
+            if job is not None:
+                conn.window.release()
+                job.spec.release_fds()
+                job._feed({"event": "failed", "id": target, "seq": 1, "error": error, "_from_error": True})
+                return
+        for i, (expect, fut) in enumerate(conn.ops):
+            if expect == kind or kind == "error":
+                del conn.ops[i]
+                if not fut.done():
+                    fut.set_result(event)
+                break
+
+    def _lose(self, conn, error):
+        if conn.lost:
+            return
+        conn.lost = True
+        try:
+            self._loop.remove_reader(conn.sock.fileno())
+            if conn.writer_added:
+                self._loop.remove_writer(conn.sock.fileno())
+        except (ValueError, OSError):
+            pass
+        conn.sock.close()
+        reason = "the client closed the connection" if self._closed else \
+            f"the connection to ferryd at {conn.path} was lost" + (f" ({error})" if error else "")
+        jobs = list(conn.jobs.values())
+        conn.jobs.clear()
+        for job in jobs:
+            job.spec.release_fds()
+            note = ""
+            if job.spec.detached:
+                note = f"; job {job.id} is {'durable' if job.spec.durable else 'detached'}: attach('{job.id}') to collect it"
+            job._feed(DaemonUnavailable(reason + note, job_id=job.id))
+        for _, fut in conn.ops:
+            if not fut.done():
+                fut.set_exception(DaemonUnavailable(reason))
+        conn.ops.clear()
+        for entry in conn.wqueue:
+            if entry[3] is not None:
+                entry[3].release_fds()
+        conn.wqueue.clear()
+
+    # Writing --------------------------------------------------------------------------------
+
+    def _write(self, conn, line, fds=None, spec=None):
+        if conn.lost:
+            raise DaemonUnavailable(f"the connection to ferryd at {conn.path} was lost")
+        if self._hook:
+            self._hook("out", line.rstrip(b"\n"))
+        queue = conn.wqueue
+        if not fds and queue and not queue[-1][1] and len(queue[-1][0]) < (1 << 20):
+            queue[-1][0] += line
+        else:
+            queue.append([bytearray(line), list(fds) if fds else None, 0, spec])
+        if not conn.flush_scheduled and not conn.writer_added:
+            conn.flush_scheduled = True
+            self._loop.call_soon(self._flush, conn)
+
+    def _flush(self, conn):
+        conn.flush_scheduled = False
+        if conn.lost:
+            return
+        queue = conn.wqueue
+        sock = conn.sock
+        try:
+            while queue:
+                entry = queue[0]
+                data, fds, offset = entry[0], entry[1], entry[2]
+                view = memoryview(data)[offset:]
+                if fds:
+                    sent = socket.send_fds(sock, [view], fds)
+                    entry[1] = None  # the descriptors went with the first byte
+                else:
+                    sent = sock.send(view)
+                view.release()
+                offset += sent
+                if offset < len(data):
+                    entry[2] = offset
+                    continue
+                queue.popleft()
+        except (BlockingIOError, InterruptedError):
+            if not conn.writer_added:
+                conn.writer_added = True
+                self._loop.add_writer(sock.fileno(), self._flush, conn)
+            return
+        except OSError as e:
+            self._lose(conn, e)
+            return
+        if conn.writer_added:
+            conn.writer_added = False
+            self._loop.remove_writer(sock.fileno())
+
+    # Ops ------------------------------------------------------------------------------------
+
+    async def _op_on(self, conn, op, expect):
+        fut = self._loop.create_future()
+        conn.ops.append((expect, fut))
+        self._write(conn, encode_line(op))
+        event = await fut
+        if event.get("event") == "error":
+            raise FerryError.from_error(event.get("error") or {}, event=event)
+        return event
+
+    async def op(self, name, expect=None, **fields):
+        """Any op and its answer event as a dict."""
+        conn = await self._ensure()
+        return await self._op_on(conn, {"op": name, **fields}, expect or _ANSWERS.get(name, name))
+
+    async def ping(self):
+        return await self.op("ping")
+
+    async def hello(self):
+        return await self.op("hello")
+
+    async def stats(self):
+        return await self.op("stats")
+
+    async def jobs(self):
+        """The caller's detached and durable jobs, live or holding a result."""
+        return (await self.op("jobs"))["jobs"]
+
+    # Jobs -----------------------------------------------------------------------------------
+
+    def _resubmit_later(self, conn, job):
+        job.spec.backoff = True
+        job.spec.overloaded += 1
+        delay = min(0.5, 0.005 * (2 ** min(job.spec.overloaded, 7)))
+        self._loop.call_later(delay, self._resubmit, conn, job)
+
+    def _resubmit(self, conn, job):
+        job.spec.backoff = False
+        if conn.lost:
+            return
+        if job.spec.cancelled:
+            conn.jobs.pop(job.id, None)
+            conn.window.release()
+            job.spec.release_fds()
+            job._feed({"event": "cancelled", "id": job.id, "seq": 1, "reason": "client", "_local": True})
+            return
+        self._write(conn, job.spec.line, job.spec.fds, job.spec)
+
+    async def _start(self, spec, keep_events):
+        conn = await self._ensure()
+        try:
+            await conn.window.acquire()
+        except BaseException:
+            spec.release_fds()
+            raise
+        if conn.lost:
+            conn.window.release()
+            spec.release_fds()
+            raise DaemonUnavailable(f"the connection to ferryd at {conn.path} was lost")
+        if spec.id in conn.jobs:
+            conn.window.release()
+            spec.release_fds()
+            raise ValueError(f"job id {spec.id!r} is live on this connection")
+        job = AsyncJob(self, spec, keep_events)
+        job.state = conn
+        conn.jobs[spec.id] = job
+        self._write(conn, spec.line, spec.fds, spec)
+        return job
+
+    async def _spec(self, job, fds, kwargs):
+        await self._ensure()
+        max_line = int(self.limits.get("max_line_bytes", 1 << 20))
+        if job is not None:
+            return JobSpec.raw(job, fds, ProtocolState.new_id(), max_line)
+        kwargs = dict(kwargs)
+        method = kwargs.pop("method", "GET")
+        url = kwargs.pop("url")
+        if kwargs.get("session") is None:
+            kwargs["session"] = self.session
+        built, passing = build_job(method, url, **kwargs)
+        return JobSpec(built, passing, ProtocolState.new_id(), max_line)
+
+    async def submit(self, job=None, /, *, fds=None, **kwargs):
+        """Submits a job (a raw job dict with `fds`, or `request()`'s keyword arguments) and
+        returns its `AsyncJob` without waiting for it to end."""
+        spec = await self._spec(job, fds, kwargs)
+        return await self._start(spec, True)
+
+    async def attach(self, job_id):
+        """Attaches to a detached or durable job of the caller; its recorded events are
+        replayed first."""
+        conn = await self._ensure()
+        await conn.window.acquire()
+        job = AsyncJob(self, JobSpec.attached(job_id), True)
+        job.state = conn
+        conn.jobs[job_id] = job
+        self._write(conn, encode_line({"op": "attach", "id": job_id}))
+        return job
+
+    def _cancel(self, job):
+        conn = job.state
+        if conn is None or job.done or conn.lost:
+            return
+        job.spec.cancelled = True
+        if job.spec.backoff:
+            return
+        self._write(conn, encode_line({"op": "cancel", "id": job.id}))
+
+    async def request(self, method, url, *, params=None, data=None, json=None, files=None, content=None,
+                      headers=None, session=None, lane=None, timeout=None, retry=None, cache=None,
+                      cookies=None, durable=None, accept=None, **more):
+        """Sends one request through ferryd and returns its `Response` (httpx's shape)."""
+        conn = self._conn
+        if conn is None or conn.lost:
+            await self._ensure()
+        max_line = int(self.limits.get("max_line_bytes", 1 << 20))
+        built, passing = build_job(method, url, params=params, data=data, json=json, files=files,
+                                   content=content, headers=headers, session=session or self.session,
+                                   lane=lane, timeout=timeout, retry=retry, cache=cache, cookies=cookies,
+                                   durable=durable, accept=accept, **more)
+        spec = JobSpec(built, passing, ProtocolState.new_id(), max_line)
+        job = await self._start(spec, False)
+        try:
+            event = await job._done
+        except asyncio.CancelledError:
+            if not spec.detached:
+                self._cancel(job)
+            raise
+        return outcome(event, spec.method)
+
+    def stream(self, method, url, **kwargs):
+        """`async with client.stream("GET", url) as r: async for chunk in r.aiter_bytes()`."""
+        kwargs.update(stream_job_fields())
+        return AsyncStreamResponse(self, lambda: self.submit(method=method, url=url, **kwargs))
+
+    async def download(self, url, path, *, resume=True, **kwargs):
+        """As `Client.download`: the file opened here and passed (`output_fd`, and with
+        `resume` `validator_fd`), `path.part` renamed to `path` when done."""
+        files = DownloadFiles(path, resume)
+        fields = files.fields(kwargs)
+        job = await self.submit(method=kwargs.pop("method", "GET"), url=url, **kwargs, **fields)
+        try:
+            response = await job.wait()
+        except asyncio.CancelledError:
+            self._cancel(job)
+            raise
+        except FerryError as e:
+            files.failed(e)
+            raise
+        files.finished()
+        return response
+
+    def __getattr__(self, name):
+        method = METHODS.get(name)
+        if method is None:
+            raise AttributeError(name)
+
+        async def call(url, **kwargs):
+            return await self.request(method, url, **kwargs)
+        call.__name__ = name
+        return call
+
+
+_ANSWERS = {"ping": "pong", "explain": "explained", "clear_cookies": "cookies_cleared", "purge": "purged"}

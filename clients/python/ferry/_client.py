@@ -1,0 +1,512 @@
+"""The blocking client: one connection, a reader thread that dispatches events to per-job
+queues, writes under a lock. Thread-safe: any number of threads may share one `Client`."""
+
+import collections
+import json as _json
+import os
+import queue
+import secrets
+import socket
+import threading
+
+from . import _socket
+from ._errors import DaemonUnavailable, FerryError
+from ._jobs import Passing, build_job, encode_line
+from ._models import TERMINAL, Response, data_bytes, outcome
+from ._shared import (METHODS, DownloadFiles, JobSpec, ProtocolState, stream_job_fields)
+
+_LOST = "lost"
+
+
+class Job:
+    """A submitted (or attached) job: `id`, `events()`, `cancel()`, `wait()`."""
+
+    def __init__(self, client, spec):
+        self.client = client
+        self.id = spec.id
+        self.spec = spec
+        self._queue = queue.Queue()
+        self._terminal = None
+        self._lost = None
+        self.head = None  # the latest `response` event
+
+    # Called by the reader thread.
+    def _feed(self, event):
+        self._queue.put(event)
+
+    def _next(self, timeout=None):
+        try:
+            item = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError(f"job {self.id}: no event within {timeout} s") from None
+        if isinstance(item, BaseException):
+            self._lost = item
+            raise item
+        if item["event"] == "response":
+            self.head = item
+        elif item["event"] in TERMINAL:
+            self._terminal = item
+        return item
+
+    def events(self, timeout=None):
+        """The job's events as dicts, the terminal one (`done`, `failed`, `cancelled`) last.
+        Raises `DaemonUnavailable` when the connection is lost first."""
+        while self._terminal is None:
+            if self._lost is not None:
+                raise self._lost
+            yield self._next(timeout)
+
+    def wait(self, timeout=None):
+        """The job's `Response` once it ends; raises `FerryError` (`JobCancelled` when
+        cancelled) when it fails, `DaemonUnavailable` when the connection is lost."""
+        for _ in self.events(timeout):
+            pass
+        if self._lost is not None:
+            raise self._lost
+        return outcome(self._terminal, self.spec.method)
+
+    @property
+    def done(self):
+        return self._terminal is not None
+
+    def cancel(self):
+        """Asks the daemon to cancel the job (`cancelled`, reason `client`); a no-op once it
+        ended. Works for detached and durable jobs too."""
+        self.client._cancel(self)
+
+    def __repr__(self):
+        return f"<ferry.Job {self.id}>"
+
+
+class StreamResponse:
+    """A response whose body arrives while it is read: `status_code`, `headers` (from the
+    `response` event), `iter_bytes()`, `read()`; `url`, `attempts`, `timing` once it ended."""
+
+    def __init__(self, job):
+        self.job = job
+        self._final = None
+
+    def _start(self):
+        for event in self.job.events():
+            if event["event"] == "response":
+                break
+            if event["event"] in TERMINAL:
+                self._final = outcome(event, self.job.spec.method)
+                break
+        self._head = Response(self.job.head or (self._final.event if self._final else {}))
+
+    @property
+    def status_code(self):
+        return self._head.status_code
+
+    @property
+    def headers(self):
+        return self._head.headers
+
+    @property
+    def http_version(self):
+        return self._head.http_version
+
+    def iter_bytes(self):
+        for event in self.job.events():
+            kind = event["event"]
+            if kind == "data":
+                yield data_bytes(event)
+            elif kind == "response":
+                self._head = Response(event)
+            elif kind in TERMINAL:
+                self._final = outcome(event, self.job.spec.method)
+
+    def read(self):
+        return b"".join(self.iter_bytes())
+
+    @property
+    def final(self):
+        """The `Response` of the `done` event (no body), once the stream ended."""
+        return self._final
+
+    def close(self):
+        if not self.job.done and self.job._lost is None:
+            self.job.cancel()
+            try:
+                for _ in self.job.events():
+                    pass
+            except FerryError:
+                pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Client:
+    """A blocking ferry client on one connection to ferryd.
+
+    `socket_path`: None finds the socket as the CLI does. `session`: the default session of
+    every request. `window`: at most this many live jobs on the connection (default and upper
+    bound: the daemon's `max_jobs_per_connection`). `line_hook(direction, line)`: called with
+    `"in"` or `"out"` and each line's bytes (debugging, tests). The connection is made on
+    first use and made again after it was lost."""
+
+    def __init__(self, socket_path=None, *, session=None, window=None, line_hook=None):
+        self.socket_path = socket_path
+        self.session = session
+        self._window_cap = window
+        self._hook = line_hook
+        self._state = None
+        self._lock = threading.Lock()          # the connection's writes and state
+        self._connect_lock = threading.Lock()
+        self._closed = False
+        self.limits = {}
+        self.hello_event = None
+
+    # Connection ---------------------------------------------------------------------------
+
+    def __enter__(self):
+        self._ensure()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        """Closes the connection: its unfinished jobs are cancelled by the daemon, except
+        `detach` and `durable` ones, which may be attached later."""
+        self._closed = True
+        state = self._state
+        if state is not None:
+            try:
+                state.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            state.reader.join(timeout=5)
+            state.sock.close()
+
+    def _ensure(self):
+        state = self._state
+        if state is not None and not state.lost:
+            return state
+        with self._connect_lock:
+            state = self._state
+            if state is not None and not state.lost:
+                return state
+            self._closed = False
+            sock, path = _socket.connect_blocking(self.socket_path)
+            state = ProcessState(sock, path)
+            state.reader = threading.Thread(target=self._read_loop, args=(state,), daemon=True,
+                                            name="ferry-reader")
+            self._state = state
+            state.reader.start()
+            hello = self._op_on(state, {"op": "hello"}, "hello")
+            self.hello_event = hello
+            self.limits = hello.get("limits", {})
+            limit = int(self.limits.get("max_jobs_per_connection", 1000))
+            if self._window_cap:
+                limit = min(limit, self._window_cap)
+            state.window = threading.BoundedSemaphore(limit)
+            state.window_size = limit
+            return state
+
+    def _read_loop(self, state):
+        buffer = b""
+        error = None
+        try:
+            while True:
+                chunk = state.sock.recv(1 << 18)
+                if not chunk:
+                    break
+                buffer = buffer + chunk if buffer else chunk
+                if b"\n" not in chunk:
+                    continue
+                lines = buffer.split(b"\n")
+                buffer = lines.pop()
+                for line in lines:
+                    if line.strip():
+                        if self._hook:
+                            self._hook("in", line)
+                        self._dispatch(state, _json.loads(line))
+        except OSError as e:
+            error = e
+        self._lose(state, error)
+
+    def _lose(self, state, error):
+        with self._lock:
+            state.lost = True
+            jobs = list(state.jobs.values())
+            state.jobs.clear()
+            ops = list(state.ops)
+            state.ops.clear()
+        reason = "the client closed the connection" if self._closed else \
+            f"the connection to ferryd at {state.path} was lost" + (f" ({error})" if error else "")
+        for job in jobs:
+            job.spec.release_fds()
+            note = ""
+            if job.spec.detached:
+                note = f"; job {job.id} is {'durable' if job.spec.durable else 'detached'}: attach('{job.id}') to collect it"
+            job._feed(DaemonUnavailable(reason + note, job_id=job.id))
+        for _, box in ops:
+            box.put(DaemonUnavailable(reason))
+
+    def _dispatch(self, state, event):
+        job_id = event.get("id")
+        kind = event.get("event")
+        if job_id is not None:
+            job = state.jobs.get(job_id)
+            if job is None:
+                return
+            if kind in TERMINAL:
+                if kind == "failed" and event.get("seq") == 1 and (event.get("error") or {}).get("code") == "overloaded":
+                    state.overloaded += 1
+                    self._resubmit_later(state, job)
+                    return
+                with self._lock:
+                    state.jobs.pop(job_id, None)
+                state.window.release()
+                job.spec.release_fds()
+            job._feed(event)
+            return
+        if kind == "error":
+            error = event.get("error") or {}
+            target = error.get("id")
+            with self._lock:
+                job = state.jobs.pop(target, None) if target is not None else None
+            if job is not None:
+                state.window.release()
+                job.spec.release_fds()
+                job._feed({"event": "failed", "id": target, "seq": 1, "error": error, "_from_error": True})
+                return
+        with self._lock:
+            waiter = state.pop_op(kind)
+        if waiter is not None:
+            waiter.put(event)
+
+    def _resubmit_later(self, state, job):
+        job.spec.backoff = True
+        job.spec.overloaded += 1
+        delay = min(0.5, 0.005 * (2 ** min(job.spec.overloaded, 7)))
+        timer = threading.Timer(delay, self._resubmit, args=(state, job))
+        timer.daemon = True
+        timer.start()
+
+    def _resubmit(self, state, job):
+        with self._lock:
+            job.spec.backoff = False
+        if job.spec.cancelled:
+            with self._lock:
+                state.jobs.pop(job.id, None)
+            state.window.release()
+            job.spec.release_fds()
+            job._feed({"event": "cancelled", "id": job.id, "seq": 1, "reason": "client", "_local": True})
+            return
+        try:
+            self._write(state, job.spec.line, job.spec.fds)
+        except OSError:
+            pass  # the reader reports the lost connection
+
+    def _write(self, state, line, fds=None):
+        with self._lock:
+            if state.lost:
+                raise DaemonUnavailable(f"the connection to ferryd at {state.path} was lost")
+            self._send_locked(state, line, fds)
+
+    def _send_locked(self, state, line, fds):
+        if self._hook:
+            self._hook("out", line.rstrip(b"\n"))
+        if fds:
+            sent = socket.send_fds(state.sock, [line], fds)
+            if sent < len(line):
+                state.sock.sendall(line[sent:])
+        else:
+            state.sock.sendall(line)
+
+    def _op_on(self, state, op, expect, timeout=60):
+        box = queue.Queue()
+        with self._lock:
+            if state.lost:
+                raise DaemonUnavailable(f"the connection to ferryd at {state.path} was lost")
+            state.ops.append((expect, box))
+            self._send_locked(state, encode_line(op), None)
+        try:
+            event = box.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError(f"no answer to {op['op']} within {timeout} s") from None
+        if isinstance(event, BaseException):
+            raise event
+        if event.get("event") == "error":
+            raise FerryError.from_error(event.get("error") or {}, event=event)
+        return event
+
+    def op(self, name, expect=None, **fields):
+        """Any op (`ping`, `hello`, `stats`, `sessions`, `jobs`, `cookies`, `cache`, `purge`,
+        `explain`, ...) and its answer event as a dict."""
+        return self._op_on(self._ensure(), {"op": name, **fields}, expect or _ANSWERS.get(name, name))
+
+    def ping(self):
+        return self.op("ping")
+
+    def hello(self):
+        return self.op("hello")
+
+    def stats(self):
+        return self.op("stats")
+
+    def jobs(self):
+        """The caller's detached and durable jobs, live or holding a result (`jobs` op)."""
+        return self.op("jobs")["jobs"]
+
+    # Jobs ---------------------------------------------------------------------------------
+
+    def _start(self, spec):
+        state = self._ensure()
+        state.window.acquire()
+        job = Job(self, spec)
+        try:
+            with self._lock:
+                if state.lost:
+                    raise DaemonUnavailable(f"the connection to ferryd at {state.path} was lost")
+                if spec.id in state.jobs:
+                    raise ValueError(f"job id {spec.id!r} is live on this connection")
+                state.jobs[spec.id] = job
+                job.state = state
+                self._send_locked(state, spec.line, spec.fds)
+        except BaseException:
+            with self._lock:
+                state.jobs.pop(spec.id, None)
+            state.window.release()
+            spec.release_fds()
+            raise
+        return job
+
+    def submit(self, job=None, /, *, fds=None, **kwargs):
+        """Submits a job and returns its `Job` without waiting.
+
+        `job` is a raw job dict (the protocol's fields; `fds`: files or descriptors to pass,
+        which its `*_fd` fields name by index), or give `request()`'s keyword arguments
+        (`method`, `url`, ...). An `id` is assigned when the job has none."""
+        spec = self._spec(job, fds, kwargs)
+        return self._start(spec)
+
+    def _spec(self, job, fds, kwargs):
+        self._ensure()
+        if job is not None:
+            return JobSpec.raw(job, fds, self._new_id(), self._max_line())
+        kwargs = dict(kwargs)
+        method = kwargs.pop("method", "GET")
+        url = kwargs.pop("url")
+        kwargs.setdefault("session", self.session)
+        built, passing = build_job(method, url, **kwargs)
+        return JobSpec(built, passing, self._new_id(), self._max_line())
+
+    def _new_id(self):
+        return ProtocolState.new_id()
+
+    def _max_line(self):
+        return int(self.limits.get("max_line_bytes", 1 << 20))
+
+    def attach(self, job_id):
+        """Attaches to a detached or durable job of the caller (after a restart, from another
+        program): its recorded events are replayed, then the rest come here."""
+        state = self._ensure()
+        spec = JobSpec.attached(job_id)
+        state.window.acquire()
+        job = Job(self, spec)
+        with self._lock:
+            state.jobs[job_id] = job
+            job.state = state
+            self._send_locked(state, encode_line({"op": "attach", "id": job_id}), None)
+        return job
+
+    def _cancel(self, job):
+        state = getattr(job, "state", None)
+        if state is None or job.done:
+            return
+        with self._lock:
+            job.spec.cancelled = True
+            if job.spec.backoff:
+                return  # not live on the daemon: the resubmission ends it `cancelled` here
+        try:
+            self._write(state, encode_line({"op": "cancel", "id": job.id}))
+        except (DaemonUnavailable, OSError):
+            pass
+
+    def request(self, method, url, *, params=None, data=None, json=None, files=None, content=None,
+                headers=None, session=None, lane=None, timeout=None, retry=None, cache=None, cookies=None,
+                durable=None, accept=None, **more):
+        """Sends one request through ferryd and returns its `Response` (requests' shape).
+
+        Every status comes back as a response (check it with `raise_for_status()`), unless
+        `accept` names what is acceptable. `durable=True` journals the job: if this program
+        dies the job goes on, and `attach(response.job_id)` collects it. More job fields:
+        `detach`, `auth`, `follow_redirects`, `extra={...}`."""
+        job = self.submit(method=method, url=url, params=params, data=data, json=json, files=files,
+                          content=content, headers=headers, session=session or self.session, lane=lane,
+                          timeout=timeout, retry=retry, cache=cache, cookies=cookies, durable=durable,
+                          accept=accept, **more)
+        return job.wait()
+
+    def stream(self, method, url, **kwargs):
+        """A `StreamResponse` (a context manager) whose body comes while it is read
+        (`response: "stream"`); leaving the block before the end cancels the job."""
+        kwargs.update(stream_job_fields())
+        job = self.submit(method=method, url=url, **kwargs)
+        response = StreamResponse(job)
+        try:
+            response._start()
+        except BaseException:
+            response.close()
+            raise
+        return response
+
+    def download(self, url, path, *, resume=True, **kwargs):
+        """Downloads `url` into the file `path`, opened here with the caller's rights and passed
+        to the daemon (`output_fd`). With `resume`, it is written as `path.part` (its validator
+        in `path.part.validator`) and continued from its size by the next call after a failure,
+        a kill or a daemon restart; renamed to `path` when done. Returns the `Response` (no
+        content; `bytes` is the file's size)."""
+        files = DownloadFiles(path, resume)
+        fields = files.fields(kwargs)
+        job = self.submit(method=kwargs.pop("method", "GET"), url=url, **kwargs, **fields)
+        try:
+            response = job.wait()
+        except FerryError as e:
+            files.failed(e)
+            raise
+        files.finished()
+        return response
+
+    def __getattr__(self, name):
+        method = METHODS.get(name)
+        if method is None:
+            raise AttributeError(name)
+
+        def call(url, **kwargs):
+            return self.request(method, url, **kwargs)
+        call.__name__ = name
+        return call
+
+
+class ProcessState:
+    """One connection's state: its socket, live jobs by id, ops waiting for answers."""
+
+    def __init__(self, sock, path):
+        self.sock = sock
+        self.path = path
+        self.jobs = {}
+        self.ops = collections.deque()
+        self.lost = False
+        self.reader = None
+        self.window = None
+        self.window_size = 0
+        self.overloaded = 0
+
+    def pop_op(self, kind):
+        for i, (expect, box) in enumerate(self.ops):
+            if expect == kind or kind == "error":
+                del self.ops[i]
+                return box
+        return None
+
+
+_ANSWERS = {"ping": "pong", "explain": "explained", "clear_cookies": "cookies_cleared", "purge": "purged"}
