@@ -238,6 +238,10 @@ class Client:
             state.jobs.clear()
             ops = list(state.ops)
             state.ops.clear()
+        try:
+            state.sock.close()
+        except OSError:
+            pass
         reason = "the client closed the connection" if self._closed else \
             f"the connection to ferryd at {state.path} was lost" + (f" ({error})" if error else "")
         for job in jobs:

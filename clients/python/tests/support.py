@@ -58,6 +58,8 @@ class Fixture:
     def stop(self):
         self.process.terminate()
         self.process.wait(10)
+        self.process.stdin.close()
+        self.process.stdout.close()
 
 
 class Daemon:
