@@ -244,7 +244,6 @@ class AsyncClient:
             sock.close()
             raise
         conn = _Conn(sock, path)
-        self._conn = conn
         self._loop.add_reader(sock.fileno(), self._on_readable, conn)
         hello = await self._op_on(conn, {"op": "hello"}, "hello")
         self.hello_event = hello
@@ -254,6 +253,8 @@ class AsyncClient:
             limit = min(limit, self._window_cap)
         conn.window = asyncio.Semaphore(limit)
         conn.window_size = limit
+        # Published only now: a request that finds it uses its window at once.
+        self._conn = conn
         return conn
 
     def _on_readable(self, conn):

@@ -197,7 +197,6 @@ class Client:
             state = ProcessState(sock, path)
             state.reader = threading.Thread(target=self._read_loop, args=(state,), daemon=True,
                                             name="ferry-reader")
-            self._state = state
             state.reader.start()
             hello = self._op_on(state, {"op": "hello"}, "hello")
             self.hello_event = hello
@@ -207,6 +206,8 @@ class Client:
                 limit = min(limit, self._window_cap)
             state.window = threading.BoundedSemaphore(limit)
             state.window_size = limit
+            # Published only now: other threads use the state once its window exists.
+            self._state = state
             return state
 
     def _read_loop(self, state):
