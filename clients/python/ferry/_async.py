@@ -11,7 +11,7 @@ from . import _socket
 from ._errors import DaemonUnavailable, FerryError
 from ._jobs import build_job, encode_line
 from ._models import TERMINAL, Response, data_bytes, outcome
-from ._shared import METHODS, DownloadFiles, JobSpec, ProtocolState, stream_job_fields
+from ._shared import DownloadFiles, JobSpec, ProtocolState, stream_job_fields
 
 _loads = _json.loads
 
@@ -197,6 +197,7 @@ class AsyncClient:
         self._loop = None
         self._closed = False
         self.limits = {}
+        self._max_line = 1 << 20
         self.hello_event = None
 
     async def __aenter__(self):
@@ -248,6 +249,7 @@ class AsyncClient:
         hello = await self._op_on(conn, {"op": "hello"}, "hello")
         self.hello_event = hello
         self.limits = hello.get("limits", {})
+        self._max_line = int(self.limits.get("max_line_bytes", 1 << 20))
         limit = int(self.limits.get("max_jobs_per_connection", 1000))
         if self._window_cap:
             limit = min(limit, self._window_cap)
@@ -270,19 +272,28 @@ class AsyncClient:
             return
         if conn.rbuf:
             chunk = conn.rbuf + chunk
-        if chunk[-1:] == b"\n":
-            conn.rbuf = b""
-            lines = chunk.split(b"\n")
-            lines.pop()
-        else:
-            lines = chunk.split(b"\n")
-            conn.rbuf = lines.pop()
+        # Whole lines only: a UTF-8 character never spans a newline byte.
+        cut = chunk.rfind(b"\n") + 1
+        conn.rbuf = chunk[cut:]
+        if not cut:
+            return
+        lines = chunk[:cut].decode("utf-8").split("\n")
+        lines.pop()
         hook = self._hook
         dispatch = self._dispatch
+        jobs = conn.jobs
         for line in lines:
             if line:
                 if hook:
-                    hook("in", line)
+                    hook("in", line.encode("utf-8"))
+                if line.startswith('{"event":"queued","id":"'):
+                    # Most jobs never look at `queued`: skip parsing it for them.
+                    end = line.find('"', 24)
+                    job_id = line[24:end]
+                    if "\\" not in job_id:
+                        job = jobs.get(job_id)
+                        if job is not None and not job._keep:
+                            continue
                 dispatch(conn, _loads(line))
 
     def _dispatch(self, conn, event):
@@ -479,7 +490,7 @@ class AsyncClient:
         if kwargs.get("session") is None:
             kwargs["session"] = self.session
         built, passing = build_job(method, url, **kwargs)
-        return JobSpec(built, passing, ProtocolState.new_id(), max_line)
+        return JobSpec(built, passing, ProtocolState.new_id(), max_line, copy=False)
 
     async def submit(self, job=None, /, *, fds=None, **kwargs):
         """Submits a job (a raw job dict with `fds`, or `request()`'s keyword arguments) and
@@ -514,12 +525,12 @@ class AsyncClient:
         conn = self._conn
         if conn is None or conn.lost:
             await self._ensure()
-        max_line = int(self.limits.get("max_line_bytes", 1 << 20))
+        max_line = self._max_line
         built, passing = build_job(method, url, params=params, data=data, json=json, files=files,
                                    content=content, headers=headers, session=session or self.session,
                                    lane=lane, timeout=timeout, retry=retry, cache=cache, cookies=cookies,
                                    durable=durable, accept=accept, **more)
-        spec = JobSpec(built, passing, ProtocolState.new_id(), max_line)
+        spec = JobSpec(built, passing, ProtocolState.new_id(), max_line, copy=False)
         job = await self._start(spec, False)
         try:
             event = await job._done
@@ -551,15 +562,26 @@ class AsyncClient:
         files.finished()
         return response
 
-    def __getattr__(self, name):
-        method = METHODS.get(name)
-        if method is None:
-            raise AttributeError(name)
+    async def get(self, url, **kwargs):
+        return await self.request("GET", url, **kwargs)
 
-        async def call(url, **kwargs):
-            return await self.request(method, url, **kwargs)
-        call.__name__ = name
-        return call
+    async def head(self, url, **kwargs):
+        return await self.request("HEAD", url, **kwargs)
+
+    async def options(self, url, **kwargs):
+        return await self.request("OPTIONS", url, **kwargs)
+
+    async def delete(self, url, **kwargs):
+        return await self.request("DELETE", url, **kwargs)
+
+    async def post(self, url, **kwargs):
+        return await self.request("POST", url, **kwargs)
+
+    async def put(self, url, **kwargs):
+        return await self.request("PUT", url, **kwargs)
+
+    async def patch(self, url, **kwargs):
+        return await self.request("PATCH", url, **kwargs)
 
 
 _ANSWERS = {"ping": "pong", "explain": "explained", "clear_cookies": "cookies_cleared", "purge": "purged"}

@@ -13,7 +13,7 @@ from . import _socket
 from ._errors import DaemonUnavailable, FerryError
 from ._jobs import Passing, build_job, encode_line
 from ._models import TERMINAL, Response, data_bytes, outcome
-from ._shared import (METHODS, DownloadFiles, JobSpec, ProtocolState, stream_job_fields)
+from ._shared import DownloadFiles, JobSpec, ProtocolState, stream_job_fields
 
 _LOST = "lost"
 
@@ -402,7 +402,7 @@ class Client:
         url = kwargs.pop("url")
         kwargs.setdefault("session", self.session)
         built, passing = build_job(method, url, **kwargs)
-        return JobSpec(built, passing, self._new_id(), self._max_line())
+        return JobSpec(built, passing, self._new_id(), self._max_line(), copy=False)
 
     def _new_id(self):
         return ProtocolState.new_id()
@@ -481,15 +481,26 @@ class Client:
         files.finished()
         return response
 
-    def __getattr__(self, name):
-        method = METHODS.get(name)
-        if method is None:
-            raise AttributeError(name)
+    def get(self, url, **kwargs):
+        return self.request("GET", url, **kwargs)
 
-        def call(url, **kwargs):
-            return self.request(method, url, **kwargs)
-        call.__name__ = name
-        return call
+    def head(self, url, **kwargs):
+        return self.request("HEAD", url, **kwargs)
+
+    def options(self, url, **kwargs):
+        return self.request("OPTIONS", url, **kwargs)
+
+    def delete(self, url, **kwargs):
+        return self.request("DELETE", url, **kwargs)
+
+    def post(self, url, **kwargs):
+        return self.request("POST", url, **kwargs)
+
+    def put(self, url, **kwargs):
+        return self.request("PUT", url, **kwargs)
+
+    def patch(self, url, **kwargs):
+        return self.request("PATCH", url, **kwargs)
 
 
 class ProcessState:

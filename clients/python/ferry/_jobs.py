@@ -206,6 +206,9 @@ def build_job(method, url, *, params=None, data=None, json=None, files=None, con
     return job, passing
 
 
+_ENCODER = _json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def encode_line(job):
     """The job or op as one line of bytes, `\\n` included."""
-    return _json.dumps(job, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    return (_ENCODER.encode(job) + "\n").encode("utf-8")

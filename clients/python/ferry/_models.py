@@ -20,9 +20,8 @@ class Headers(Mapping):
     __slots__ = ("_items",)
 
     def __init__(self, items=None):
-        self._items = {}
-        for name, value in (items or {}).items():
-            self._items[name.lower()] = value
+        # ferryd sends names lower-cased already.
+        self._items = dict(items) if items else {}
 
     def __getitem__(self, name):
         value = self._items[name.lower()]
@@ -58,32 +57,44 @@ class Response:
     `tls`, `first_byte`, `total`), `bytes` (for downloads and streams), `job_id`, `event`
     (the terminal event as a dict)."""
 
+    __slots__ = ("event", "method", "_content", "_headers", "_text")
+
     def __init__(self, event, content=None, method=None):
         self.event = event
-        self.job_id = event.get("id")
-        self.status_code = event.get("status", 0)
-        self.headers = Headers(event.get("headers"))
-        self.http_version = event.get("http_version")
-        self.url = event.get("url")
-        self.cache = event.get("cache")
-        self.attempts = event.get("attempts", 0)
-        self.timing = event.get("timing", {})
-        self.bytes = event.get("bytes")
-        self.output = event.get("output")
         self.method = method
-        self._charset = event.get("charset")
-        self._content = content if content is not None else _body_bytes(event)
+        self._content = content
+        self._headers = None
         self._text = None
+
+    # The fields are read from the event when asked for: a response whose headers nobody
+    # reads costs no Headers object.
+    job_id = property(lambda self: self.event.get("id"))
+    status_code = property(lambda self: self.event.get("status", 0))
+    http_version = property(lambda self: self.event.get("http_version"))
+    url = property(lambda self: self.event.get("url"))
+    cache = property(lambda self: self.event.get("cache"))
+    attempts = property(lambda self: self.event.get("attempts", 0))
+    timing = property(lambda self: self.event.get("timing", {}))
+    bytes = property(lambda self: self.event.get("bytes"))
+    output = property(lambda self: self.event.get("output"))
+
+    @property
+    def headers(self):
+        if self._headers is None:
+            self._headers = Headers(self.event.get("headers"))
+        return self._headers
 
     @property
     def content(self):
         """The body's bytes (empty for a download, a stream or a HEAD)."""
+        if self._content is None:
+            self._content = _body_bytes(self.event)
         return self._content
 
     @property
     def encoding(self):
         """The charset the text is decoded with: the Content-Type's, else UTF-8."""
-        if self._charset:
+        if self.event.get("charset") and "body" in self.event:
             return "utf-8"  # ferryd decoded it already (`charset` names what it decoded)
         return _charset_of(self.headers.get("content-type")) or "utf-8"
 
@@ -95,11 +106,11 @@ class Response:
                 codecs.lookup(encoding)
             except LookupError:
                 encoding = "utf-8"
-            self._text = self._content.decode(encoding, errors="replace")
+            self._text = self.content.decode(encoding, errors="replace")
         return self._text
 
     def json(self, **kwargs):
-        return _json.loads(self._content, **kwargs)
+        return _json.loads(self.content, **kwargs)
 
     @property
     def ok(self):

@@ -32,11 +32,13 @@ class JobSpec:
     __slots__ = ("id", "method", "line", "fds", "passing", "detached", "durable", "cancelled",
                  "overloaded", "backoff")
 
-    def __init__(self, job, passing, new_id, max_line):
-        job = dict(job)
-        job.setdefault("id", new_id)
-        if job.get("session") is None:
-            job.pop("session", None)
+    def __init__(self, job, passing, new_id, max_line, copy=True):
+        if copy:
+            job = dict(job)
+            if job.get("session", 0) is None:
+                del job["session"]
+        if "id" not in job:
+            job["id"] = new_id
         self.id = job["id"]
         self.method = str(job.get("method", "GET")).upper()
         self.durable = bool(job.get("durable"))
