@@ -549,9 +549,16 @@ class AsyncClient:
         """As `Client.download`: the file opened here and passed (`output_fd`, and with
         `resume` `validator_fd`), `path.part` renamed to `path` when done."""
         files = DownloadFiles(path, resume)
+        progress = kwargs.pop("on_progress", None)
         fields = files.fields(kwargs)
+        if progress is not None:
+            fields["events"] = ["progress"]
         job = await self.submit(method=kwargs.pop("method", "GET"), url=url, **kwargs, **fields)
         try:
+            if progress is not None:
+                async for event in job.events():
+                    if event["event"] == "progress" and event["direction"] == "download":
+                        progress(event["done"], event["total"])
             response = await job.wait()
         except asyncio.CancelledError:
             self._cancel(job)

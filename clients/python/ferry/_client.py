@@ -468,12 +468,20 @@ class Client:
         """Downloads `url` into the file `path`, opened here with the caller's rights and passed
         to the daemon (`output_fd`). With `resume`, it is written as `path.part` (its validator
         in `path.part.validator`) and continued from its size by the next call after a failure,
-        a kill or a daemon restart; renamed to `path` when done. Returns the `Response` (no
-        content; `bytes` is the file's size)."""
+        a kill or a daemon restart; renamed to `path` when done. `on_progress(done, total)` is
+        called with the daemon's download progress (`total` None when unknown; `done` counts
+        this transfer's bytes). Returns the `Response` (no content; `bytes` is the file's
+        size)."""
         files = DownloadFiles(path, resume)
+        progress = kwargs.pop("on_progress", None)
         fields = files.fields(kwargs)
+        if progress is not None:
+            fields["events"] = ["progress"]
         job = self.submit(method=kwargs.pop("method", "GET"), url=url, **kwargs, **fields)
         try:
+            for event in job.events():
+                if event["event"] == "progress" and event["direction"] == "download":
+                    progress(event["done"], event["total"])
             response = job.wait()
         except FerryError as e:
             files.failed(e)
