@@ -64,6 +64,22 @@ class JobSpec:
         return cls(job, passing, new_id, max_line)
 
     @classmethod
+    def plain(cls, job_id, method, line):
+        """A request's spec whose line `plain_line` wrote."""
+        spec = cls.__new__(cls)
+        spec.id = job_id
+        spec.method = method.upper()
+        spec.line = line
+        spec.fds = ()
+        spec.passing = None
+        spec.detached = False
+        spec.durable = False
+        spec.cancelled = False
+        spec.overloaded = 0
+        spec.backoff = False
+        return spec
+
+    @classmethod
     def attached(cls, job_id):
         spec = cls.__new__(cls)
         spec.id = job_id
