@@ -423,6 +423,10 @@ class AsyncClient:
     async def op(self, name, expect=None, **fields):
         """Any op and its answer event as a dict."""
         conn = await self._ensure()
+        if name == "explain" and isinstance(fields.get("job"), dict):
+            # An explain error names the inner job's id: without one it cannot be taken for
+            # this connection's job of that id.
+            fields["job"] = {k: v for k, v in fields["job"].items() if k != "id"}
         return await self._op_on(conn, {"op": name, **fields}, expect or _ANSWERS.get(name, name))
 
     async def ping(self):

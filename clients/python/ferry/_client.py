@@ -346,6 +346,10 @@ class Client:
     def op(self, name, expect=None, **fields):
         """Any op (`ping`, `hello`, `stats`, `sessions`, `jobs`, `cookies`, `cache`, `purge`,
         `explain`, ...) and its answer event as a dict."""
+        if name == "explain" and isinstance(fields.get("job"), dict):
+            # An explain error names the inner job's id, as a refused line of a live job
+            # would: without one it cannot be taken for this connection's job.
+            fields["job"] = {k: v for k, v in fields["job"].items() if k != "id"}
         return self._op_on(self._ensure(), {"op": name, **fields}, expect or _ANSWERS.get(name, name))
 
     def ping(self):
