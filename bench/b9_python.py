@@ -7,7 +7,9 @@ from a loopback nginx) against aiohttp (bench/.venv, as B1 runs it) and ferry-be
 
 Standalone (not in bench/run.py yet). Each repetition runs the three clients once, in rotated
 order, against one warm ferryd and one nginx from tools/nginx-fixture.sh; ratios are taken
-within a repetition and reported as median (min-max). Prints a table and one JSON line.
+within a repetition and reported as median (min-max). Prints a table and one JSON line. CPU per
+request: the client process's (rusage), and for the ferry rows ferryd's too (/proc), since
+that work is the client's on the aiohttp row; on a shared machine these say more than rates.
 Target (issue 27): the AsyncClient at >= 2x aiohttp's rate."""
 
 import argparse
@@ -51,13 +53,14 @@ async def python_run(socket_path, url, n, window):
 
 def run_python(args, daemon, url):
     cmd = [sys.executable, os.path.abspath(__file__), "--child", daemon.socket, url, str(args.n), str(args.window)]
+    before = daemon.cpu_seconds()
     _, out, cpu = timed(cmd)
+    daemon_cpu = daemon.cpu_seconds() - before
     result = json.loads(out)
     if result["ok"] != args.n:
         raise SystemExit(f"ferry-python: {out}")
-    daemon_cpu = None
     return {"rps": args.n / result["seconds"], "cpu_us_per_request": cpu / args.n * 1e6,
-            "http_version": result["http_version"]}
+            "daemon_cpu_us_per_request": daemon_cpu / args.n * 1e6, "http_version": result["http_version"]}
 
 
 def run_aiohttp(args, url, ca):
@@ -72,12 +75,15 @@ def run_aiohttp(args, url, ca):
 
 
 def run_bench_client(args, daemon, url):
+    before = daemon.cpu_seconds()
     _, out, cpu = timed([os.path.join(args.products, "ferry-bench-client"), daemon.socket, url, str(args.n),
                          str(args.window)])
+    daemon_cpu = daemon.cpu_seconds() - before
     fields = dict(item.split("=", 1) for item in out.split())
     if int(fields["done"]) != args.n:
         raise SystemExit(f"ferry-bench-client: {out}")
-    return {"rps": args.n / float(fields["seconds"]), "cpu_us_per_request": cpu / args.n * 1e6}
+    return {"rps": args.n / float(fields["seconds"]), "cpu_us_per_request": cpu / args.n * 1e6,
+            "daemon_cpu_us_per_request": daemon_cpu / args.n * 1e6}
 
 
 def main():
@@ -124,7 +130,8 @@ def main():
                         per_tool[tool].append(run_bench_client(args, daemon, url))
                     print(f"{scheme} rep {rep + 1}: {tool} {per_tool[tool][-1]['rps']:.0f} req/s", file=sys.stderr)
             section = {t: {"rps": summary([r["rps"] for r in rs]),
-                           "client_cpu_us_per_request": summary([r["cpu_us_per_request"] for r in rs])}
+                           "client_cpu_us_per_request": summary([r["cpu_us_per_request"] for r in rs]),
+                           "daemon_cpu_us_per_request": summary([r.get("daemon_cpu_us_per_request") for r in rs])}
                        for t, rs in per_tool.items()}
             ratios = {}
             for other in tools[1:]:
@@ -139,8 +146,10 @@ def main():
         print(f"\nB9 {scheme}: {args.n} GETs of /small, {args.window} in flight, {args.reps} reps (median, min-max)")
         for tool, r in section["tools"].items():
             rps = r["rps"]
+            daemon_cpu = r["daemon_cpu_us_per_request"]["median"]
             print(f"  {tool:20s} {rps['median']:8.0f} req/s ({rps['min']:.0f}-{rps['max']:.0f}); "
-                  f"client CPU {r['client_cpu_us_per_request']['median']:.0f} us/request")
+                  f"client CPU {r['client_cpu_us_per_request']['median']:.0f} us/request"
+                  + (f" + ferryd {daemon_cpu:.0f}" if daemon_cpu is not None else ""))
         for name, ratio in section["ratios"].items():
             print(f"  {name:36s} {ratio['median']:.2f}x ({ratio['min']:.2f}-{ratio['max']:.2f})")
     print(json.dumps(results))

@@ -246,7 +246,11 @@ class AsyncClient:
             raise
         conn = _Conn(sock, path)
         self._loop.add_reader(sock.fileno(), self._on_readable, conn)
-        hello = await self._op_on(conn, {"op": "hello"}, "hello")
+        try:
+            hello = await self._op_on(conn, {"op": "hello"}, "hello")
+        except BaseException as e:
+            self._lose(conn, e)
+            raise
         self.hello_event = hello
         self.limits = hello.get("limits", {})
         self._max_line = int(self.limits.get("max_line_bytes", 1 << 20))

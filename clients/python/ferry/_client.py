@@ -198,7 +198,14 @@ class Client:
             state.reader = threading.Thread(target=self._read_loop, args=(state,), daemon=True,
                                             name="ferry-reader")
             state.reader.start()
-            hello = self._op_on(state, {"op": "hello"}, "hello")
+            try:
+                hello = self._op_on(state, {"op": "hello"}, "hello")
+            except BaseException:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                raise
             self.hello_event = hello
             self.limits = hello.get("limits", {})
             limit = int(self.limits.get("max_jobs_per_connection", 1000))

@@ -167,6 +167,27 @@ class AcceptedAsIsTests(unittest.TestCase):
         if not os.path.exists("/run/ferry/ferryd.sock"):
             self.assertEqual(locate(None, {})[0], f"/tmp/ferryd-{os.getuid()}/ferryd.sock")
 
+    def test_only_root_the_caller_or_FERRY_DAEMON_UID_is_trusted(self):
+        from unittest import mock
+        from ferry import _socket
+        stranger = os.getuid() + 4242
+        with mock.patch.object(_socket, "peer_uid", return_value=stranger):
+            with self.assertRaises(ferry.DaemonUnavailable) as caught:
+                _socket.check_trust(None, "/x.sock", {})
+            self.assertIn(f"FERRY_DAEMON_UID={stranger}", caught.exception.message)
+            _socket.check_trust(None, "/x.sock", {"FERRY_DAEMON_UID": str(stranger)})
+        for trusted in (0, os.getuid()):
+            with mock.patch.object(_socket, "peer_uid", return_value=trusted):
+                _socket.check_trust(None, "/x.sock", {})
+
+    def test_the_peer_uid_is_read_with_SO_PEERCRED(self):
+        import socket as s
+        from ferry import _socket
+        a, b = s.socketpair(s.AF_UNIX)
+        self.assertEqual(_socket.peer_uid(a), os.getuid())
+        a.close()
+        b.close()
+
     def test_job_lines_from_arguments(self):
         from ferry._jobs import build_job
         job, passing = build_job("post", "http://127.0.0.1:1/x?a=1", params={"b": 2}, timeout=(3, 4), retry=2,
