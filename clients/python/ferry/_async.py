@@ -298,7 +298,11 @@ class AsyncClient:
                         job = jobs.get(job_id)
                         if job is not None and not job._keep:
                             continue
-                dispatch(conn, _loads(line))
+                try:
+                    dispatch(conn, _loads(line))
+                except Exception as e:  # not JSON, or a failing line_hook: give up the connection
+                    self._lose(conn, e)
+                    return
 
     def _dispatch(self, conn, event):
         job_id = event.get("id")

@@ -237,6 +237,8 @@ class Client:
                         self._dispatch(state, _json.loads(line))
         except OSError as e:
             error = e
+        except Exception as e:  # a line that is not JSON, a failing line_hook: give up the connection
+            error = e
         self._lose(state, error)
 
     def _lose(self, state, error):
@@ -387,11 +389,14 @@ class Client:
                 state.jobs[spec.id] = job
                 job.state = state
                 self._send_locked(state, spec.line, spec.fds)
-        except BaseException:
+        except BaseException as e:
             with self._lock:
                 state.jobs.pop(spec.id, None)
             state.window.release()
             spec.release_fds()
+            if isinstance(e, OSError):
+                raise DaemonUnavailable(f"the connection to ferryd at {state.path} was lost ({e})",
+                                        job_id=spec.id) from e
             raise
         return job
 

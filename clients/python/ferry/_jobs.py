@@ -143,6 +143,17 @@ def build_job(method, url, *, params=None, data=None, json=None, files=None, con
     int is `{"max": n}`. `accept` None takes every status (requests' behaviour); a list is
     the accepted statuses; a dict is ferry's own `accept`."""
     passing = passing or Passing()
+    try:
+        return _build(passing, method, url, params, data, json, files, content, headers, session, lane, timeout,
+                      retry, cache, cookies, durable, detach, accept, auth, follow_redirects, response, events,
+                      extra)
+    except BaseException:
+        passing.close_owned()  # the files opened for parts so far
+        raise
+
+
+def _build(passing, method, url, params, data, json, files, content, headers, session, lane, timeout, retry, cache,
+           cookies, durable, detach, accept, auth, follow_redirects, response, events, extra):
     job = {"method": method.upper(), "url": _with_params(url, params)}
     if files:
         parts = [{"name": str(k), "value": _text(v)} for k, v in _pairs(data or {})]

@@ -76,6 +76,19 @@ class RequestsShapeTests(DaemonTestCase):
         self.assertTrue(echo["headers"]["content-type"].startswith("multipart/form-data; boundary="))
         self.assertGreater(echo["body_length"], 12 + 5 + 12 + 1)
 
+    def test_more_than_four_descriptors_are_refused_and_none_is_leaked(self):
+        path = os.path.join(self.tmp, "five.txt")
+        with open(path, "wb") as f:
+            f.write(b"x")
+        self.client.ping()  # connected: its socket is not counted as a leak
+        before = len(os.listdir("/proc/self/fd"))
+        with self.assertRaises(ValueError):
+            self.client.post(self.url("/echo"), files={str(i): path for i in range(5)})
+        self.assertEqual(len(os.listdir("/proc/self/fd")), before)
+        r = self.client.post(self.url("/echo"), files={str(i): path for i in range(4)})
+        self.assertEqual(r.status_code, 200)
+        self.assertEqual(len(os.listdir("/proc/self/fd")), before)
+
     def test_error_statuses_are_responses_until_raise_for_status(self):
         r = self.client.get(self.url("/status/404"))
         self.assertEqual(r.status_code, 404)
