@@ -91,6 +91,39 @@ class AsyncJob:
         return f"<ferry.AsyncJob {self.id}>"
 
 
+class _Request:
+    """What `request()` keeps of its job: the future its terminal event resolves. Lighter than
+    an `AsyncJob` (no event queue), since nobody reads the other events."""
+
+    __slots__ = ("id", "spec", "state", "fut")
+    _keep = False
+
+    def __init__(self, spec, state, fut):
+        self.id = spec.id
+        self.spec = spec
+        self.state = state
+        self.fut = fut
+
+    def _feed(self, event):
+        fut = self.fut
+        if fut.done():
+            return
+        if isinstance(event, BaseException):
+            fut.set_exception(event)
+            fut.exception()  # retrieved: no warning when the caller is gone
+        elif event["event"] in TERMINAL:
+            fut.set_result(event)
+
+    @property
+    def done(self):
+        # A future cancelled with its caller's task is not an ended job: it is to be cancelled.
+        return self.fut.done() and not self.fut.cancelled()
+
+    @property
+    def _lost(self):
+        return None
+
+
 class AsyncStreamResponse:
     """`async with client.stream(...) as r`: `status_code`, `headers`, `aiter_bytes()`,
     `aread()`; `final` (the `done` Response) once it ended; leaving early cancels the job."""
@@ -549,9 +582,23 @@ class AsyncClient:
                                        lane=lane, timeout=timeout, retry=retry, cache=cache, cookies=cookies,
                                        durable=durable, accept=accept, **more)
             spec = JobSpec(built, passing, ProtocolState.new_id(), max_line, copy=False)
-        job = await self._start(spec, False)
+        conn = self._conn
         try:
-            event = await job._done
+            await conn.window.acquire()
+        except BaseException:
+            spec.release_fds()
+            raise
+        if conn.lost or spec.id in conn.jobs:
+            conn.window.release()
+            spec.release_fds()
+            if conn.lost:
+                raise DaemonUnavailable(f"the connection to ferryd at {conn.path} was lost")
+            raise ValueError(f"job id {spec.id!r} is live on this connection")
+        job = _Request(spec, conn, self._loop.create_future())
+        conn.jobs[spec.id] = job
+        self._write(conn, spec.line, spec.fds, spec)
+        try:
+            event = await job.fut
         except asyncio.CancelledError:
             if not spec.detached:
                 self._cancel(job)
