@@ -4,7 +4,6 @@
 import asyncio
 import collections
 import json as _json
-import os
 import socket
 
 from . import _socket

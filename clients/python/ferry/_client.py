@@ -3,19 +3,15 @@ queues, writes under a lock. Thread-safe: any number of threads may share one `C
 
 import collections
 import json as _json
-import os
 import queue
-import secrets
 import socket
 import threading
 
 from . import _socket
 from ._errors import DaemonUnavailable, FerryError
-from ._jobs import Passing, build_job, encode_line
+from ._jobs import build_job, encode_line
 from ._models import TERMINAL, Response, data_bytes, outcome
 from ._shared import DownloadFiles, JobSpec, ProtocolState, stream_job_fields
-
-_LOST = "lost"
 
 
 class Job:
@@ -194,7 +190,7 @@ class Client:
                 return state
             self._closed = False
             sock, path = _socket.connect_blocking(self.socket_path)
-            state = ProcessState(sock, path)
+            state = _Connection(sock, path)
             state.reader = threading.Thread(target=self._read_loop, args=(state,), daemon=True,
                                             name="ferry-reader")
             state.reader.start()
@@ -527,7 +523,7 @@ class Client:
         return self.request("PATCH", url, **kwargs)
 
 
-class ProcessState:
+class _Connection:
     """One connection's state: its socket, live jobs by id, ops waiting for answers."""
 
     def __init__(self, sock, path):

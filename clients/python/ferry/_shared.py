@@ -7,7 +7,6 @@ import secrets
 from ._errors import FerryError
 from ._jobs import Passing, encode_line
 
-METHODS = {name: name.upper() for name in ("get", "post", "put", "patch", "delete", "head", "options")}
 
 # Job ids: a random prefix per process (detached and durable ids must be unique among the
 # user's detached jobs, across programs) and a counter.
