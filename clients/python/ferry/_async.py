@@ -252,7 +252,14 @@ class AsyncClient:
     async def _ensure(self):
         conn = self._conn
         if conn is not None and not conn.lost:
-            return conn
+            if self._loop is asyncio.get_running_loop():
+                return conn
+            # The client outlived its event loop (a second asyncio.run): its connection was
+            # watched by the old loop. Start afresh on this one.
+            self._closed = True
+            self._lose_elsewhere(conn)
+            self._closed = False
+            self._connecting = None
         if self._connecting is None:
             self._connecting = asyncio.ensure_future(self._connect())
         try:
@@ -368,6 +375,20 @@ class AsyncClient:
                 if not fut.done():
                     fut.set_result(event)
                 break
+
+    def _lose_elsewhere(self, conn):
+        """Forgets a connection made on another (likely closed) loop: its jobs fail
+        DaemonUnavailable without touching that loop's futures' callbacks."""
+        conn.lost = True
+        try:
+            conn.sock.close()
+        except OSError:
+            pass
+        for job in list(conn.jobs.values()):
+            job.spec.release_fds()
+        conn.jobs.clear()
+        conn.ops.clear()
+        conn.wqueue.clear()
 
     def _lose(self, conn, error):
         if conn.lost:
@@ -567,7 +588,7 @@ class AsyncClient:
                       cookies=None, durable=None, accept=None, **more):
         """Sends one request through ferryd and returns its `Response` (httpx's shape)."""
         conn = self._conn
-        if conn is None or conn.lost:
+        if conn is None or conn.lost or self._loop is not asyncio.get_running_loop():
             await self._ensure()
         max_line = self._max_line
         if (params is None and data is None and json is None and files is None and content is None

@@ -95,6 +95,15 @@ class AsyncClientTests(DaemonTestCase):
                 self.assertEqual(stats["jobs"]["running"], 0)
         run(main())
 
+    def test_one_client_across_two_event_loops(self):
+        c = self.daemon.async_client()
+
+        async def get():
+            return (await c.get(self.url("/json"))).status_code
+        self.assertEqual(run(get()), 200)
+        self.assertEqual(run(get()), 200)  # a new loop: the client connects again on it
+        run(c.aclose())
+
     def test_descriptor_body_through_the_async_client(self):
         path = os.path.join(self.tmp, "async-body.bin")
         with open(path, "wb") as f:
