@@ -8,11 +8,13 @@
 
 Standard library only. See docs/CLIENTS.md in the ferry repository."""
 
-from ._async import AsyncClient, AsyncJob, AsyncStreamResponse
-from ._client import Client, Job, StreamResponse
+from ._async import AsyncClient
+from ._async_jobs import AsyncJob, AsyncStreamResponse
+from ._client import Client
 from ._errors import DaemonUnavailable, FerryError, HTTPStatusError, JobCancelled
 from ._models import Headers, Response
 from ._socket import locate as locate_socket
+from ._sync_jobs import Job, StreamResponse
 
 __version__ = "0.1.0"
 
