@@ -32,6 +32,8 @@ class _Conn:
         # Pending writes: [bytearray, fds, offset, owner spec]; lines without descriptors
         # are coalesced into one entry, so one send() carries many.
         self.wqueue = collections.deque()
+        # Jobs refused `overloaded`, waiting for room (oldest first).
+        self.room = collections.deque()
         self.flush_scheduled = False
         self.writer_added = False
 
@@ -184,6 +186,9 @@ class AsyncClient:
                 del conn.jobs[job_id]
                 conn.window.release()
                 job.spec.release_fds()
+                if conn.room:
+                    waiting = conn.room[0]
+                    self._resubmit(conn, waiting, waiting.spec.overloaded)
             job._feed(event)
             return
         if kind == "error":
@@ -332,13 +337,25 @@ class AsyncClient:
     # Jobs -----------------------------------------------------------------------------------
 
     def _resubmit_later(self, conn, job):
-        job.spec.backoff = True
-        job.spec.overloaded += 1
-        delay = min(0.5, 0.005 * (2 ** min(job.spec.overloaded, 7)))
-        self._loop.call_later(delay, self._resubmit, conn, job)
+        """A job the daemon refused `overloaded` waits for room: the next end of one of this
+        connection's jobs, or a timer (5 ms doubling to 0.5 s) when the room is taken by
+        other clients."""
+        spec = job.spec
+        spec.backoff = True
+        spec.overloaded += 1
+        conn.room.append(job)
+        delay = min(0.5, 0.005 * (2 ** min(spec.overloaded, 7)))
+        self._loop.call_later(delay, self._resubmit, conn, job, spec.overloaded)
 
-    def _resubmit(self, conn, job):
-        job.spec.backoff = False
+    def _resubmit(self, conn, job, generation):
+        spec = job.spec
+        if not spec.backoff or spec.overloaded != generation:
+            return  # sent again already (room came first), or refused again since
+        spec.backoff = False
+        try:
+            conn.room.remove(job)
+        except ValueError:
+            pass
         if conn.lost:
             return
         if job.spec.cancelled:

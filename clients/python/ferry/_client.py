@@ -151,8 +151,11 @@ class Client:
                     return
                 with self._lock:
                     state.jobs.pop(job_id, None)
+                    waiting = state.room[0] if state.room else None
                 state.window.release()
                 job.spec.release_fds()
+                if waiting is not None:
+                    self._resubmit_after(state, waiting, 0)
             job._feed(event)
             return
         if kind == "error":
@@ -171,16 +174,31 @@ class Client:
             waiter.put(event)
 
     def _resubmit_later(self, state, job):
-        job.spec.backoff = True
-        job.spec.overloaded += 1
-        delay = min(0.5, 0.005 * (2 ** min(job.spec.overloaded, 7)))
-        timer = threading.Timer(delay, self._resubmit, args=(state, job))
+        """A job refused `overloaded` waits for room: the next end of one of this connection's
+        jobs, or a timer (5 ms doubling to 0.5 s). The reader never writes itself (a full
+        socket would stop it reading): a timer thread sends the job again."""
+        spec = job.spec
+        with self._lock:
+            spec.backoff = True
+            spec.overloaded += 1
+            state.room.append(job)
+        delay = min(0.5, 0.005 * (2 ** min(spec.overloaded, 7)))
+        self._resubmit_after(state, job, delay)
+
+    def _resubmit_after(self, state, job, delay):
+        timer = threading.Timer(delay, self._resubmit, args=(state, job, job.spec.overloaded))
         timer.daemon = True
         timer.start()
 
-    def _resubmit(self, state, job):
+    def _resubmit(self, state, job, generation):
         with self._lock:
+            if not job.spec.backoff or job.spec.overloaded != generation:
+                return  # sent again already, or refused again since
             job.spec.backoff = False
+            try:
+                state.room.remove(job)
+            except ValueError:
+                pass
         if job.spec.cancelled:
             with self._lock:
                 state.jobs.pop(job.id, None)
@@ -414,6 +432,8 @@ class _Connection:
         self.window = None
         self.window_size = 0
         self.overloaded = 0
+        # Jobs refused `overloaded`, waiting for room (oldest first).
+        self.room = collections.deque()
 
     def pop_op(self, kind):
         for i, (expect, box) in enumerate(self.ops):
