@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -141,6 +142,7 @@ def main():
     finally:
         daemon.stop()
         subprocess.run([os.path.join(REPO, "tools", "nginx-fixture.sh"), "stop", nginx_dir], capture_output=True)
+        shutil.rmtree(workdir, ignore_errors=True)
     results["load_end"] = os.getloadavg()
     for scheme, section in results["protocols"].items():
         print(f"\nB9 {scheme}: {args.n} GETs of /small, {args.window} in flight, {args.reps} reps (median, min-max)")
