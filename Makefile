@@ -3,14 +3,16 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 CONFIG ?= config/ferry.json
 # Debian packages the build and the tests need. libsqlite3-dev is the durable journal's store
-# (FerryStore). media-types gives /etc/mime.types. curl, wrk,
+# (FerryStore). media-types gives /etc/mime.types. python3-jsonschema checks every line of the
+# Python library's tests against docs/schema (make test-python). curl, wrk,
 # hyperfine and python3(-venv) are the benchmark's peers and driver (make bench, bench-smoke).
 # nodejs runs the HTTP Caching Tests (tools/cache-tests) against ferryd's cache.
 DEPS := libevent-dev libcurl4-openssl-dev libsqlite3-dev media-types socat nginx-light openssl jq \
-	curl wrk hyperfine python3 python3-venv nodejs
+	curl wrk hyperfine python3 python3-venv nodejs python3-jsonschema
 SWIFTFLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps build build-debug run test lint format clean bench bench-smoke install fuzz test-sanitize cache-tests
+.PHONY: deps build build-debug run test lint format clean bench bench-smoke install fuzz test-sanitize cache-tests \
+	test-python bench-python
 
 deps:
 	@missing=""; for p in $(DEPS); do \
@@ -47,6 +49,20 @@ test: deps lint
 	tools/cache-tests/run.sh --check
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	FERRY_PRODUCTS=$(CURDIR)/.build/release $(SWIFT) test --skip-build
+
+# The Python library (clients/python) against the release ferryd and ferry-fixture, each test
+# class with its own daemon in a temp dir; every line exchanged is checked against
+# docs/schema/ferry.schema.json. Debian's python3 (standard library + python3-jsonschema).
+test-python: deps
+	$(SWIFT) build -c release $(SWIFTFLAGS)
+	cd clients/python && FERRY_PRODUCTS=$(CURDIR)/.build/release $(PYTHON) -m unittest discover -s tests
+
+# B9: the Python AsyncClient on B1's workload against aiohttp (bench/.venv) and
+# ferry-bench-client; standalone, prints its own table (bench/b9_python.py).
+bench-python: build
+	@test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install --quiet --disable-pip-version-check -r bench/requirements.txt
+	$(PYTHON) bench/b9_python.py --products $(CURDIR)/.build/release --venv $(BENCH_VENV)
 
 # The HTTP Caching Tests (cache-tests.fyi) against ferryd as a private cache (tools/cache-tests);
 # ID=case runs one case and prints its exchanges.
