@@ -44,7 +44,7 @@ extension Daemon {
     let decision = CacheLookup.decide(cached, policy: policy, candidates: stored.map(\.entry), now: now)
     let mayStore = policy != .noStore && !cached.control.noStore
     func running(_ phase: CacheJob.Phase) -> CacheStart {
-      .job(CacheJob(request: cached, session: name, maxBytes: settings.maxBytes, phase: phase))
+      .job(CacheJob(request: cached, session: name, limits: settings, phase: phase))
     }
     func answering() -> JobRun {
       nextSerial += 1
@@ -237,6 +237,7 @@ extension Daemon {
     o.append(key: "enabled", value: true)
     o.append(key: "shared", value: .bool(settings.shared))
     o.append(key: "max_bytes", value: .number(JSONNumber(validatedText: String(settings.maxBytes))))
+    o.append(key: "max_entries", value: .number(JSONNumber(settings.maxEntries)))
     o.append(key: "entries", value: .number(JSONNumber(entries?.count ?? 0)))
     o.append(key: "bytes", value: .number(JSONNumber(validatedText: String(entries?.bytes ?? 0))))
     o.append(
