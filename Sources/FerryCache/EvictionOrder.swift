@@ -76,12 +76,12 @@ public struct EvictionOrder<Key: Hashable & Sendable>: Sendable {
   }
 
   /// The least recently used keys, oldest first, with their sizes, until they add up to at
-  /// least `bytes` (or every key, when the whole order holds less).
-  public func oldestFirst(coveringBytes bytes: Int64) -> [(key: Key, bytes: Int64)] {
+  /// least `bytes` and number at least `count` (or every key, when the whole order holds less).
+  public func oldestFirst(coveringBytes bytes: Int64, count: Int = 0) -> [(key: Key, bytes: Int64)] {
     var found: [(key: Key, bytes: Int64)] = []
     var covered: Int64 = 0
     var slot = oldest
-    while covered < bytes, slot >= 0, let key = slots[slot].key {
+    while covered < bytes || found.count < count, slot >= 0, let key = slots[slot].key {
       found.append((key, slots[slot].bytes))
       covered += slots[slot].bytes
       slot = slots[slot].newer

@@ -48,31 +48,48 @@ public struct SharedEvictionOrder<Partition: Hashable & Comparable & Sendable, K
     if order.count > 0 { orders[partition] = order }
   }
 
-  /// The entries to evict so that what stays is within `maxBytes`, in the order they go: each
-  /// from the partition holding the most bytes at that point, its least recently used first.
-  /// The caller removes them (from the store, then from here).
-  public func victims(maxBytes: Int64) -> [(partition: Partition, key: Key)] {
+  /// The entries to evict so that what stays is within `maxBytes` and `maxEntries`, in the
+  /// order they go: each from the partition holding the most bytes at that point (while the
+  /// bytes are over), else the most entries (while only the count is), its least recently used
+  /// first. The caller removes them (from the store, then from here).
+  public func victims(maxBytes: Int64, maxEntries: Int = .max) -> [(partition: Partition, key: Key)] {
     var need = totalBytes - maxBytes
-    guard need > 0 else { return [] }
-    // No partition gives more than `need`: each one's oldest entries up to that.
-    var candidates: [(partition: Partition, held: Int64, next: Int, list: [(key: Key, bytes: Int64)])] =
-      orders.keys.sorted().map { p in
-        let order = orders[p]!
-        return (p, order.totalBytes, 0, order.oldestFirst(coveringBytes: need))
-      }
+    var surplus = count - maxEntries
+    guard need > 0 || surplus > 0 else { return [] }
+    // No partition gives more than `need` bytes and `surplus` entries: each one's oldest
+    // entries up to that.
+    var candidates: [Candidate] = orders.keys.sorted().map { p in
+      let order = orders[p]!
+      return Candidate(
+        partition: p, held: order.totalBytes, entries: order.count,
+        list: order.oldestFirst(coveringBytes: need, count: surplus))
+    }
     var victims: [(partition: Partition, key: Key)] = []
-    while need > 0 {
+    while need > 0 || surplus > 0 {
       var pick = -1
       for (i, c) in candidates.enumerated() where c.next < c.list.count {
-        if pick < 0 || c.held > candidates[pick].held { pick = i }
+        if pick < 0 || (need > 0 ? c.held > candidates[pick].held : c.entries > candidates[pick].entries) {
+          pick = i
+        }
       }
       guard pick >= 0 else { break }
       let (key, bytes) = candidates[pick].list[candidates[pick].next]
       candidates[pick].next += 1
       candidates[pick].held -= bytes
+      candidates[pick].entries -= 1
       need -= bytes
+      surplus -= 1
       victims.append((candidates[pick].partition, key))
     }
     return victims
+  }
+
+  /// One partition's oldest entries while `victims` picks among them.
+  private struct Candidate {
+    var partition: Partition
+    var held: Int64
+    var entries: Int
+    var next = 0
+    var list: [(key: Key, bytes: Int64)]
   }
 }

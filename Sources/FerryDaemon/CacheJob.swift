@@ -8,7 +8,8 @@ import FerryWire
 struct CacheJob: Sendable {
   let request: CacheRequest
   let session: String
-  let maxBytes: Int64
+  /// The session's `max_bytes` and `max_entries`.
+  let limits: CacheSettings
   private(set) var phase: Phase
   /// When the current attempt's request went out and its head came (seconds, wall clock).
   private(set) var requestTime: Int64 = 0
@@ -34,10 +35,13 @@ struct CacheJob: Sendable {
     case refetch
   }
 
-  init(request: CacheRequest, session: String, maxBytes: Int64, phase: Phase) {
+  /// The largest body worth storing.
+  var maxBytes: Int64 { limits.maxBytes }
+
+  init(request: CacheRequest, session: String, limits: CacheSettings, phase: Phase) {
     self.request = request
     self.session = session
-    self.maxBytes = maxBytes
+    self.limits = limits
     self.phase = phase
   }
 

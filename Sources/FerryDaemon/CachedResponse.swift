@@ -17,8 +17,18 @@ struct CachedResponse: Sendable {
   var hits: Int64
   var lastUse: Int64
 
-  /// What the entry counts against `max_bytes`: the body and the stored header fields.
-  var size: Int64 { bodyBytes + Self.headerBytes(entry.headers) }
+  /// What the entry counts against `max_bytes` in `session`: its body file's blocks of `block`
+  /// bytes and its index row (`CacheFootprint`), not only the body's and fields' bytes (a
+  /// 1-byte body takes a 4 KiB block and a row of a few hundred bytes: issue 26).
+  func size(session: String, block: Int64) -> Int64 {
+    var vary = 0
+    for v in entry.varyValues { vary += v.name.utf8.count + (v.value?.utf8.count ?? 0) + 4 }
+    let row = CacheFootprint.rowBytes(
+      session: session.utf8.count, key: entry.key.text.utf8.count, variant: variant.utf8.count,
+      url: entry.key.url.text.utf8.count, partition: Self.partitionText(entry.key.partition).utf8.count,
+      fields: Int(Self.headerBytes(entry.headers)) + vary, bodyName: bodyFile.utf8.count)
+    return CacheFootprint.bytes(body: bodyBytes, rowBytes: row, block: block)
+  }
 
   /// The entry's id in the session's eviction order.
   var id: String { Self.id(key: entry.key.text, variant: variant) }

@@ -44,7 +44,7 @@ extension Daemon {
     let decision = CacheLookup.decide(cached, policy: policy, candidates: stored.map(\.entry), now: now)
     let mayStore = policy != .noStore && !cached.control.noStore
     func running(_ phase: CacheJob.Phase) -> CacheStart {
-      .job(CacheJob(request: cached, session: name, maxBytes: settings.maxBytes, phase: phase))
+      .job(CacheJob(request: cached, session: name, limits: settings, phase: phase))
     }
     func answering() -> JobRun {
       nextSerial += 1
@@ -139,22 +139,26 @@ extension Daemon {
     }
     guard openHTTPCache() else { return .failure(CacheBypass(why: "the cache cannot be opened")) }
     var headers: CacheHeaderList = []
-    headers.reserveCapacity(request.headers.count + 1)
+    headers.reserveCapacity(request.headers.count)
     for h in request.headers { headers.append((TextCheck.asciiLowercased(h.name), h.value)) }
     // Credentials curl adds itself (digest, a per-user cookie jar's cookies) are not among the
-    // headers: in a shared cache they count as Authorization (RFC 9111 3.5), so another user
-    // is never served an answer to them.
+    // headers, and the session's secret fields are not all called Authorization: in a shared
+    // cache they count as Authorization (RFC 9111 3.5), so another user is never served an
+    // answer to them.
     let perUserCookies = profile.config.cookies.map { !$0.shared } ?? false
-    if settings.shared, request.digest != nil || (perUserCookies && job.cookies != false) {
-      headers.append(("authorization", "(credentials added by ferry)"))
+    let secret = request.headers.contains {
+      Request.isSecretHeader($0.name, extra: profile.config.secretHeaders)
     }
-    guard
-      let cached = CacheRequest(
-        method: request.method, url: request.url, headers: headers, partition: partition)
-    else { return .failure(CacheBypass(why: "the URL is not cached (not http(s), or with userinfo)")) }
-    // Safe methods other than GET neither read nor write the cache, nor invalidate.
-    if cached.isSafe, cached.key.method != "GET" {
-      return .failure(CacheBypass(why: "only GET is answered from the cache"))
+    let traits = CacheRequestTraits(
+      hasBody: request.body != nil,
+      ownTLS: JobRun.tls(profile.tls, job.tls) != JobRun.tls(profile.tls, profile.config.defaults.tls),
+      addedCredentials: secret || request.digest != nil || (perUserCookies && job.cookies != false))
+    let cached: CacheRequest
+    switch CacheAdmission(
+      method: request.method, url: request.url, headers: headers, partition: partition, traits: traits)
+    {
+    case .admitted(let admitted): cached = admitted
+    case .bypass(let reason): return .failure(CacheBypass(why: reason.why))
     }
     return .success((cached, settings))
   }
@@ -233,6 +237,7 @@ extension Daemon {
     o.append(key: "enabled", value: true)
     o.append(key: "shared", value: .bool(settings.shared))
     o.append(key: "max_bytes", value: .number(JSONNumber(validatedText: String(settings.maxBytes))))
+    o.append(key: "max_entries", value: .number(JSONNumber(settings.maxEntries)))
     o.append(key: "entries", value: .number(JSONNumber(entries?.count ?? 0)))
     o.append(key: "bytes", value: .number(JSONNumber(validatedText: String(entries?.bytes ?? 0))))
     o.append(

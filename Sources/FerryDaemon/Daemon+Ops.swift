@@ -71,7 +71,7 @@ extension Daemon {
           key: "cache",
           value: [
             "max_bytes": .number(JSONNumber(validatedText: String(cache.maxBytes))),
-            "shared": .bool(cache.shared),
+            "max_entries": .number(JSONNumber(cache.maxEntries)), "shared": .bool(cache.shared),
           ])
       }
       all.append(key: name, value: .object(o))

@@ -35,6 +35,8 @@ import FerryStore
   /// Entries whose head a 304 updated since the last flush (the body is the same).
   private var rewritten: Set<[String]> = []
   private var flushTimer: Timer?
+  /// The body directory's filesystem block: an entry's size counts its body in whole blocks.
+  private(set) var blockBytes = CacheFootprint.defaultBlockBytes
 
   /// Opens the store under `stateDirectory` and loads it; false when the cache cannot work
   /// (the caller logs `error` once).
@@ -49,6 +51,7 @@ import FerryStore
       try StateDirectory.prepare(dir)
       let store = try CacheStore(path: dir + "/cache.db", sync: sync)
       let bodies = try CacheBodyFiles(path: dir + "/cache", syncs: sync == .full)
+      blockBytes = bodies.blockBytes ?? CacheFootprint.defaultBlockBytes
       var names: Set<String> = []
       var damaged: [(session: String, key: String, variant: String)] = []
       for row in try store.all() {
@@ -59,7 +62,7 @@ import FerryStore
         names.insert(response.bodyFile)
         let entries = self.entries(row.session)
         entries.byKey[response.entry.key.text, default: []].append(response)
-        entries.order.insert(response.id, in: response.partition, bytes: response.size)
+        entries.order.insert(response.id, in: response.partition, bytes: size(response, row.session))
       }
       if !damaged.isEmpty { try store.put(nil, removing: damaged) }
       // Bodies no row names: an interrupted store, or files whose row went first.
@@ -77,6 +80,11 @@ import FerryStore
 
   /// The most variants (Vary values) one key keeps.
   static let maxVariants = 16
+
+  /// What `response` counts against its session's `max_bytes` (`CachedResponse.size`).
+  func size(_ response: CachedResponse, _ session: String) -> Int64 {
+    response.size(session: session, block: blockBytes)
+  }
 
   /// The entries of `session`, made when missing.
   func entries(_ session: String) -> SessionEntries {
@@ -135,18 +143,21 @@ import FerryStore
   }
 
   /// Stores the body `writer` holds as `entry`'s (replacing the entry of the same key and
-  /// variant) and evicts to fit `maxBytes`: the body file is made durable, then the row is
-  /// committed with the victims' rows deleted, then the old files go. Nothing is stored when
-  /// anything fails, or when the entry alone is larger than `maxBytes`.
+  /// variant) and evicts to fit the session's `max_bytes` and `max_entries`: the body file is
+  /// made durable, then the row is committed with the victims' rows deleted, then the old files
+  /// go. Nothing is stored when anything fails, or when the entry alone is larger than
+  /// `max_bytes`.
   @discardableResult
   func store(
-    _ entry: CacheEntry, body writer: CacheBodyFiles.Writer, session: String, maxBytes: Int64, now: Int64
+    _ entry: CacheEntry, body writer: CacheBodyFiles.Writer, session: String, limits: CacheSettings,
+    now: Int64
   ) -> Bool {
     guard let store, let bodies else { return false }
     guard let (name, sha) = bodies.commit(writer) else { return false }
     let response = CachedResponse(
       entry: entry, bodyFile: name, bodyBytes: writer.bytes, sha256: sha, now: now)
-    guard response.size <= maxBytes else {
+    let bytes = size(response, session)
+    guard bytes <= limits.maxBytes else {
       bodies.remove(name)
       return false
     }
@@ -160,13 +171,15 @@ import FerryStore
     {
       forget(oldest, in: entries, removeRow: true)
     }
-    entries.order.insert(response.id, in: response.partition, bytes: response.size)
-    let victims = entries.order.victims(maxBytes: maxBytes)
+    entries.order.insert(response.id, in: response.partition, bytes: bytes)
+    let victims = entries.order.victims(maxBytes: limits.maxBytes, maxEntries: limits.maxEntries)
     // The new entry would itself go: its user holds the most, and it does not fit beside what
     // the others keep of their share. Nothing is stored; what was there stays.
     guard !victims.contains(where: { $0.key == response.id && $0.partition == response.partition }) else {
       entries.order.remove(response.id, in: response.partition)
-      if let replaced { entries.order.insert(replaced.id, in: replaced.partition, bytes: replaced.size) }
+      if let replaced {
+        entries.order.insert(replaced.id, in: replaced.partition, bytes: size(replaced, session))
+      }
       bodies.remove(name)
       return false
     }
@@ -184,7 +197,9 @@ import FerryStore
     } catch {
       // The index did not take it: the order goes back to what the index holds.
       entries.order.remove(response.id, in: response.partition)
-      if let replaced { entries.order.insert(replaced.id, in: replaced.partition, bytes: replaced.size) }
+      if let replaced {
+        entries.order.insert(replaced.id, in: replaced.partition, bytes: size(replaced, session))
+      }
       bodies.remove(name)
       return false
     }
@@ -206,7 +221,7 @@ import FerryStore
     else { return }
     list[i] = response
     entries.byKey[response.entry.key.text] = list
-    entries.order.insert(response.id, in: response.partition, bytes: response.size)
+    entries.order.insert(response.id, in: response.partition, bytes: size(response, session))
     rewritten.insert([session, response.entry.key.text, response.variant])
     if flushTimer?.isScheduled == false { flushTimer?.schedule(afterMs: 1_000) }
   }

@@ -148,7 +148,7 @@ extension JobRun {
       cacheStoring = nil
       if CacheURL(metrics.effectiveURL) == state.request.key.url {
         daemon.httpCache.store(
-          entry, body: writer, session: state.session, maxBytes: state.maxBytes, now: Self.cacheNow())
+          entry, body: writer, session: state.session, limits: state.limits, now: Self.cacheNow())
       } else {
         daemon.httpCache.bodies?.discard(writer)
       }

@@ -35,6 +35,14 @@ public final class CacheBodyFiles {
 
   deinit { close(directory) }
 
+  /// The filesystem's block (`fstatvfs`'s `f_bsize`): what a body file's size rounds up to on
+  /// disk; nil when it does not say.
+  public var blockBytes: Int64? {
+    var info = statvfs()
+    guard fstatvfs(directory, &info) == 0, info.f_bsize > 0 else { return nil }
+    return Int64(info.f_bsize)
+  }
+
   /// A body being written: bytes go to a temporary file and through SHA-256.
   public final class Writer {
     fileprivate let fd: Int32

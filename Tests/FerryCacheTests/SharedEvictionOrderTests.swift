@@ -60,4 +60,37 @@ import Testing
     order.use("zzz", in: "u1")
     #expect(order.totalBytes == 10 && order.count == 1 && order.bytes(of: "u1") == 0)
   }
+
+  /// `maxEntries`: past the count the least recently used entries go, from the partition
+  /// holding the most entries, even when the bytes fit (issue 26).
+  @Test func theEntryCountIsBoundedToo() {
+    var order = SharedEvictionOrder<String, String>()
+    for k in ["a1", "a2", "a3", "a4"] { order.insert(k, in: "u1", bytes: 1) }
+    for k in ["b1", "b2"] { order.insert(k, in: "u2", bytes: 100) }
+    #expect(order.victims(maxBytes: 1000, maxEntries: 6).isEmpty)
+    #expect(order.victims(maxBytes: 1000, maxEntries: 4).map(\.key) == ["a1", "a2"])
+    #expect(order.victims(maxBytes: 1000, maxEntries: 1).map(\.key) == ["a1", "a2", "a3", "b1", "a4"])
+    // Bytes over: the largest holder of bytes first, then the count.
+    #expect(order.victims(maxBytes: 150, maxEntries: 3).map(\.key) == ["b1", "a1", "a2"])
+  }
+}
+
+/// What an entry counts against `max_bytes` (issue 26): whole blocks and its row.
+@Suite struct CacheFootprintTests {
+  @Test(arguments: [
+    (Int64(0), Int64(4096), Int64(4096)), (1, 4096, 4096), (4096, 4096, 4096), (4097, 4096, 8192),
+    (1, 1024, 1024), (3000, 1024, 3072), (1, 0, 512),
+  ])
+  func bodiesTakeWholeBlocksAndAtLeastOne(body: Int64, block: Int64, blocks: Int64) {
+    #expect(
+      CacheFootprint.bytes(body: body, rowBytes: 0, block: block) == blocks + CacheFootprint.rowOverhead * 3
+        / 2)
+  }
+
+  @Test func theRowCountsItsColumnsAndItsOverhead() {
+    let row = CacheFootprint.rowBytes(
+      session: 7, key: 40, variant: 0, url: 30, partition: 5, fields: 150, bodyName: 32)
+    #expect(row == 21 + 80 + 60 + 10 + 150 + 32 + 32)
+    #expect(CacheFootprint.bytes(body: 18, rowBytes: row, block: 4096) == 4096 + (row + 96) * 3 / 2)
+  }
 }

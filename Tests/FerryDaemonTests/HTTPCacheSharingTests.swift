@@ -56,9 +56,9 @@ import Testing
   @Test func oneUserFillingTheCacheDoesNotEvictAnothersShare() throws {
     let state = Paths.tempDirectory("cache-fair")
     defer { try? FileManager.default.removeItem(atPath: state) }
-    // An entry is its 2,000-byte body and ~200 bytes of fields: nine fit in 20,000, four and a
-    // half in each user's half.
-    let d = try InProcessDaemon(config: HTTPCacheTests.config(state, maxBytes: 20_000))
+    // An entry counts its 2,000-byte body's 4 KiB block and ~900 bytes of row (CacheFootprint):
+    // eleven fit in 60,000, five and a half in each user's half.
+    let d = try InProcessDaemon(config: HTTPCacheTests.config(state, maxBytes: 60_000))
     defer { d.close() }
     let a = try d.connect(uid: 1000)
     let b = try d.connect(uid: 1001)
@@ -71,7 +71,7 @@ import Testing
       #expect(HTTPCacheTests.cacheOf(HTTPCacheTests.run(b, d, "b\(i)", #""url":"\#(url)""#)) == "miss")
     }
     let entries = d.daemon.httpCache.sessions["default"]
-    #expect((entries?.bytes ?? 0) <= 20_000)
+    #expect((entries?.bytes ?? 0) <= 60_000)
     for (i, url) in mine.enumerated() {
       #expect(HTTPCacheTests.cacheOf(HTTPCacheTests.run(a, d, "a\(i)b", #""url":"\#(url)""#)) == "hit")
     }

@@ -274,8 +274,9 @@ import Testing
   @Test func leastRecentlyUsedEntriesAreEvictedWithinMaxBytes() throws {
     let state = Paths.tempDirectory("cache-evict")
     defer { try? FileManager.default.removeItem(atPath: state) }
-    // Each entry is its body (~17 bytes) and its stored fields (~150 bytes): two fit, not three.
-    let d = try InProcessDaemon(config: Self.config(state, maxBytes: 400))
+    // Each entry counts its body's 4 KiB block and ~900 bytes of row (CacheFootprint): two fit
+    // in 12,000, not three.
+    let d = try InProcessDaemon(config: Self.config(state, maxBytes: 12_000))
     defer { d.close() }
     let c = try d.connect(uid: 1000)
     let urls = (1...3).map { d.url("/conditional?Cache-Control=max-age%3D600&n=\($0)") }
@@ -287,7 +288,7 @@ import Testing
     #expect(Self.cacheOf(Self.run(c, d, "1c", #""url":"\#(urls[0])""#)) == "hit")
     #expect(Self.cacheOf(Self.run(c, d, "2b", #""url":"\#(urls[1])""#)) == "miss")
     let entries = d.daemon.httpCache.sessions["default"]
-    #expect((entries?.bytes ?? 0) <= 400 && entries?.count == 2)
+    #expect((entries?.bytes ?? 0) <= 12_000 && entries?.count == 2)
     #expect(try FileManager.default.contentsOfDirectory(atPath: state + "/cache").count == 2)
   }
 
