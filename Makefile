@@ -6,13 +6,14 @@ CONFIG ?= config/ferry.json
 # (FerryStore). media-types gives /etc/mime.types. python3-jsonschema checks every line of the
 # Python library's tests against docs/schema (make test-python). curl, wrk,
 # hyperfine and python3(-venv) are the benchmark's peers and driver (make bench, bench-smoke).
-# nodejs runs the HTTP Caching Tests (tools/cache-tests) against ferryd's cache.
+# nodejs runs the HTTP Caching Tests (tools/cache-tests) against ferryd's cache. scdoc and
+# man-db build and check the manual pages (tools/man/build.py).
 DEPS := libevent-dev libcurl4-openssl-dev libsqlite3-dev media-types socat nginx-light openssl jq \
-	curl wrk hyperfine python3 python3-venv nodejs python3-jsonschema
+	curl wrk hyperfine python3 python3-venv nodejs python3-jsonschema scdoc man-db
 SWIFTFLAGS := -Xswiftc -warnings-as-errors
 
 .PHONY: deps build build-debug run test lint format clean bench bench-smoke install fuzz test-sanitize cache-tests \
-	test-python bench-python
+	test-python bench-python man deb deb-test
 
 deps:
 	@missing=""; for p in $(DEPS); do \
@@ -41,12 +42,15 @@ format:
 # Black-box tests run the release binaries (FERRY_PRODUCTS): what ships, at its speed. The
 # benchmark smoke runs on the same release products, and the fuzz targets a few seconds each
 # from their seeds, and the HTTP Caching Tests against ferryd's cache (at least 95 % of their
-# required cases), before the tests, so their summary ends the output.
+# required cases), the manual pages' checks, and the Python library's tests (with every line
+# checked against docs/schema), before the Swift tests, so their summary ends the output.
 test: deps lint
 	$(SWIFT) build -c release $(SWIFTFLAGS)
 	$(BENCH) --smoke
 	Fuzz/run.sh smoke
 	tools/cache-tests/run.sh --check
+	$(PYTHON) tools/man/build.py --ferry .build/release/ferry --ferryd .build/release/ferryd --out .build/man --check
+	cd clients/python && FERRY_PRODUCTS=$(CURDIR)/.build/release $(PYTHON) -m unittest discover -s tests
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	FERRY_PRODUCTS=$(CURDIR)/.build/release $(SWIFT) test --skip-build
 
@@ -104,18 +108,42 @@ bench-smoke: build
 # PREFIX and DESTDIR as usual; the units' ExecStart is rewritten to $(PREFIX)/bin/ferryd.
 DESTDIR ?=
 SYSTEMD_DIR ?= /etc/systemd/system
-install: build
+install: build man
 	install -D -m 0755 .build/release/ferryd $(DESTDIR)$(PREFIX)/bin/ferryd
 	install -D -m 0755 .build/release/ferry $(DESTDIR)$(PREFIX)/bin/ferry
 	install -d -m 0755 $(DESTDIR)/etc/ferry $(DESTDIR)/etc/ferry/ferry.d
 	@if [ -e $(DESTDIR)/etc/ferry/ferry.json ]; then \
 	  echo "keeping existing $(DESTDIR)/etc/ferry/ferry.json"; \
 	else \
-	  install -m 0644 config/ferry.json $(DESTDIR)/etc/ferry/ferry.json; \
+	  install -m 0644 config/ferry.system.json $(DESTDIR)/etc/ferry/ferry.json; \
 	fi
 	install -d -m 0755 $(DESTDIR)$(SYSTEMD_DIR)
 	sed 's#/usr/local/bin/ferryd#$(PREFIX)/bin/ferryd#' systemd/ferryd.service > $(DESTDIR)$(SYSTEMD_DIR)/ferryd.service
 	install -m 0644 systemd/ferryd.socket $(DESTDIR)$(SYSTEMD_DIR)/ferryd.socket
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/ferry/README.md
+	for page in .build/man/*.[0-9]; do \
+	  install -D -m 0644 $$page $(DESTDIR)$(PREFIX)/share/man/man$${page##*.}/$$(basename $$page); \
+	done
 	@if [ -z "$(DESTDIR)" ]; then getent group ferry >/dev/null || groupadd --system ferry; fi
 	@echo "installed; start with: systemctl daemon-reload && systemctl enable --now ferryd.socket"
+
+# Manual pages (docs/man/*.scd through scdoc; tools/man/build.py fills their tables from the
+# code's own help and docs and fails when a page lacks an option, field or error code).
+man: build
+	$(PYTHON) tools/man/build.py --ferry .build/release/ferry --ferryd .build/release/ferryd --out .build/man --check
+
+# The Debian package (debian/, debhelper compat 13): ferryd and ferry with the Swift standard
+# library linked static, so it depends on Debian's libraries only. Into .build/debs/, with
+# lintian's verdict; `deb-test` installs it on this machine, uses it, upgrades and purges it
+# (tools/deb-test.sh; root).
+DEB_DEPS := debhelper dpkg-dev lintian scdoc man-db fakeroot
+deb:
+	@$(MAKE) --no-print-directory deps DEPS="$(DEPS) $(DEB_DEPS)"
+	rm -rf .build/debs && mkdir -p .build/debs
+	dpkg-buildpackage --build=binary --no-sign --buildinfo-option=-u.build/debs \
+	  --changes-option=-u.build/debs --buildinfo-file=.build/debs/ferry.buildinfo \
+	  --changes-file=.build/debs/ferry.changes
+	lintian --fail-on error,warning --info .build/debs/*.changes
+
+deb-test: deb
+	tools/deb-test.sh .build/debs/ferry_*.deb
