@@ -28,7 +28,9 @@ extension FerryClient {
         head.yield(h)
         head.finish()
       case .data(let bytes): chunk.yield(bytes)
-      case .done: chunk.finish()
+      case .done:
+        head.finish()
+        chunk.finish()
       case .failed(let error):
         head.finish(throwing: error)
         chunk.finish(throwing: error)
@@ -48,7 +50,9 @@ extension FerryClient {
     } onCancel: {
       job.cancel()
     }
-    guard let first else { throw FerryError(code: "cancelled", message: "the job was cancelled") }
+    guard let first else {
+      throw FerryError(code: "protocol_error", message: "the job ended without a response")
+    }
     return (first, chunks)
   }
 

@@ -56,6 +56,8 @@ final class FerryConnection: Sendable {
     self.window = max(1, window)
   }
 
+  // Write blocks hold the connection, so the descriptor stays open (and is not reused) until
+  // every queued line was sent or failed.
   deinit { socket.close() }
 
   /// Takes a job line for `id`: sent at once when the window has room, else when it has.
@@ -89,7 +91,7 @@ final class FerryConnection: Sendable {
       s.routes[id] = route
       s.live += 1
       let (line, fds) = (route.line, route.descriptors.fds)
-      writer.async { [socket] in _ = socket.send(line: line, descriptors: fds) }
+      writer.async { [self] in _ = socket.send(line: line, descriptors: fds) }
     }
   }
 
@@ -104,7 +106,7 @@ final class FerryConnection: Sendable {
         return route
       }
       let line = JSONWriter.bytes(.object(JSONObject(["op": "cancel", "id": .string(id)])))
-      writer.async { [socket] in _ = socket.send(line: line, descriptors: []) }
+      writer.async { [self] in _ = socket.send(line: line, descriptors: []) }
       return nil
     }
     guard var local else { return }
@@ -120,7 +122,7 @@ final class FerryConnection: Sendable {
       let error: FerryError? = state.withLock { s in
         if let error = s.closedError { return error }
         s.ops.append(OpWaiter(answers: answers, resume: { continuation.resume(returning: $0) }))
-        writer.async { [socket] in _ = socket.send(line: line, descriptors: []) }
+        writer.async { [self] in _ = socket.send(line: line, descriptors: []) }
         return nil
       }
       if let error { continuation.resume(returning: .failure(error)) }

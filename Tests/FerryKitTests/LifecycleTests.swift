@@ -1,0 +1,109 @@
+import FerryKit
+import Glibc
+import Testing
+
+/// Jobs across cancellation, a closed client, a killed daemon, and big descriptors.
+@Suite(.serialized) struct LifecycleTests {
+  @Test func cancellingTheTaskMidTransferCancelsTheJob() async throws {
+    let fixture = try KitFixture()
+    let daemon = try KitDaemon()
+    let client = try FerryClient(socketPath: daemon.socket)
+    let path = daemon.dir + "/huge.bin"
+    let task = Task {
+      try await client.download(for: FerryRequest("GET", fixture.url("/bytes/17179869184")), to: path)
+    }
+    // Mid-transfer: bytes have reached the file.
+    while (KitPaths.size(path) ?? 0) < 1_000_000 { try await Task.sleep(for: .milliseconds(10)) }
+    task.cancel()
+    do {
+      _ = try await task.value
+      Issue.record("a 16 GiB download finished")
+    } catch let error as FerryError {
+      #expect(error.code == "cancelled" && error.field == "client", "\(error)")
+    }
+    let size = KitPaths.size(path) ?? 0
+    try await client.ping()
+    #expect(KitPaths.size(path) == size)  // nothing more is written
+    #expect(size < 17_179_869_184)
+  }
+
+  @Test func aDurableJobOutlivesItsClientAndANewClientAttaches() async throws {
+    let fixture = try KitFixture()
+    let daemon = try KitDaemon()
+    var request = FerryRequest("GET", fixture.url("/delay/1500"))
+    request.id = "kit-durable-1"
+    request.durable = true
+    do {
+      let first = try FerryClient(socketPath: daemon.socket)
+      let job = try await first.submit(request)
+      for try await event in job.events {
+        if case .queued = event { break }
+      }
+      first.close()
+    }
+    let second = try FerryClient(socketPath: daemon.socket)
+    let listed = try await second.jobs()
+    #expect(listed.map(\.id) == ["kit-durable-1"])
+    #expect(listed.first?.durable == true)
+    let attached = try await second.attach(id: "kit-durable-1")
+    let response = try await attached.result()
+    #expect(response.status == 200)
+    #expect(response.json?["delayed_ms"] == .number("1500"))
+    #expect(try await second.jobs().isEmpty)
+    // An id nobody has: unknown_id.
+    let unknown = try await second.attach(id: "kit-nothing")
+    await #expect(throws: FerryError.self) { try await unknown.result() }
+  }
+
+  @Test func aDownloadResumesAfterTheDaemonWasKilled() async throws {
+    let fixture = try KitFixture()
+    let daemon = try KitDaemon()
+    let path = daemon.dir + "/v.bin"
+    do {
+      let client = try FerryClient(socketPath: daemon.socket)
+      // The server drops the connection after 40 of 100 bytes: they stay in v.bin.part.
+      await #expect(throws: FerryError.self) {
+        _ = try await client.download(
+          for: FerryRequest("GET", fixture.url("/versioned/100?drop=40")), to: path, resume: true)
+      }
+    }
+    #expect(KitPaths.size(path + ".part") == 40)
+    daemon.kill()
+    try daemon.start()
+    let client = try FerryClient(socketPath: daemon.socket)
+    let response = try await client.download(
+      for: FerryRequest("GET", fixture.url("/versioned/100")), to: path, resume: true)
+    #expect(response.status == 206)
+    #expect(response.bytes == 100)
+    #expect(KitPaths.size(path) == 100)
+    #expect(KitPaths.size(path + ".part") == nil && KitPaths.size(path + ".part.validator") == nil)
+  }
+
+  @Test func aBigFileGoesUpAsAMultipartPartThroughADescriptor() async throws {
+    let fixture = try KitFixture()
+    let daemon = try KitDaemon()
+    let client = try FerryClient(socketPath: daemon.socket)
+    let path = daemon.dir + "/big.bin"
+    let size = 200 << 20
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    #expect(ftruncate(fd, off_t(size)) == 0)
+    close(fd)
+    var request = FerryRequest("POST", fixture.url("/echo"))
+    request.parts = [
+      FerryRequest.Part(name: "file", content: .file(path: path), type: "application/octet-stream"),
+      FerryRequest.Part(name: "note", content: .text("big")),
+    ]
+    let job = try await client.submit(request)
+    var uploaded: Int64 = 0
+    for try await event in job.events {
+      if case .progress(.upload, let done, _) = event { uploaded = done }
+    }
+    let echo = try #require(try await job.result().json)
+    guard case .number(let text)? = echo["body_length"], let length = Int(text) else {
+      Issue.record("\(echo)")
+      return
+    }
+    #expect(length > size && length < size + 1_000)
+    #expect(uploaded == Int64(length))
+  }
+}
