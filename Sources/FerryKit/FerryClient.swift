@@ -78,6 +78,11 @@ public final class FerryClient: Sendable {
     return items.compactMap { $0.objectValue.flatMap(FerryJobInfo.init) }
   }
 
+  /// How many job lines the daemon refused `overloaded` (its `max_jobs`, `max_request_bytes`)
+  /// and the library held and sent again, instead of failing them: a sign that the daemon's
+  /// limits, not this connection's window, bound the work.
+  public var overloadedResends: Int { connection.resentCount }
+
   /// Round trip to the daemon (`op: ping`).
   public func ping() async throws {
     _ = try await connection.op(JSONObject(["op": "ping"]), answers: ["pong"])

@@ -73,8 +73,11 @@ extension FerryConnection {
         route.isLive = false
         s.routes[id] = route
         s.live -= 1
-        s.waiting.insert(id, at: 0)
+        // Ahead of the lines never sent, after those refused before it: submission order.
+        s.waiting.insert(id, at: min(s.requeued, s.waiting.count))
+        s.requeued += 1
         s.isHeld = true
+        s.resent += 1
         if s.live == 0 { retryLater() }
         return nil
       }

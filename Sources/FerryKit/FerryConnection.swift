@@ -43,6 +43,10 @@ final class FerryConnection: Sendable {
     var isHeld = false
     var ops: [OpWaiter] = []
     var closedError: FerryError?
+    /// Lines the daemon refused `overloaded` and the library sent again.
+    var resent = 0
+    /// Refused lines at the head of `waiting` since the last pump.
+    var requeued = 0
   }
 
   let socket: FerrySocket
@@ -84,6 +88,7 @@ final class FerryConnection: Sendable {
   /// Sends the waiting lines the window has room for (called with the lock held; the sends
   /// themselves run on the write queue, in this order).
   func pump(_ s: inout State) {
+    if !s.isHeld { s.requeued = 0 }
     while !s.isHeld, s.live < window, !s.waiting.isEmpty {
       let id = s.waiting.removeFirst()
       guard var route = s.routes[id] else { continue }
@@ -129,6 +134,8 @@ final class FerryConnection: Sendable {
     }
     return try result.get()
   }
+
+  var resentCount: Int { state.withLock { $0.resent } }
 
   /// Ends the connection: every live job and op fails `connection_closed` (a detached or
   /// durable job keeps running in the daemon), and the reader thread stops.
