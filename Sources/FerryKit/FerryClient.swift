@@ -12,8 +12,10 @@ import Synchronization
 /// One connection multiplexes every job; the library keeps at most the daemon's
 /// `max_jobs_per_connection` live on it and holds the rest (and any the daemon refuses
 /// `overloaded`) until there is room, so callers never see `overloaded` for that.
-/// Closing the client (or releasing it) cancels its live jobs, except detached and durable
-/// ones, which keep running in the daemon for a later `attach`.
+/// `close()` cancels the connection's live jobs (`op: cancel`) and closes it, except detached
+/// and durable jobs, which keep running in the daemon for a later `attach`. A client lives as
+/// long as it or any of its `FerryJob`s is referenced (or a job is live); it closes itself when
+/// the last reference goes.
 public final class FerryClient: Sendable {
   /// The socket this client talks to.
   public let socketPath: String
@@ -65,9 +67,11 @@ public final class FerryClient: Sendable {
   /// its recorded events are replayed, then the rest follow. A job unknown to the daemon ends
   /// `failed` with `unknown_id`. Cancelling the caller's task leaves the job running.
   public func attach(id: String) async throws -> FerryJob {
-    let job = FerryJob(id: id, connection: connection, outlivesCaller: true, keepsEvents: true)
+    let job = FerryJob(id: id, client: self, outlivesCaller: true, keepsEvents: true)
     let line = JSONWriter.bytes(.object(JSONObject(["op": "attach", "id": .string(id)])))
-    try connection.start(id: id, line: line, descriptors: PassedDescriptors()) { job.receive($0) }
+    try connection.start(id: id, line: line, descriptors: PassedDescriptors(), outlivesConnection: true) {
+      job.receive($0)
+    }
     return job
   }
 
@@ -103,9 +107,12 @@ public final class FerryClient: Sendable {
       throw error
     }
     let job = FerryJob(
-      id: id, connection: connection, outlivesCaller: request.outlivesCaller, keepsEvents: keepsEvents,
+      id: id, client: self, outlivesCaller: request.outlivesCaller, keepsEvents: keepsEvents,
       observer: observer)
-    try connection.start(id: id, line: JSONWriter.bytes(.object(object)), descriptors: descriptors) {
+    let line = JSONWriter.bytes(.object(object))
+    try connection.start(
+      id: id, line: line, descriptors: descriptors, outlivesConnection: request.outlivesCaller
+    ) {
       job.receive($0)
     }
     return job

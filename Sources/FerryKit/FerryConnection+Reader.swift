@@ -128,6 +128,11 @@ extension FerryConnection {
       s.waiting = []
       s.live = 0
       s.ops = []
+      // Closed for real now: the daemon sees a disconnection (detached jobs stay for attach).
+      writer.async { [self] in
+        socket.close()
+        isDescriptorClosed.store(true, ordering: .releasing)
+      }
       return left
     }
     for route in routes.values {

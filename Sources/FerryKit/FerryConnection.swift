@@ -25,6 +25,8 @@ final class FerryConnection: Sendable {
     var sink: @Sendable (JobSignal) -> Void
     /// Sent and holding a place in the window.
     var isLive = false
+    /// A detached, durable or attached job: closing the connection leaves it running.
+    var outlivesConnection = false
   }
 
   /// A caller waiting for an op's answer, and the events that answer it.
@@ -60,13 +62,19 @@ final class FerryConnection: Sendable {
     self.window = max(1, window)
   }
 
-  // Write blocks hold the connection, so the descriptor stays open (and is not reused) until
-  // every queued line was sent or failed.
-  deinit { socket.close() }
+  /// Set once the write queue closed the descriptor (after the connection was lost).
+  let isDescriptorClosed = Atomic<Bool>(false)
+
+  // Write blocks hold the connection, and the descriptor is closed on the write queue after
+  // every line queued before it, so no write ever goes to a closed (or reused) descriptor.
+  deinit {
+    if !isDescriptorClosed.load(ordering: .acquiring) { socket.close() }
+  }
 
   /// Takes a job line for `id`: sent at once when the window has room, else when it has.
   func start(
-    id: String, line: [UInt8], descriptors: PassedDescriptors, sink: @escaping @Sendable (JobSignal) -> Void
+    id: String, line: [UInt8], descriptors: PassedDescriptors, outlivesConnection: Bool,
+    sink: @escaping @Sendable (JobSignal) -> Void
   ) throws(FerryError) {
     var descriptors = descriptors
     let refusal: FerryError? = state.withLock { s in
@@ -74,7 +82,8 @@ final class FerryConnection: Sendable {
       guard s.routes[id] == nil else {
         return FerryError(code: "duplicate_id", message: "\(id) is live on this connection", field: "id")
       }
-      s.routes[id] = Route(line: line, descriptors: descriptors, sink: sink)
+      s.routes[id] = Route(
+        line: line, descriptors: descriptors, sink: sink, outlivesConnection: outlivesConnection)
       s.waiting.append(id)
       pump(&s)
       return nil
@@ -139,5 +148,19 @@ final class FerryConnection: Sendable {
 
   /// Ends the connection: every live job and op fails `connection_closed` (a detached or
   /// durable job keeps running in the daemon), and the reader thread stops.
-  func close() { socket.shutdownBoth() }
+  ///
+  /// The live jobs that do not outlive the connection are cancelled first (`op: cancel`):
+  /// a shutdown alone reads to the daemon as a half-close, after which it would let them run
+  /// to their end (PROTOCOL.md "Transport").
+  func close() {
+    state.withLock { s in
+      // Lost already: the descriptor is closed, or about to be.
+      guard s.closedError == nil else { return }
+      for (id, route) in s.routes where route.isLive && !route.outlivesConnection {
+        let line = JSONWriter.bytes(.object(JSONObject(["op": "cancel", "id": .string(id)])))
+        writer.async { [self] in _ = socket.send(line: line, descriptors: []) }
+      }
+      writer.async { [self] in socket.shutdownReading() }
+    }
+  }
 }

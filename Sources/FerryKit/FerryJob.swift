@@ -17,6 +17,8 @@ public final class FerryJob: Sendable {
 
   private let continuation: AsyncThrowingStream<FerryEvent, any Error>.Continuation?
   private let connection: FerryConnection
+  /// Holds the client while the job is referenced: releasing a client closes its connection.
+  private let client: FerryClient
   private let observer: (@Sendable (FerryEvent) -> Void)?
   private let ending = Mutex<Ending>(Ending())
 
@@ -26,10 +28,12 @@ public final class FerryJob: Sendable {
   }
 
   init(
-    id: String, connection: FerryConnection, outlivesCaller: Bool, keepsEvents: Bool,
+    id: String, client: FerryClient, outlivesCaller: Bool, keepsEvents: Bool,
     observer: (@Sendable (FerryEvent) -> Void)? = nil
   ) {
     self.id = id
+    self.client = client
+    let connection = client.connection
     self.connection = connection
     self.outlivesCaller = outlivesCaller
     self.observer = observer

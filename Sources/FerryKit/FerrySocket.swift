@@ -118,8 +118,12 @@ struct FerrySocket: Sendable {
     }
   }
 
-  /// Ends both directions: a blocked `receive` returns 0 (the reader thread then stops).
-  func shutdownBoth() { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+  /// Stops reading: a blocked `receive` returns 0 (the reader thread then stops), and the
+  /// daemon's next write fails EPIPE, which it takes for a disconnection. Not SHUT_WR: to the
+  /// daemon that is a half-close, after which it lets the connection's jobs finish and writes
+  /// their endings to it, detached and durable ones included (so they are never kept for
+  /// `attach`).
+  func shutdownReading() { _ = Glibc.shutdown(fd, Int32(SHUT_RD)) }
 
   func close() { _ = Glibc.close(fd) }
 }
