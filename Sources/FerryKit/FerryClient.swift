@@ -23,6 +23,9 @@ public final class FerryClient: Sendable {
   public let maxJobsPerConnection: Int
   /// The daemon's version, from `hello`.
   public let daemonVersion: String
+  /// The daemon's `limits.max_line_bytes`: a longer job line (big inline parameters or body)
+  /// is refused here, `line_too_long`, since the daemon's answer to it names no job.
+  public let maxLineBytes: Int
 
   let connection: FerryConnection
   private let idPrefix: String
@@ -47,6 +50,7 @@ public final class FerryClient: Sendable {
     self.socketPath = path
     maxJobsPerConnection = limits?["max_jobs_per_connection"].flatMap(FerryResponse.int) ?? 1000
     daemonVersion = hello["version"]?.stringValue ?? ""
+    maxLineBytes = limits?["max_line_bytes"].flatMap(FerryResponse.int) ?? 1 << 20
     idPrefix = "fk-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))-"
     connection = FerryConnection(socket: socket, window: maxJobsPerConnection)
     try connection.startReader()
@@ -110,6 +114,13 @@ public final class FerryClient: Sendable {
       id: id, client: self, outlivesCaller: request.outlivesCaller, keepsEvents: keepsEvents,
       observer: observer)
     let line = JSONWriter.bytes(.object(object))
+    guard line.count <= maxLineBytes else {
+      descriptors.closeAll()
+      throw FerryError(
+        code: "line_too_long",
+        message: "the job line is \(line.count) bytes, past the daemon's max_line_bytes (\(maxLineBytes)): "
+          + "send a big body from a file (FerryRequest.Body.file)")
+    }
     try connection.start(
       id: id, line: line, descriptors: descriptors, outlivesConnection: request.outlivesCaller
     ) {

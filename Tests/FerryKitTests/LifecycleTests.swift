@@ -106,4 +106,41 @@ import Testing
     #expect(length > size && length < size + 1_000)
     #expect(uploaded == Int64(length))
   }
+
+  /// A durable job's caller is cancelled: the job is left running (and its result still comes
+  /// to that caller), where a plain job's would end `cancelled`.
+  @Test func cancellingTheTaskOfADurableJobLeavesItRunning() async throws {
+    let fixture = try KitFixture()
+    let daemon = try KitDaemon()
+    let client = try FerryClient(socketPath: daemon.socket)
+    var request = FerryRequest("GET", fixture.url("/delay/800"))
+    request.id = "kit-durable-2"
+    request.durable = true
+    let task = Task { try await client.data(for: request) }
+    while try await client.jobs().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+    task.cancel()
+    let response = try await task.value
+    #expect(response.status == 200)
+    #expect(response.json?["delayed_ms"] == .number("800"))
+  }
+
+  /// A job line past the daemon's `max_line_bytes` is refused by the library, with a code,
+  /// instead of waiting forever for an answer the daemon cannot address to it.
+  @Test func aJobLineTooLongForTheDaemonFailsAtOnce() async throws {
+    let fixture = try KitFixture()
+    let daemon = try KitDaemon(limits: #""max_line_bytes": 65536"#)
+    let client = try FerryClient(socketPath: daemon.socket)
+    #expect(client.maxLineBytes == 65_536)
+    var request = FerryRequest("POST", fixture.url("/echo"))
+    request.body = .bytes([UInt8](repeating: 1, count: 100_000))
+    do {
+      _ = try await client.data(for: request)
+      Issue.record("a 133 kB line was sent")
+    } catch let error as FerryError {
+      #expect(error.code == "line_too_long")
+    }
+    // The connection is still good.
+    request.body = .bytes([UInt8](repeating: 1, count: 10_000))
+    #expect(try await client.data(for: request).json?["body_length"] == .number("10000"))
+  }
 }
