@@ -59,6 +59,8 @@ public struct FerryResponse: Sendable, Equatable {
 
   public var status: Int { head.status }
   public var headers: [String: String] { head.headers }
+  public var setCookies: [String] { head.setCookies }
+  public var httpVersion: String { head.httpVersion }
 
   /// The body as text, decoded by the Content-Type's charset (UTF-8, ISO-8859-1,
   /// windows-1252, UTF-16), UTF-8 when none is declared; invalid bytes become U+FFFD.

@@ -119,6 +119,21 @@ import Testing
     #expect(stalled.error?.code == "timeout" && stalled.error?.timer == "idle")
   }
 
+  @Test func HTTPShouldHandleCookiesOffKeepsTheJarOutOfTheRequest() async throws {
+    let fixture = try KitFixture()
+    let daemon = try KitDaemon(sessions: #"{"default": {"cookies": {"persist": false}}}"#)
+    let manager = FerryHTTPSessionManager(client: try FerryClient(socketPath: daemon.socket))
+    let login = await Self.call {
+      manager.GET(fixture.url("/headers?Set-Cookie=sid%3D42"), success: $0, failure: $1)
+    }
+    #expect(login.response?.setCookies == ["sid=42"])
+    let with = await Self.call { manager.GET(fixture.url("/echo"), success: $0, failure: $1) }
+    #expect(with.response?.json?["headers"]?["cookie"] == "sid=42")
+    manager.requestSerializer.HTTPShouldHandleCookies = false
+    let without = await Self.call { manager.GET(fixture.url("/echo"), success: $0, failure: $1) }
+    #expect(without.response?.json?["headers"]?["cookie"] == nil)
+  }
+
   @Test func progressAndCancelReachTheirBlocksOnTheCompletionQueue() async throws {
     let fixture = try KitFixture()
     let daemon = try KitDaemon()
