@@ -10,7 +10,7 @@ DEPS := libevent-dev libcurl4-openssl-dev libsqlite3-dev media-types socat nginx
 	curl wrk hyperfine python3 python3-venv nodejs
 SWIFTFLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps build build-debug run test lint format clean bench bench-smoke install fuzz test-sanitize cache-tests
+.PHONY: deps build build-debug run test lint format examples clean bench bench-smoke install fuzz test-sanitize cache-tests
 
 deps:
 	@missing=""; for p in $(DEPS); do \
@@ -31,16 +31,20 @@ run: build
 	.build/release/ferryd --config $(CONFIG) --announce
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests examples
 
 format:
-	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
+	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests examples
+
+# The Swift example (examples/swift) depends on FerryKit by path, as a program would.
+examples:
+	cd examples/swift && $(SWIFT) build $(SWIFTFLAGS)
 
 # Black-box tests run the release binaries (FERRY_PRODUCTS): what ships, at its speed. The
 # benchmark smoke runs on the same release products, and the fuzz targets a few seconds each
 # from their seeds, and the HTTP Caching Tests against ferryd's cache (at least 95 % of their
 # required cases), before the tests, so their summary ends the output.
-test: deps lint
+test: deps lint examples
 	$(SWIFT) build -c release $(SWIFTFLAGS)
 	$(BENCH) --smoke
 	Fuzz/run.sh smoke
