@@ -71,6 +71,8 @@ let package = Package(
     .executableTarget(
       name: "ferry-bench-core", dependencies: ["FerryWire", "FerrySerializer"], path: "bench/core"),
     .executableTarget(name: "ferry-bench-client", dependencies: ["FerryWire"], path: "bench/client"),
+    // The same through FerryKit (data(for:) per job), for the library's overhead per job.
+    .executableTarget(name: "ferry-bench-kit", dependencies: ["FerryKit"], path: "bench/kit"),
     // Journal commits per second, per record and per batch (docs/STORE.md).
     .executableTarget(name: "ferry-bench-journal", dependencies: ["FerryStore"], path: "bench/journal"),
 
