@@ -1,4 +1,5 @@
 import FerryKit
+import Glibc
 import Testing
 
 /// FerryClient's calls against a real ferryd and the fixture server.
@@ -80,6 +81,7 @@ import Testing
 
   @Test func aSocketNobodyAnswersIsDaemonUnavailable() throws {
     let dir = KitPaths.tempDirectory("none")
+    defer { rmdir(dir) }
     #expect(throws: FerryError.self) { try FerryClient(socketPath: dir + "/nothing.sock") }
     do {
       _ = try FerryClient(socketPath: dir + "/nothing.sock")

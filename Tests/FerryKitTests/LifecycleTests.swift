@@ -27,12 +27,27 @@ import Testing
     #expect(size < 17_179_869_184)
   }
 
+  /// A job that holds lane `kit` (a server that never answers) until it is cancelled, so a
+  /// job queued behind it waits for the test, not for a time.
+  static func laneBlocker(_ client: FerryClient, _ fixture: KitFixture) async throws -> FerryJob {
+    var blocker = FerryRequest("GET", fixture.url("/stall"))
+    blocker.lane = "kit"
+    let job = try await client.submit(blocker)
+    for try await event in job.events {
+      if case .started = event { break }
+    }
+    return job
+  }
+
   @Test func aDurableJobOutlivesItsClientAndANewClientAttaches() async throws {
     let fixture = try KitFixture()
     let daemon = try KitDaemon()
-    var request = FerryRequest("GET", fixture.url("/delay/1500"))
+    let holder = try FerryClient(socketPath: daemon.socket)
+    let blocker = try await Self.laneBlocker(holder, fixture)
+    var request = FerryRequest("GET", fixture.url("/delay/100"))
     request.id = "kit-durable-1"
     request.durable = true
+    request.lane = "kit"
     do {
       let first = try FerryClient(socketPath: daemon.socket)
       let job = try await first.submit(request)
@@ -44,11 +59,12 @@ import Testing
     let second = try FerryClient(socketPath: daemon.socket)
     let listed = try await second.jobs()
     #expect(listed.map(\.id) == ["kit-durable-1"])
-    #expect(listed.first?.durable == true)
+    #expect(listed.first?.durable == true && listed.first?.phase == "queued")
+    blocker.cancel()
     let attached = try await second.attach(id: "kit-durable-1")
     let response = try await attached.result()
     #expect(response.status == 200)
-    #expect(response.json?["delayed_ms"] == .number("1500"))
+    #expect(response.json?["delayed_ms"] == .number("100"))
     #expect(try await second.jobs().isEmpty)
     // An id nobody has: unknown_id.
     let unknown = try await second.attach(id: "kit-nothing")
@@ -119,15 +135,19 @@ import Testing
     let fixture = try KitFixture()
     let daemon = try KitDaemon()
     let client = try FerryClient(socketPath: daemon.socket)
-    var request = FerryRequest("GET", fixture.url("/delay/800"))
+    let blocker = try await Self.laneBlocker(client, fixture)
+    var request = FerryRequest("GET", fixture.url("/delay/100"))
     request.id = "kit-durable-2"
     request.durable = true
-    let task = Task { try await client.data(for: request) }
+    request.lane = "kit"
+    let task = Task { [request] in try await client.data(for: request) }
+    // Queued behind the blocker: listed until it ends, so this wait cannot miss it.
     while try await client.jobs().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
     task.cancel()
+    blocker.cancel()
     let response = try await task.value
     #expect(response.status == 200)
-    #expect(response.json?["delayed_ms"] == .number("800"))
+    #expect(response.json?["delayed_ms"] == .number("100"))
   }
 
   /// A job line past the daemon's `max_line_bytes` is refused by the library, with a code,
