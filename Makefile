@@ -12,8 +12,8 @@ DEPS := libevent-dev libcurl4-openssl-dev libsqlite3-dev media-types socat nginx
 	curl wrk hyperfine python3 python3-venv nodejs python3-jsonschema scdoc man-db
 SWIFTFLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps build build-debug run test lint format clean bench bench-smoke install fuzz test-sanitize cache-tests \
-	test-python bench-python man deb deb-test
+.PHONY: deps build build-debug run test lint format examples clean bench bench-smoke install fuzz test-sanitize \
+	cache-tests test-python bench-python man deb deb-test
 
 deps:
 	@missing=""; for p in $(DEPS); do \
@@ -34,17 +34,21 @@ run: build
 	.build/release/ferryd --config $(CONFIG) --announce
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests examples
 
 format:
-	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
+	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests examples
+
+# The Swift example (examples/swift) depends on FerryKit by path, as a program would.
+examples:
+	cd examples/swift && $(SWIFT) build $(SWIFTFLAGS)
 
 # Black-box tests run the release binaries (FERRY_PRODUCTS): what ships, at its speed. The
 # benchmark smoke runs on the same release products, and the fuzz targets a few seconds each
 # from their seeds, and the HTTP Caching Tests against ferryd's cache (at least 95 % of their
 # required cases), the manual pages' checks, and the Python library's tests (with every line
 # checked against docs/schema), before the Swift tests, so their summary ends the output.
-test: deps lint
+test: deps lint examples
 	$(SWIFT) build -c release $(SWIFTFLAGS)
 	$(BENCH) --smoke
 	Fuzz/run.sh smoke

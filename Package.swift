@@ -4,6 +4,9 @@ import PackageDescription
 // Release builds of the daemon's modules skip the run-time exclusivity checks: with them, every
 // access to a class's stored property goes through swift_beginAccess, about 6 % of ferryd's
 // instructions per job. Debug builds, which the tests run, keep them.
+// Not on FerryWire or FerryKit: SwiftPM refuses a product whose targets carry unsafe flags in a
+// versioned dependency, and FerryKit (with FerryWire) is meant to be one. FerryWire's code is
+// structs and enums, which make no dynamic exclusivity checks (docs/CLIENTS.md has the measure).
 let daemonSpeed: [SwiftSetting] = [
   .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
 ]
@@ -13,6 +16,8 @@ let package = Package(
   products: [
     .executable(name: "ferryd", targets: ["ferryd"]),
     .executable(name: "ferry", targets: ["ferry"]),
+    // The Swift client library (issue 27): standard library, Dispatch, Glibc and FerryWire.
+    .library(name: "FerryKit", targets: ["FerryKit"]),
   ],
   targets: [
     // C shims: system headers and one-line wrappers for macros and variadic functions.
@@ -23,7 +28,7 @@ let package = Package(
     // Pure modules: no I/O, no clock, no C.
     // libm: Double's rounding in the standard library calls into it, and the `ferry` client
     // imports no Glibc that would link it otherwise.
-    .target(name: "FerryWire", swiftSettings: daemonSpeed, linkerSettings: [.linkedLibrary("m")]),
+    .target(name: "FerryWire", linkerSettings: [.linkedLibrary("m")]),
     .target(name: "FerrySerializer", dependencies: ["FerryWire"], swiftSettings: daemonSpeed),
     // RFC 9111's decisions for the HTTP cache (issue 17, docs/CACHE.md); the store drives it.
     .target(name: "FerryCache", swiftSettings: daemonSpeed),
@@ -55,6 +60,8 @@ let package = Package(
     // The command-line client: argument parsing and rendering are pure and tested; main does I/O.
     .target(name: "FerryClient", dependencies: ["FerryWire", "FerrySerializer"]),
     .executableTarget(name: "ferry", dependencies: ["FerryClient", "FerryWire"]),
+    // Programs' client library: no unsafe flags anywhere in its closure (FerryWire's neither).
+    .target(name: "FerryKit", dependencies: ["FerryWire"]),
     // The HTTP fixture server as its own process, for black-box tests of a real ferryd.
     .executableTarget(name: "ferry-fixture", dependencies: ["FerryTestSupport"]),
     // Writes journal batches until it is killed, for FerryStoreTests' crash tests.
@@ -64,10 +71,13 @@ let package = Package(
     .executableTarget(
       name: "ferry-bench-core", dependencies: ["FerryWire", "FerrySerializer"], path: "bench/core"),
     .executableTarget(name: "ferry-bench-client", dependencies: ["FerryWire"], path: "bench/client"),
+    // The same through FerryKit (data(for:) per job), for the library's overhead per job.
+    .executableTarget(name: "ferry-bench-kit", dependencies: ["FerryKit"], path: "bench/kit"),
     // Journal commits per second, per record and per batch (docs/STORE.md).
     .executableTarget(name: "ferry-bench-journal", dependencies: ["FerryStore"], path: "bench/journal"),
 
     .testTarget(name: "FerryWireTests", dependencies: ["FerryWire"]),
+    .testTarget(name: "FerryKitTests", dependencies: ["FerryKit", "FerryTestSupport"]),
     .testTarget(name: "FerryCacheTests", dependencies: ["FerryCache"], exclude: ["Fixtures"]),
     .testTarget(name: "FerryClientTests", dependencies: ["FerryClient", "FerryWire"]),
     .testTarget(

@@ -161,6 +161,9 @@ import Glibc
       keepAlive = false
       connection.write(bytes)
       replyFinished()
+    case .held(let bytes):
+      isStalled = true
+      connection.write(bytes)
     case .stall:
       isStalled = true
       connection.write(

@@ -19,6 +19,9 @@ public enum FixtureReply: Equatable, Sendable {
   case halt(count: UInt64)
   /// Sends these bytes as they are, then closes (`FixtureRawReplies`).
   case raw([UInt8])
+  /// Sends these bytes as they are, then nothing more, the connection open, until the client
+  /// gives up (a response that stops mid-body: `/versioned/N?halt=D`).
+  case held([UInt8])
 
   /// A JSON response.
   static func json(_ value: JSONValue, status: Int = 200) -> FixtureReply {

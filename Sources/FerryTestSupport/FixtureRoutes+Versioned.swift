@@ -4,7 +4,8 @@
 /// Query: `v=V` (1–26, default 1) picks the file's version, every byte of which is the letter
 /// `A` + V − 1, with `ETag: "vV"` and a Last-Modified of day V of January 2024; `etag=weak`
 /// makes the ETag weak and `etag=none` leaves it out; `drop=D` sends the head of the whole file
-/// and only D bytes, then closes; `range_start=K` answers a Range with a 206 that claims and
+/// and only D bytes, then closes; `halt=D` the same, but then holds the connection open (a
+/// transfer still under way); `range_start=K` answers a Range with a 206 that claims and
 /// holds bytes K to the end instead (a server that does not honour the asked offset).
 extension FixtureRoutes {
   static func versioned(_ argument: String, _ head: HTTPRequestHead) -> FixtureReply {
@@ -21,6 +22,12 @@ extension FixtureRoutes {
     }
     headers.append(FixtureHeader("Last-Modified", lastModified))
     let byte = UInt8(ascii: "A") + UInt8(version - 1)
+    if let halt = head.queryValue("halt").flatMap({ Int($0) }) {
+      return .held(
+        FixtureResponseHead.bytes(
+          status: 200, headers: headers, framing: .length(UInt64(length)), keepAlive: true)
+          + [UInt8](repeating: byte, count: min(halt, length)))
+    }
     if let drop = head.queryValue("drop").flatMap({ Int($0) }) {
       return .raw(
         FixtureResponseHead.bytes(

@@ -1,0 +1,145 @@
+import Dispatch
+import FerryWire
+import Glibc
+
+extension FerryConnection {
+  /// Starts the reader thread, which holds the connection until the daemon closes it.
+  ///
+  /// A thread of its own, blocked in `recv`, rather than a task: it must always be reading
+  /// (ferryd stops reading a client whose output is full, so a client that writes without
+  /// reading deadlocks both), whatever the caller's executors are doing.
+  func startReader() throws(FerryError) {
+    let context = Unmanaged.passRetained(self).toOpaque()
+    var thread = pthread_t()
+    let rc = pthread_create(
+      &thread, nil,
+      { raw in
+        let connection = Unmanaged<FerryConnection>.fromOpaque(raw!).takeRetainedValue()
+        connection.readUntilClosed()
+        return nil
+      }, context)
+    guard rc == 0 else {
+      Unmanaged<FerryConnection>.fromOpaque(context).release()
+      throw FerryError(code: "daemon_unavailable", message: "cannot start a reader thread: \(rc)")
+    }
+    pthread_detach(thread)
+  }
+
+  /// Reads lines until the end of the stream, then fails what is left.
+  private func readUntilClosed() {
+    // Event lines carry inline bodies (base64, up to the daemon's max_inline_bytes).
+    var framer = LineFramer(maxLineBytes: 1 << 30)
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
+    defer { buffer.deallocate() }
+    while true {
+      let n = socket.receive(into: buffer)
+      if n == 0 { break }
+      framer.feed(UnsafeRawBufferPointer(rebasing: buffer[..<n])) { item in
+        if case .line(let raw) = item { handle(raw) }
+      }
+    }
+    framer.finish { item in
+      if case .line(let raw) = item { handle(raw) }
+    }
+    lose(FerryError.closed())
+  }
+
+  private func handle(_ raw: UnsafeRawBufferPointer) {
+    guard case .object(let e)? = try? JSONReader().read(raw) else { return }
+    if let id = e["id"]?.stringValue {
+      jobEvent(id, e)
+    } else if e["event"]?.stringValue == "error", let id = e["error"]?.objectValue?["id"]?.stringValue,
+      state.withLock({ $0.routes[id] != nil })
+    {
+      // A refused `attach` (unknown_id) or job line: the job's ending.
+      var failed = JSONObject(["event": "failed", "id": .string(id)])
+      failed.append(key: "error", value: e["error"] ?? .null)
+      jobEvent(id, failed)
+    } else {
+      opAnswer(e)
+    }
+  }
+
+  private func jobEvent(_ id: String, _ e: JSONObject) {
+    let name = e["event"]?.stringValue ?? ""
+    let isTerminal = name == "done" || name == "failed" || name == "cancelled"
+    let isOverloaded =
+      name == "failed" && e["error"]?.objectValue?["code"]?.stringValue == "overloaded"
+      && e["seq"].flatMap(FerryResponse.int) == 1
+    let delivery: (sink: @Sendable (JobSignal) -> Void, sent: PassedDescriptors)? = state.withLock { s in
+      guard var route = s.routes[id] else { return nil }
+      if isOverloaded, route.isLive {
+        // The job never existed: it waits for room and goes again, descriptors and all.
+        route.isLive = false
+        s.routes[id] = route
+        s.live -= 1
+        // Ahead of the lines never sent, after those refused before it: submission order.
+        s.waiting.insert(id, at: min(s.requeued, s.waiting.count))
+        s.requeued += 1
+        s.isHeld = true
+        s.resent += 1
+        if s.live == 0 { retryLater() }
+        return nil
+      }
+      let sent = route.descriptors
+      route.descriptors = PassedDescriptors()
+      if isTerminal {
+        s.routes[id] = nil
+        if route.isLive { s.live -= 1 }
+        s.isHeld = false
+        pump(&s)
+      } else {
+        s.routes[id] = route
+      }
+      return (route.sink, sent)
+    }
+    guard var delivery else { return }
+    delivery.sent.closeAll()
+    delivery.sink(.event(e))
+  }
+
+  /// With nothing live to wait for (the daemon is full with other clients' jobs), tries again
+  /// after a short pause.
+  private func retryLater() {
+    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { [self] in
+      state.withLock { s in
+        s.isHeld = false
+        pump(&s)
+      }
+    }
+  }
+
+  private func opAnswer(_ e: JSONObject) {
+    let name = e["event"]?.stringValue ?? ""
+    let waiter: OpWaiter? = state.withLock { s in
+      guard let first = s.ops.first, first.answers.contains(name) || name == "error" else { return nil }
+      s.ops.removeFirst()
+      return first
+    }
+    waiter?.resume(name == "error" ? .failure(FerryError(event: e)) : .success(e))
+  }
+
+  /// Fails every job and op left: the connection is gone.
+  private func lose(_ error: FerryError) {
+    let (routes, ops) = state.withLock { s in
+      s.closedError = error
+      let left = (s.routes, s.ops)
+      s.routes = [:]
+      s.waiting = []
+      s.live = 0
+      s.ops = []
+      // Closed for real now: the daemon sees a disconnection (detached jobs stay for attach).
+      writer.async { [self] in
+        socket.close()
+        isDescriptorClosed.store(true, ordering: .releasing)
+      }
+      return left
+    }
+    for route in routes.values {
+      var sent = route.descriptors
+      sent.closeAll()
+      route.sink(.lost(error))
+    }
+    for op in ops { op.resume(.failure(error)) }
+  }
+}

@@ -1,0 +1,129 @@
+import Glibc
+
+/// A connected Unix stream socket to ferryd: blocking sends (a line, with descriptors as one
+/// SCM_RIGHTS message) and blocking receives. Every call retries EINTR.
+struct FerrySocket: Sendable {
+  let fd: Int32
+
+  /// Connects to `path`.
+  static func connect(_ path: String) throws(FerryError) -> FerrySocket {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    let capacity = MemoryLayout.size(ofValue: address.sun_path)
+    guard bytes.count < capacity, !bytes.contains(0) else {
+      throw FerryError(
+        code: "daemon_unavailable", message: "\(path): longer than \(capacity - 1) bytes or holds a NUL")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (i, b) in bytes.enumerated() { raw[i] = b }
+    }
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw Self.unavailable(path, errno) }
+    var rc: Int32
+    repeat {
+      rc = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+      }
+    } while rc != 0 && errno == EINTR
+    guard rc == 0 else {
+      let code = errno
+      Glibc.close(fd)
+      throw Self.unavailable(path, code)
+    }
+    return FerrySocket(fd: fd)
+  }
+
+  private static func unavailable(_ path: String, _ code: Int32) -> FerryError {
+    FerryError(
+      code: "daemon_unavailable",
+      message: "cannot reach ferryd at \(path): \(String(cString: strerror(code)))")
+  }
+
+  /// The uid of the process that created the listening socket (SO_PEERCRED), or nil.
+  func peerUID() -> UInt32? {
+    // struct ucred: pid, uid, gid (Glibc's module does not export it without _GNU_SOURCE).
+    var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
+    var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+    guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0,
+      Int(length) == MemoryLayout.size(ofValue: credentials)
+    else { return nil }
+    return credentials.1
+  }
+
+  /// Sends `line` and its newline; `descriptors` go with the newline in one `sendmsg`, so the
+  /// daemon ties them to this line (PROTOCOL.md). False when the daemon went away.
+  func send(line: [UInt8], descriptors: [Int32]) -> Bool {
+    guard !descriptors.isEmpty else { return sendAll(line + [0x0A]) }
+    return sendAll(line) && sendNewline(with: descriptors)
+  }
+
+  private func sendNewline(with descriptors: [Int32]) -> Bool {
+    let dataBytes = descriptors.count * MemoryLayout<Int32>.size
+    let headerBytes = MemoryLayout<cmsghdr>.size
+    var control = [UInt8](repeating: 0, count: (headerBytes + dataBytes + 7) & ~7)
+    control.withUnsafeMutableBytes { raw in
+      var header = cmsghdr()
+      header.cmsg_len = headerBytes + dataBytes
+      header.cmsg_level = SOL_SOCKET
+      header.cmsg_type = Int32(SCM_RIGHTS)
+      raw.storeBytes(of: header, as: cmsghdr.self)
+      for (i, fd) in descriptors.enumerated() {
+        raw.storeBytes(of: fd, toByteOffset: headerBytes + i * 4, as: Int32.self)
+      }
+    }
+    var newline: UInt8 = 0x0A
+    while true {
+      let n = withUnsafeMutablePointer(to: &newline) { byte in
+        control.withUnsafeMutableBytes { ctl in
+          var iov = iovec(iov_base: UnsafeMutableRawPointer(byte), iov_len: 1)
+          return withUnsafeMutablePointer(to: &iov) { iovp in
+            var message = msghdr()
+            message.msg_iov = iovp
+            message.msg_iovlen = 1
+            message.msg_control = ctl.baseAddress
+            message.msg_controllen = ctl.count
+            return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+          }
+        }
+      }
+      if n < 0, errno == EINTR { continue }
+      return n == 1
+    }
+  }
+
+  private func sendAll(_ bytes: [UInt8]) -> Bool {
+    var offset = 0
+    while offset < bytes.count {
+      let n = bytes[offset...].withUnsafeBytes {
+        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
+      if n < 0 {
+        if errno == EINTR { continue }
+        return false
+      }
+      offset += n
+    }
+    return true
+  }
+
+  /// Reads into `buffer`; the count read, 0 at the end of the stream or on an error.
+  func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    while true {
+      let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+      if n < 0, errno == EINTR { continue }
+      return max(n, 0)
+    }
+  }
+
+  /// Stops reading: a blocked `receive` returns 0 (the reader thread then stops), and the
+  /// daemon's next write fails EPIPE, which it takes for a disconnection. Not SHUT_WR: to the
+  /// daemon that is a half-close, after which it lets the connection's jobs finish and writes
+  /// their endings to it, detached and durable ones included (so they are never kept for
+  /// `attach`).
+  func shutdownReading() { _ = Glibc.shutdown(fd, Int32(SHUT_RD)) }
+
+  func close() { _ = Glibc.close(fd) }
+}
