@@ -153,8 +153,8 @@ extension Daemon {
       case .job(let state): cacheJob = state
       }
     }
-    // The URL (its query string included) is held in memory as much as a body is.
-    let held = (request.body?.inMemoryBytes ?? 0) + request.url.utf8.count
+    // Every byte of the request counts: URL, headers, body (issue 26: headers did not).
+    let held = request.heldBytes
     var journal: Journal?
     if isDurable {
       journal = openJournal()

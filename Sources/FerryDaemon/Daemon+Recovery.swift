@@ -106,7 +106,7 @@ extension Daemon {
       endRecovered(job, owner: owner, error)
       return nil
     }
-    let held = (request.body?.inMemoryBytes ?? 0) + request.url.utf8.count
+    let held = request.heldBytes
     nextSerial += 1
     let serial = nextSerial
     var actions: [JobTable.Action] = []
