@@ -34,8 +34,9 @@ public struct OutputOwner: Sendable, Equatable {
   /// Whether this daemon can make a file this user's: it is root (`fchown`) or this user.
   public var canBeGivenFiles: Bool { geteuid() == 0 || geteuid() == uid }
 
-  /// Whether a file the daemon creates must be handed over with `fchown`.
-  var needsHandOver: Bool { geteuid() != uid || getegid() != gid }
+  /// Whether a file the daemon creates must be handed over with `fchown`: only root can, and
+  /// a daemon running as the client's user made it theirs already (whatever its group).
+  var needsHandOver: Bool { geteuid() == 0 && (uid != 0 || gid != getegid()) }
 
   /// Whether the user may create, rename and remove names in a directory of status `dir`.
   func mayWrite(in dir: stat) -> Bool {
