@@ -51,7 +51,7 @@ extension Daemon {
       return JobRun(
         serial: nextSerial, id: id, job: job, request: request, heldRequestBytes: 0, session: session,
         profile: profile, client: client, outputBaseline: outputKey.map { OutputFile.Baseline(of: $0) },
-        daemon: self)
+        outputOwner: client.credentials?.outputOwner, daemon: self)
     }
     switch decision {
     case .serve(let index, let age), .serveNotModified(let index, let age):

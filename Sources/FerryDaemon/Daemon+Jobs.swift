@@ -116,7 +116,8 @@ extension Daemon {
     var request: Request
     let outputKey: String?
     do throws(WireError) {
-      (request, outputKey) = try prepareRequest(merged, profile: profile, client: client)
+      (request, outputKey) = try prepareRequest(
+        merged, profile: profile, client: client, owner: client.credentials?.outputOwner)
     } catch {
       return fail(error, id: id, client: client)
     }
@@ -153,8 +154,8 @@ extension Daemon {
       case .job(let state): cacheJob = state
       }
     }
-    // The URL (its query string included) is held in memory as much as a body is.
-    let held = (request.body?.inMemoryBytes ?? 0) + request.url.utf8.count
+    // Every byte of the request counts: URL, headers, body (issue 26: headers did not).
+    let held = request.heldBytes
     var journal: Journal?
     if isDurable {
       journal = openJournal()
@@ -178,7 +179,8 @@ extension Daemon {
     let baseline = outputKey.map { claimOutput($0, serial: serial) }
     let run = JobRun(
       serial: serial, id: id, job: merged, request: request, heldRequestBytes: held, session: session,
-      profile: profile, client: client, outputBaseline: baseline, daemon: self)
+      profile: profile, client: client, outputBaseline: baseline,
+      outputOwner: client.credentials?.outputOwner, daemon: self)
     if let descriptorOutput { run.useDescriptorOutput(descriptorOutput) }
     run.cache = cacheJob
     if let journal {
@@ -351,16 +353,19 @@ extension Daemon {
   /// request serialized under its profile.
   ///
   /// `client` sent the job line being handled: `fd` bodies and parts take their descriptors
-  /// from it (none at recovery, whose jobs have no `fd`: durable jobs may not).
+  /// from it (none at recovery, whose jobs have no `fd`: durable jobs may not). `owner`: the
+  /// user the job's output files are for.
   func prepareRequest(
-    _ merged: Job, profile: SessionProfile, client: Client? = nil
+    _ merged: Job, profile: SessionProfile, client: Client? = nil, owner: OutputOwner?
   ) throws(WireError) -> (Request, String?) {
     if merged.durable == true, merged.usesBodyDescriptor {
       // The journal keeps the line, not the descriptor: a recovered job could not read it.
       throw WireError.invalidJob(
         "durable", "durable: a durable job cannot read its body from a passed descriptor")
     }
-    let outputKey = try merged.output.map { output throws(WireError) in try outputTarget(output) }
+    let outputKey = try merged.output.map { output throws(WireError) in
+      try outputTarget(output, for: owner)
+    }
     // A job's CA file is a file it makes the daemon read: read_roots apply.
     if let ca = merged.tls?.caFile, let roots = config.readRoots {
       do {

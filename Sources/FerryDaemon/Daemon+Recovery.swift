@@ -99,14 +99,16 @@ extension Daemon {
     merged.maxInlineBytes = min(merged.maxInlineBytes ?? (8 << 20), config.limits.maxInlineBytes)
     let request: Request
     let outputKey: String?
+    // Its files are its user's (a user-database lookup, so only for jobs that write one).
+    let outputOwner = merged.output == nil ? nil : owner.uid.map { OutputOwner(uid: $0) }
     do throws(WireError) {
       // The roots now in force apply, as at submission.
-      (request, outputKey) = try prepareRequest(merged, profile: profile)
+      (request, outputKey) = try prepareRequest(merged, profile: profile, owner: outputOwner)
     } catch {
       endRecovered(job, owner: owner, error)
       return nil
     }
-    let held = (request.body?.inMemoryBytes ?? 0) + request.url.utf8.count
+    let held = request.heldBytes
     nextSerial += 1
     let serial = nextSerial
     var actions: [JobTable.Action] = []
@@ -124,7 +126,8 @@ extension Daemon {
     let baseline = outputKey.map { claimOutput($0, serial: serial) }
     let run = JobRun(
       serial: serial, id: job.submission.id, job: merged, request: request, heldRequestBytes: held,
-      session: session, profile: profile, client: nil, outputBaseline: baseline, daemon: self,
+      session: session, profile: profile, client: nil, outputBaseline: baseline,
+      outputOwner: outputOwner, daemon: self,
       resuming: (seq: job.seq, attempts: attempts))
     run.journalKey = job.key
     run.journalOwner = owner

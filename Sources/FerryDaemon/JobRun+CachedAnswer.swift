@@ -130,7 +130,8 @@ extension JobRun {
       let file: OutputFile
       do throws(WireError) {
         file = try OutputFile(
-          path: path, resume: false, writeRoots: daemon.config.writeRoots, baseline: outputBaseline)
+          path: path, resume: false, writeRoots: daemon.config.writeRoots, baseline: outputBaseline,
+          owner: outputOwner)
       } catch {
         return .failure(.failed(error))
       }

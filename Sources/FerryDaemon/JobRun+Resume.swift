@@ -71,14 +71,16 @@ extension JobRun {
   /// A resume's answer did not continue the partial file: it goes (a path's `.part` is
   /// removed, a descriptor's file emptied), so the next try starts over.
   func dropPartial() {
-    if let path = job.output { OutputFile.removePartial(for: path) }
+    if let path = job.output { OutputFile.removePartial(for: path, owner: outputOwner) }
     if let descriptorOutput, descriptorOutput.resumes { descriptorOutput.dropPartial() }
   }
 
   /// The partial file was already the whole file: it becomes the output.
   func finishCompletePart(_ path: String, head: ResponseHead, metrics: TransferMetrics) {
     do throws(WireError) {
-      let file = try OutputFile(path: path, resume: true)
+      let file = try OutputFile(
+        path: path, resume: true, writeRoots: daemon.config.writeRoots, baseline: outputBaseline,
+        owner: outputOwner)
       finishDone(head: head, body: .output(path: path, bytes: try file.commit()), metrics: metrics)
     } catch {
       finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))

@@ -42,7 +42,7 @@ extension JobRun: TransferDelegate {
     do throws(WireError) {
       let file = try OutputFile(
         path: path, resume: resuming, writeRoots: daemon.config.writeRoots,
-        baseline: outputBaseline)
+        baseline: outputBaseline, owner: outputOwner)
       if !resuming, recordsValidator { file.storeValidator(validator) }
       output = file
     } catch {

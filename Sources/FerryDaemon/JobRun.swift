@@ -65,6 +65,8 @@ import FerryWire
   let isDetached: Bool
   /// What the output's target was when the job was accepted (see `OutputFile.Baseline`).
   let outputBaseline: OutputFile.Baseline?
+  /// Whose its `output` files are (its client's user); nil when the peer is unknown.
+  let outputOwner: OutputOwner?
   /// A durable job's key in the journal, and where its result is filed (its user and id);
   /// nil for every other job, whose path never touches the journal.
   var journalKey: JournalKey?
@@ -108,9 +110,10 @@ import FerryWire
 
   init(
     serial: UInt64, id: String, job: Job, request: Request, heldRequestBytes: Int, session: Session,
-    profile: SessionProfile, client: Client?, outputBaseline: OutputFile.Baseline?, daemon: Daemon,
-    resuming: (seq: Int, attempts: Int)? = nil
+    profile: SessionProfile, client: Client?, outputBaseline: OutputFile.Baseline?,
+    outputOwner: OutputOwner?, daemon: Daemon, resuming: (seq: Int, attempts: Int)? = nil
   ) {
+    self.outputOwner = outputOwner
     self.isRecovered = resuming != nil
     self.isDetached = job.detach == true || job.durable == true
     self.outputBaseline = outputBaseline
@@ -192,9 +195,9 @@ import FerryWire
     var resumeFrom: Int64?
     var validator: String?
     if let path = job.output, job.resume == true || continuesAfterRestart {
-      let size = (try? SystemFileProbe().size(ofFileAt: path + ".part")) ?? 0
+      let size = OutputFile.partialSize(for: path, owner: outputOwner)
       resumeFrom = size > 0 ? size : nil
-      if resumeFrom != nil { validator = OutputFile.storedValidator(for: path) }
+      if resumeFrom != nil { validator = OutputFile.storedValidator(for: path, owner: outputOwner) }
       // Without `resume`, a durable download continues only what `If-Range` can check.
       if job.resume != true, validator == nil { resumeFrom = nil }
     } else if let descriptor = descriptorOutput, descriptor.resumes {

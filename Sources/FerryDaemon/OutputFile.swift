@@ -21,9 +21,11 @@ import FerryWire
 public final class OutputFile {
   public let path: String
   public var partPath: String { path + ".part" }
-  private let name: String
-  private let directory: Int32
+  let name: String
+  let directory: Int32
   private let writeRoots: [String]?
+  /// The user the file is for: its files are theirs, and it replaces only what they could.
+  let owner: OutputOwner?
   /// Where the validator (ETag or Last-Modified) of the response that began the partial file
   /// is kept, for the `If-Range` of the next resume.
   public var validatorPath: String { Self.validatorPath(for: path) }
@@ -60,16 +62,18 @@ public final class OutputFile {
   /// Bytes that were already in the partial file when the transfer resumed from it.
   public let resumedFrom: Int64
 
-  /// Opens `<path>.part`: truncated, or appended to when `resume` is set and it exists.
+  /// Opens `<path>.part` for `owner` (the client's user; nil: the daemon's): truncated, or
+  /// appended to when `resume` is set and it exists (`OutputFile+Owner`).
   public init(
-    path: String, resume: Bool, writeRoots: [String]? = nil, baseline: Baseline? = nil
+    path: String, resume: Bool, writeRoots: [String]? = nil, baseline: Baseline? = nil,
+    owner: OutputOwner? = nil
   ) throws(WireError) {
     self.path = path
     self.writeRoots = writeRoots
     self.baseline = baseline
+    self.owner = owner
     let name = FileRoots.lastComponent(path)
     self.name = name
-    let part = path + ".part"
     let dirPath = FileRoots.directoryOf(path) ?? "."
     let directory: Int32
     switch SystemCall.retrying({ open(dirPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }) {
@@ -80,37 +84,24 @@ public final class OutputFile {
       }
       throw WireError(.outputFailed, "cannot open \(dirPath): \(error)", field: "output")
     }
-    if let writeRoots {
-      do throws(WireError) {
+    let opened: (fd: Int32, size: Int64)
+    do throws(WireError) {
+      if let writeRoots {
         try FileRoots.checkOpened(directory, path: path, within: writeRoots, what: "write_roots")
-      } catch {
-        close(directory)
-        var e = error
-        e.field = "output"
-        throw e
       }
-    }
-    // O_NOFOLLOW: write_roots vetted `path`, not `<path>.part`; a symlink planted under that
-    // name must not carry the write out of the roots. O_NONBLOCK: a FIFO planted there would
-    // block open(2), and the loop with it, until some reader came (regular files ignore it).
-    var flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
-    flags |= resume ? O_APPEND : O_TRUNC
-    let fd: Int32
-    switch SystemCall.retrying({ openat(directory, name + ".part", flags, 0o644) }) {
-    case .success(let opened): fd = opened
-    case .failure(let error):
+      // Nothing is created where the client could not create it, nor written for a target
+      // it could not replace (checked again at the rename).
+      try Self.checkMayReplace(at: directory, name, path: path, owner: owner)
+      opened = try Self.openPart(in: directory, name, path: path + ".part", resume: resume, owner: owner)
+    } catch {
       close(directory)
-      throw WireError(.outputFailed, "cannot open \(part): \(error)", field: "output")
-    }
-    var st = stat()
-    guard case .success = SystemCall.retrying({ fstat(fd, &st) }), st.st_mode & S_IFMT == S_IFREG else {
-      close(fd)
-      close(directory)
-      throw WireError(.outputFailed, "\(part) is not a regular file", field: "output")
+      var e = error
+      e.field = "output"
+      throw e
     }
     self.directory = directory
-    self.fd = fd
-    resumedFrom = resume ? Int64(st.st_size) : 0
+    self.fd = opened.fd
+    resumedFrom = opened.size
   }
 
   /// Starts the file over (the server ignored our Range and sent the whole body).
@@ -136,9 +127,12 @@ public final class OutputFile {
 
   /// Removes `<path>.part` and its validator: the partial file proved not to be a prefix of
   /// the server's file.
-  public static func removePartial(for path: String) {
-    unlink(path + ".part")
-    unlink(validatorPath(for: path))
+  /// Only `owner`'s own files go: another user's stay, as the client could not remove them.
+  public static func removePartial(for path: String, owner: OutputOwner?) {
+    for file in [path + ".part", validatorPath(for: path)] {
+      var st = stat()
+      if lstat(file, &st) == 0, st.st_uid == expectedUID(owner) { unlink(file) }
+    }
   }
 
   /// `<path>.part.validator`.
@@ -146,7 +140,8 @@ public final class OutputFile {
 
   /// The validator stored with `<path>.part`, or nil when there is none (or it is not a small
   /// regular file: a planted symlink is not followed).
-  public static func storedValidator(for path: String) -> String? {
+  /// A validator file of another user than `owner` is not read.
+  public static func storedValidator(for path: String, owner: OutputOwner?) -> String? {
     let opened = SystemCall.retrying {
       open(validatorPath(for: path), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
     }
@@ -154,7 +149,7 @@ public final class OutputFile {
     defer { close(fd) }
     var st = stat()
     guard case .success = SystemCall.retrying({ fstat(fd, &st) }), st.st_mode & S_IFMT == S_IFREG,
-      st.st_size > 0, st.st_size <= maxValidatorBytes
+      st.st_size > 0, st.st_size <= maxValidatorBytes, st.st_uid == expectedUID(owner)
     else { return nil }
     var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
     let read = bytes.withUnsafeMutableBytes { buffer in
@@ -180,12 +175,17 @@ public final class OutputFile {
   public func storeValidator(_ validator: String?) {
     // Through the output's directory, like the partial file itself.
     let vname = name + ".part.validator"
-    unlinkat(directory, vname, 0)
+    removeOwn(vname)
     guard let validator else { return }
     let opened = SystemCall.retrying {
-      openat(directory, vname, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
+      openat(directory, vname, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
     }
     guard case .success(let fd) = opened else { return }
+    guard Self.handOver(fd, to: owner) == nil else {
+      close(fd)
+      unlinkat(directory, vname, 0)
+      return
+    }
     let bytes = Array(validator.utf8)
     let written = bytes.withUnsafeBytes { buffer in
       SystemCall.retrying { Glibc.write(fd, buffer.baseAddress!, buffer.count) }
@@ -205,15 +205,15 @@ public final class OutputFile {
       do throws(WireError) {
         try FileRoots.checkOpened(directory, path: path, within: writeRoots, what: "write_roots")
       } catch {
-        unlinkat(directory, name + ".part", 0)
+        removeOwn(name + ".part")
         throw error
       }
     }
-    unlinkat(directory, name + ".part.validator", 0)
+    removeOwn(name + ".part.validator")
     do throws(WireError) {
       try moveIntoPlace()
     } catch {
-      unlinkat(directory, name + ".part", 0)
+      removeOwn(name + ".part")
       throw error
     }
     return total
@@ -228,6 +228,9 @@ public final class OutputFile {
     let part = name + ".part"
     let written = WireError(
       .outputFailed, "\(path) was written by someone else while this job ran; it was not replaced")
+    // Never a file the client could not have replaced itself; a file that appears after
+    // this look is never replaced (RENAME_NOREPLACE), one swapped in is swapped back.
+    try Self.checkMayReplace(at: directory, name, path: path, owner: owner)
     guard let baseline else { return try plainRename() }
     let now = Baseline(at: directory, name)
     beforeRename?()
@@ -267,8 +270,8 @@ public final class OutputFile {
   public func abandon(keepPartial: Bool) {
     closeFile()
     if !keepPartial {
-      unlinkat(directory, name + ".part", 0)
-      unlinkat(directory, name + ".part.validator", 0)
+      removeOwn(name + ".part")
+      removeOwn(name + ".part.validator")
     }
     closeDirectory()
   }

@@ -7,9 +7,22 @@ extension Journal {
   /// Between calls the WAL stays bounded anyway: SQLite checkpoints it every 1 000 pages, and
   /// `journal_size_limit` cuts it back to 4 MiB after each checkpoint.
   public func compact() throws(StoreError) {
-    try connectionLock.withLock { () throws(StoreError) in
-      try database.execute("PRAGMA incremental_vacuum")
+    while try compactSlice() {}
+  }
+
+  /// Free pages one `compactSlice` gives back (4 MiB at SQLite's 4 KiB page): a commit handed
+  /// to the writer behind a compaction waits for one slice, not for the whole file.
+  public static let compactSlicePages = 1024
+
+  /// One bounded step of `compact`: gives up to `compactSlicePages` free pages back; once none
+  /// are left, folds the WAL in and cuts it to zero. Returns whether free pages remain (the
+  /// writer then queues the next slice behind whatever came meanwhile).
+  public func compactSlice() throws(StoreError) -> Bool {
+    try connectionLock.withLock { () throws(StoreError) -> Bool in
+      try database.execute("PRAGMA incremental_vacuum(\(Self.compactSlicePages))")
+      if try database.integer("PRAGMA freelist_count") ?? 0 > 0 { return true }
       try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+      return false
     }
   }
 

@@ -69,10 +69,13 @@ extension Journal {
   private func insertResult(
     _ key: JournalKey, seq: Int, line: [UInt8], outcome: JournalOutcome, atMs at: Int64
   ) throws(StoreError) {
-    // A job ends once: a second terminal record for it changes nothing.
+    // A job ends once: a second terminal record for it changes nothing. An ended job is never
+    // sent again, so its submission line goes (its result is its event lines): a waiting
+    // result holds at most its replay bounds, not a 1 MiB job line (issue 26).
     let update = try database.statement(
       """
-      UPDATE jobs SET phase = 3, seq = max(seq, ?2), updated_ms = ?3 WHERE key = ?1 AND phase != 3
+      UPDATE jobs SET phase = 3, seq = max(seq, ?2), updated_ms = ?3, line = x''
+      WHERE key = ?1 AND phase != 3
       RETURNING event_count, event_bytes
       """)
     update.bind(1, key.rawValue)

@@ -52,8 +52,9 @@ public final class Journal {
   private var nextKey: Int64
   /// Keeps the connection to one thread at a time (`commit`, the reads, `compact`).
   let connectionLock = StoreLock()
-  /// Removals staged since the journal opened (staging side): how much it may have shrunk,
-  /// for the driver's choice of when to `compact()`.
+  /// Removals and endings (which drop the job's line) staged since the journal opened
+  /// (staging side): how much it may have shrunk, for the driver's choice of when to
+  /// `compact()`.
   public private(set) var removedCount = 0
 
   /// Opens (or creates) the journal at `path`, migrating its schema. A file that is not a
@@ -77,6 +78,12 @@ public final class Journal {
     // and `auto_vacuum` only takes on a file with no pages yet.
     _ = try database.migrate(
       applicationID: JournalSchema.applicationID, preamble: JournalSchema.preamble, JournalSchema.migrations)
+    // A journal made without it (by hand, or by a build before the preamble) gets it from one
+    // VACUUM: only under auto_vacuum does `compact()` give free pages back to the file system.
+    if try database.integer("PRAGMA auto_vacuum") != 2 {
+      try database.execute("PRAGMA auto_vacuum = INCREMENTAL")
+      try database.execute("VACUUM")
+    }
     let mode = try database.text("PRAGMA journal_mode = WAL")
     guard mode == "wal" else {
       throw StoreError(.other, "\(path): journal_mode is \(mode ?? "unknown"), not wal")
@@ -131,6 +138,7 @@ public final class Journal {
   /// shows the same ending. The result stays until `removed`.
   public func ended(_ key: JournalKey, seq: Int, line: [UInt8], outcome: JournalOutcome) {
     batch.append(.ended(key, seq: seq, line: line, outcome: outcome, atMs: clock()))
+    removedCount += 1
   }
 
   /// Stages the removal of the job's rows: its result was written to a connected client

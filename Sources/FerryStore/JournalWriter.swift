@@ -20,7 +20,7 @@ public final class JournalWriter: @unchecked Sendable {
   public enum Report: Sendable, Equatable {
     /// A batch was committed (or refused): what `Journal.flush()` returns.
     case batch(FlushReport)
-    /// `compact()` ran; the error when it failed.
+    /// A slice of compaction ran (`Journal.compactSlice`); the error when it failed.
     case compacted(StoreError?)
   }
 
@@ -70,7 +70,8 @@ public final class JournalWriter: @unchecked Sendable {
     enqueue(.batch(batch))
   }
 
-  /// Asks the thread to compact the journal (`Journal.compact`) after what it holds.
+  /// Asks the thread to compact the journal after what it holds, in bounded slices
+  /// (`Journal.compactSlice`), each queued behind the batches handed over meanwhile.
   public func compact() {
     enqueue(.compact)
   }
@@ -140,7 +141,9 @@ public final class JournalWriter: @unchecked Sendable {
       return .batch(journal.commit(batch))
     case .compact:
       do throws(StoreError) {
-        try journal.compact()
+        if try journal.compactSlice() {
+          lock.withLock { work.append(.compact) }
+        }
         return .compacted(nil)
       } catch {
         return .compacted(error)

@@ -252,16 +252,24 @@ import Testing
   /// A hit into an `output` file (copied into place) and as `response: "stream"` data events.
   @Test func hitsIntoAnOutputFileAndAsAStream() throws {
     let state = Paths.tempDirectory("cache-output")
-    defer { try? FileManager.default.removeItem(atPath: state) }
+    // The client's own directory: a file is written only where its user could write it.
+    let out = Paths.tempDirectory("cache-output-files")
+    chown(out, 1000, 1000)
+    defer {
+      try? FileManager.default.removeItem(atPath: state)
+      try? FileManager.default.removeItem(atPath: out)
+    }
     let d = try InProcessDaemon(
-      config: Self.config(state, extra: #", "files": {"write_roots": ["\#(state)"]}"#))
+      config: Self.config(state, extra: #", "files": {"write_roots": ["\#(out)"]}"#))
     defer { d.close() }
     let c = try d.connect(uid: 1000)
     let url = d.url("/conditional?Cache-Control=max-age%3D600&n=9")
     #expect(Self.cacheOf(Self.run(c, d, "1", #""url":"\#(url)""#)) == "miss")
-    let file = Self.run(c, d, "2", #""url":"\#(url)","output":"\#(state)/out.json""#)
-    #expect(Self.cacheOf(file) == "hit" && file?["output"]?.stringValue == state + "/out.json")
-    let written = try String(contentsOfFile: state + "/out.json", encoding: .utf8)
+    let file = Self.run(c, d, "2", #""url":"\#(url)","output":"\#(out)/out.json""#)
+    #expect(Self.cacheOf(file) == "hit" && file?["output"]?.stringValue == out + "/out.json")
+    var st = stat()
+    #expect(lstat(out + "/out.json", &st) == 0 && st.st_uid == 1000 && st.st_mode & 0o777 == 0o600)
+    let written = try String(contentsOfFile: out + "/out.json", encoding: .utf8)
     #expect(written == #"{"etag":"","n":9}"#)
     let stream = Self.run(c, d, "3", #""url":"\#(url)","response":"stream""#)
     #expect(Self.cacheOf(stream) == "hit" && stream?.int("bytes") == written.utf8.count)

@@ -34,3 +34,32 @@ import Testing
     #expect(try client.run(job("c"), id: "c").last?.event == "done")
   }
 }
+
+extension RequestBudgetTests {
+  /// Issue 26: 2 000 queued jobs with 1 MiB of headers each added 1.84 GB of RSS, since only
+  /// bodies and URLs were counted. Headers (names and values) count as bodies do.
+  @Test func headersCountInTheRequestByteBudget() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(
+      config: #"{"sessions": {"default": {"max_concurrent": 1}}, "limits": {"max_request_bytes": 200000}}"#)
+    let client = try daemon.connect()
+    let value = String(repeating: "v", count: 10_000)
+    let headers = (0..<15).map { #""X-H\#($0)":"\#(value)""# }.joined(separator: ",")
+    let job = { (id: String) in
+      #"{"id":"\#(id)","url":"\#(fixture.url("/echo"))","headers":{\#(headers)},"events":[]}"#
+    }
+    try client.send(#"{"id":"first","url":"\#(fixture.url("/stall"))","events":[]}"#)
+    #expect(try client.readEvent().event == "queued")
+    try client.send(job("a"))
+    #expect(try client.readEvent().int("position") == 1)
+    // 150 000 bytes of headers each: a second job's would pass 200 000.
+    try client.send(job("b"))
+    let refused = try client.collectTerminals(1).events
+    #expect(refused["b"]?.event == "failed")
+    #expect(refused["b"]?.errorCode == "overloaded")
+    try client.send(#"{"op":"cancel","id":"first"}"#)
+    try client.send(#"{"op":"cancel","id":"a"}"#)
+    let ends = try client.collectTerminals(2).events
+    #expect(ends["first"]?.event == "cancelled")
+  }
+}

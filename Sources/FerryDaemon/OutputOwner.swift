@@ -1,0 +1,69 @@
+import FerryLoop
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The user a job writes its `output` for (its client's SO_PEERCRED user), and what that user
+/// could do in a directory by itself.
+///
+/// A file the daemon writes for a client is the client's (`fchown` when the daemon is root),
+/// mode 0600, and never replaces a file the client could not have replaced itself: the
+/// directory must be writable by the client (owner, group or other bits, as the kernel
+/// judges them; ACLs are not read), and in a sticky directory only the file's owner or the
+/// directory's may replace it (docs/RELIABILITY.md, issue 26).
+public struct OutputOwner: Sendable, Equatable {
+  public var uid: uid_t
+  public var gid: gid_t
+
+  public init(uid: uid_t, gid: gid_t) {
+    self.uid = uid
+    self.gid = gid
+  }
+
+  /// The owner of a recovered job's files: its user, with the primary group the user database
+  /// names (the uid's number when none does; with mode 0600 the group gets no access anyway).
+  public init(uid: uid_t) {
+    var pwd = passwd()
+    var buffer = [CChar](repeating: 0, count: 4096)
+    var result: UnsafeMutablePointer<passwd>?
+    let found = getpwuid_r(uid, &pwd, &buffer, buffer.count, &result) == 0 && result != nil
+    self.init(uid: uid, gid: found ? pwd.pw_gid : gid_t(uid))
+  }
+
+  /// Whether this daemon can make a file this user's: it is root (`fchown`) or this user.
+  public var canBeGivenFiles: Bool { geteuid() == 0 || geteuid() == uid }
+
+  /// Whether a file the daemon creates must be handed over with `fchown`: only root can, and
+  /// a daemon running as the client's user made it theirs already (whatever its group).
+  var needsHandOver: Bool { geteuid() == 0 && (uid != 0 || gid != getegid()) }
+
+  /// Whether the user may create, rename and remove names in a directory of status `dir`.
+  func mayWrite(in dir: stat) -> Bool {
+    if uid == 0 { return true }
+    let mode = UInt32(dir.st_mode)
+    if dir.st_uid == uid { return mode & 0o300 == 0o300 }
+    if dir.st_gid == gid || groups().contains(UInt32(dir.st_gid)) { return mode & 0o030 == 0o030 }
+    return mode & 0o003 == 0o003
+  }
+
+  /// Whether the user may replace (or remove) the file of status `file` in the directory of
+  /// status `dir`: write permission there, and in a sticky directory own the file or the
+  /// directory (`unlink(2)`, EPERM).
+  func mayReplace(_ file: stat, in dir: stat) -> Bool {
+    guard mayWrite(in: dir) else { return false }
+    if uid == 0 || UInt32(dir.st_mode) & UInt32(S_ISVTX) == 0 { return true }
+    return file.st_uid == uid || dir.st_uid == uid
+  }
+
+  /// The user's supplementary groups (the group database's, as at login); read only when the
+  /// directory's group is neither the user's primary one nor irrelevant.
+  private func groups() -> [UInt32] {
+    PeerPolicy.supplementaryGroups(of: uid, primary: gid)
+  }
+}
+
+extension PeerCredentials {
+  /// The owner of the files this peer's jobs write.
+  var outputOwner: OutputOwner { OutputOwner(uid: uid, gid: gid) }
+}
