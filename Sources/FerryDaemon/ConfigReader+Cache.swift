@@ -12,7 +12,7 @@ extension ConfigReader {
       switch m.key {
       case "max_bytes": maxBytes = try int(m.value, field + ".max_bytes", 1...(1 << 50))
       case "shared": shared = try bool(m.value, field + ".shared")
-      default: throw fail(field + "." + m.key, "unknown setting")
+      default: throw unknown(field + "." + m.key, among: ["max_bytes", "shared"])
       }
     }
     guard let maxBytes else { throw fail(field + ".max_bytes", "missing required setting") }
