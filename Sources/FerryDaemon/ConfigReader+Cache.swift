@@ -15,7 +15,7 @@ extension ConfigReader {
       case "max_bytes": maxBytes = try int(m.value, field + ".max_bytes", 1...(1 << 50))
       case "max_entries": maxEntries = try int(m.value, field + ".max_entries", 1...10_000_000)
       case "shared": shared = try bool(m.value, field + ".shared")
-      default: throw fail(field + "." + m.key, "unknown setting")
+      default: throw unknown(field + "." + m.key, among: ["max_bytes", "shared"])
       }
     }
     guard let maxBytes else { throw fail(field + ".max_bytes", "missing required setting") }

@@ -15,7 +15,7 @@ extension ConfigReader {
       switch m.key {
       case "shared": settings.shared = try bool(m.value, field + ".shared")
       case "persist": settings.persist = try bool(m.value, field + ".persist")
-      default: throw fail(field + "." + m.key, "unknown setting")
+      default: throw unknown(field + "." + m.key, among: ["shared", "persist"])
       }
     }
     return settings
@@ -63,7 +63,9 @@ extension ConfigReader {
       case "max_cookies_per_jar": limits.maxCookiesPerJar = try int(m.value, field, 1...10_000)
       case "max_jar_bytes": limits.maxJarBytes = try int(m.value, field, 4096...(16 << 20))
       case "max_jars_per_session": limits.maxJarsPerSession = try int(m.value, field, 1...100_000)
-      default: throw fail(field, "unknown setting")
+      default:
+        let known = ["session_cookie_ttl_s", "max_cookies_per_jar", "max_jar_bytes", "max_jars_per_session"]
+        throw unknown(field, among: known)
       }
     }
     return limits

@@ -17,6 +17,21 @@ struct ConfigReader {
     ConfigError(file: file, field: field, reason: reason)
   }
 
+  /// `field` is no setting of its object; `known` are those it has.
+  func unknown(_ field: String, among known: [String]) -> ConfigError {
+    .unknownSetting(field, among: known, file: file)
+  }
+
+  /// A job decoder's error about a session's `field`, whose message already begins with the
+  /// field's path: the path is said once.
+  func fail(_ error: WireError, at field: String) -> ConfigError {
+    let named = error.field ?? field
+    let prefix = named + ": "
+    let reason =
+      error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
+    return fail(named, reason)
+  }
+
   func string(_ v: JSONValue, _ field: String) throws(ConfigError) -> String {
     guard case .string(let s) = v else { throw fail(field, "expected a string, got \(v.typeName)") }
     return s
@@ -83,7 +98,7 @@ struct ConfigReader {
       case "max_detached_bytes": limits.maxDetachedBytes = try int(m.value, field, 0...(1 << 34))
       case "max_inline_bytes": limits.maxInlineBytes = try int(m.value, field, 0...(1 << 40))
       case "max_inline_total_bytes": limits.maxInlineTotalBytes = try int(m.value, field, 0...(1 << 42))
-      default: throw fail(field, "unknown setting")
+      default: throw unknown(field, among: DaemonConfig.Limits.keys)
       }
     }
     return limits
@@ -100,7 +115,7 @@ struct ConfigReader {
           throw fail(field, "expected \"normal\" or \"full\"")
         }
         sync = value
-      default: throw fail(field, "unknown setting")
+      default: throw unknown(field, among: ["sync"])
       }
     }
     return sync
@@ -115,7 +130,7 @@ struct ConfigReader {
       case "allow_hosts": policy.allowHosts = try strings(m.value, field)
       case "deny_hosts": policy.denyHosts = try strings(m.value, field)
       case "deny_private": policy.denyPrivate = try bool(m.value, field)
-      default: throw fail(field, "unknown setting")
+      default: throw unknown(field, among: ["allow_hosts", "deny_hosts", "deny_private"])
       }
     }
     return policy.allowHosts.isEmpty && policy.denyHosts.isEmpty && !policy.denyPrivate ? nil : policy
@@ -140,15 +155,16 @@ struct ConfigReader {
     let path = "sessions." + name
     var session = SessionConfig(name: name)
     let extras: [JSONObject.Member]
+    let members = try object(v, path)
+    for m in members
+    where !SessionConfig.sessionKeys.contains(m.key) && !JobDecoder.fieldNames.contains(m.key) {
+      throw unknown(path + "." + m.key, among: SessionConfig.knownKeys)
+    }
     do {
       (session.defaults, extras) = try JobDecoder().decodeJobFields(
-        try object(v, path), path: path, extraKeys: SessionConfig.sessionKeys)
-    } catch let error as WireError {
-      throw fail(error.field ?? path, error.message)
-    } catch let error as ConfigError {
-      throw error
+        members, path: path, extraKeys: SessionConfig.sessionKeys)
     } catch {
-      throw fail(path, "\(error)")
+      throw fail(error, at: path)
     }
     for m in extras {
       let field = path + "." + m.key
@@ -187,7 +203,7 @@ struct ConfigReader {
       case "cookies": session.cookies = try cookies(m.value, field)
       case "resolve": session.resolve = try resolve(m.value, field)
       case "cache": session.cache = try cache(m.value, field)
-      default: throw fail(field, "unknown setting")
+      default: throw unknown(field, among: SessionConfig.knownKeys)
       }
     }
     // Credentials with no origin to go to would go wherever a job points them.
@@ -233,7 +249,7 @@ extension ConfigReader {
       do {
         return try JobDecoder().decodeAuth(v, path: field)
       } catch {
-        throw fail(error.field ?? field, error.message)
+        throw fail(error, at: field)
       }
     }
   }
@@ -305,7 +321,7 @@ extension ConfigReader {
       switch m.key {
       case "read_roots": read = paths
       case "write_roots": write = paths
-      default: throw fail(field, "unknown setting")
+      default: throw unknown(field, among: ["read_roots", "write_roots"])
       }
     }
     return (read, write)

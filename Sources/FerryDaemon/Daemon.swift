@@ -99,6 +99,8 @@ import FerryWire
   let cookieJars = CookieJars()
   /// Sessions' HTTP caches and their store (`Daemon+Cache`), opened at the first cached job.
   let httpCache = HTTPCache()
+  /// ferryd's hold on its state directory, for its whole life (`lockStateDirectory`).
+  var stateLock: StateDirectoryLock?
   /// `stats`' cache counters, per session.
   var cacheCounts: [String: CacheCounts] = [:]
 

@@ -66,6 +66,13 @@ public struct DaemonConfig: Sendable {
     public var maxInlineTotalBytes = 256 << 20
 
     public init() {}
+
+    /// The keys of the `limits` object, for a "did you mean".
+    static let keys = [
+      "max_jobs", "max_jobs_per_connection", "max_line_bytes", "max_output_bytes", "max_clients",
+      "max_request_bytes", "max_replay_events", "max_replay_bytes", "detached_ttl_s", "max_detached_bytes",
+      "max_inline_bytes", "max_inline_total_bytes",
+    ]
   }
 
   /// Bounds of cookie jars, daemon-wide (docs/CONFIG.md, "Cookies").
@@ -84,6 +91,12 @@ public struct DaemonConfig: Sendable {
     public init() {}
   }
 
+  /// The keys of the top-level object, for a "did you mean".
+  static let topLevelKeys = [
+    "socket", "socket_mode", "log_level", "shutdown_grace_s", "limits", "sessions", "egress", "files",
+    "allow_uids", "allow_groups", "state_dir", "journal", "cookies", "comment",
+  ]
+
   /// Parses a config file's bytes; `file` names it in errors. Credential files named by
   /// sessions are looked up in `$CREDENTIALS_DIRECTORY` first, then beside the config file.
   public static func parse(
@@ -93,7 +106,7 @@ public struct DaemonConfig: Sendable {
     do {
       root = try JSONReader(rejectsDuplicateKeys: true).read(bytes)
     } catch {
-      throw ConfigError(file: file, field: "", reason: "not valid JSON: \(error)")
+      throw ConfigError.invalidJSON(error, in: bytes, file: file)
     }
     guard case .object(let object) = root else {
       throw ConfigError(file: file, field: "", reason: "the top level must be an object")
@@ -119,7 +132,7 @@ public struct DaemonConfig: Sendable {
       case "cookies": config.cookieLimits = try reader.cookieLimits(member.value)
       // A note for whoever reads the file (JSON has no comments); ignored.
       case "comment": _ = try reader.string(member.value, "comment")
-      default: throw ConfigError(file: file, field: member.key, reason: "unknown setting")
+      default: throw ConfigError.unknownSetting(member.key, among: topLevelKeys, file: file)
       }
     }
     config.protectedPaths = [file] + reader.credentialFiles.paths

@@ -56,6 +56,8 @@ public enum DaemonMain {
     do {
       let daemon = try Daemon(config: config, logger: logger, environment: environment)
       daemon.configPath = configPath
+      // Before listening: a second daemon must not take over the first one's socket path.
+      try daemon.lockStateDirectory()
       let path = SocketPath.resolve(
         argument: socketArgument, configured: config.socket, environment: environment, uid: getuid())
       // A socket passed by systemd wins unless --socket or the config names one.

@@ -48,6 +48,10 @@ public struct SessionConfig: Sendable {
     "secret_headers", "shared_lanes", "cookies", "resolve", "cache",
   ]
 
+  /// Every key a session may hold, its own then the job fields it takes defaults for: the
+  /// candidates of a "did you mean".
+  static let knownKeys = sessionKeys.sorted() + JobDecoder.fieldNames
+
   /// Whether the session has anything a job must not carry elsewhere: its `auth`, or a
   /// header that is secret.
   public var hasCredentials: Bool {

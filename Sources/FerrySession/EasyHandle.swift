@@ -60,13 +60,33 @@ import FerryLoop
     return String(cString: curl_easy_strerror(code))
   }
 
-  /// Readies the handle for the next job: every option back to its default.
-  func reset() {
+  /// Readies the handle for the next job: every option back to its default. False when the
+  /// handle must not serve another job (`holdsStaleReceiveBuffer`): the caller drops it.
+  @discardableResult
+  func reset() -> Bool {
     storedTimer?.cancel()
     transfer = nil
     headerLines.reset()
     resetOptions()
     errorBuffer[0] = 0
+    return !holdsStaleReceiveBuffer()
+  }
+
+  /// Whether curl still holds the last transfer's receive buffer, which makes the handle refuse
+  /// `CURLOPT_BUFFERSIZE` (issue 25).
+  ///
+  /// libcurl 7.88 allocates the buffer when a transfer, or a hop of a redirect it follows,
+  /// enters its connect state (`Curl_preconnect`), and frees it when the transfer is done with
+  /// a connection (`multi_done`). A hop that fails in between, having no connection, keeps it:
+  /// a redirect to a scheme outside `CURLOPT_REDIR_PROTOCOLS_STR` is one any server can send.
+  /// `curl_easy_reset` frees it neither, and setopt.c answers `CURLOPT_BUFFERSIZE` with
+  /// `CURLE_BAD_FUNCTION_ARGUMENT` while a buffer exists ("A libcurl function was given a bad
+  /// argument"). Reused, such a handle failed the next job of the session that asks for its own
+  /// buffer size (an `output` or `output_fd`), until a job without one ran on it and freed the
+  /// buffer. Asking for the default size (0) is that same check, and changes nothing on a handle
+  /// that passes it (the reset just set the default).
+  private func holdsStaleReceiveBuffer() -> Bool {
+    ferry_curl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, 0) == CURLE_BAD_FUNCTION_ARGUMENT
   }
 
   /// `curl_easy_reset`, without its leak: libcurl 7.88 (Debian 12) keeps the names given to

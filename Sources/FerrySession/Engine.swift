@@ -255,8 +255,14 @@ extension Engine {
     return EasyHandle(loop: loop, share: share)
   }
 
+  /// Keeps a reset handle for the next job, unless curl left state in it that a reset does not
+  /// clear (see `EasyHandle.reset()`): that one is dropped (cleaned up) and a new one made
+  /// when needed.
   private func recycle(_ slot: EasyHandle) {
-    slot.reset()
+    guard slot.reset() else {
+      stats.handlesDiscarded += 1
+      return
+    }
     if slot.hasJar {
       if !isShutDown { slot.jar?.recycle(slot) }
       return

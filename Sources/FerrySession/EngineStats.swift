@@ -11,6 +11,9 @@ public struct EngineStats: Sendable, Equatable {
   /// Transfers that ended with `transferDidFinish` (success or failure), not cancelled.
   public var transfersFinished: Int = 0
   public var transfersCancelled: Int = 0
+  /// Easy handles dropped instead of reused, because curl kept state in them that a reset does
+  /// not clear (`EasyHandle.reset()`).
+  public var handlesDiscarded: Int = 0
 
   public init() {}
 }

@@ -15,6 +15,7 @@ extension Transfer {
   func curlWrite(_ bytes: UnsafeRawBufferPointer) -> Int {
     switch machine.bodyOffered(isRecordFull: undeliveredBytes >= Self.recordLimit) {
     case .take:
+      if isChallengeHeld { releaseHeldChallenge() }
       lastActivityMs = loop.now()
       events.appendBody(self, bytes)
       undeliveredBytes += bytes.count
@@ -198,10 +199,31 @@ extension Transfer {
       return
     }
     bodyBytesReceived = 0
+    // With digest credentials a 401 is, first, the challenge curl answers itself on this same
+    // transfer: curl's business, not the job's response. It is held until it proves to be the
+    // answer: its body arrives (curl drops the body of a challenge it answers) or the transfer
+    // ends on it (`finish` reports the last head when none was).
+    if request.digest != nil, head.status == 401 {
+      isChallengeHeld = true
+      return
+    }
+    isChallengeHeld = false
+    reportFinalHead(head)
+  }
+
+  /// Records the final response's head for the delegate.
+  private func reportFinalHead(_ head: ResponseHead) {
     // A replay's head (the same response again, asked for undecoded) was reported the first time.
     guard machine.finalHeadCompleted() else { return }
     events.append(.head(self, head))
     noteIfResponseEndedEarly()
+  }
+
+  /// Body came for a 401 held as a digest challenge: curl is not answering it, so it is the
+  /// response.
+  private func releaseHeldChallenge() {
+    isChallengeHeld = false
+    if let lastHead { reportFinalHead(lastHead) }
   }
 
   /// An HTTP/2 server may answer before the request body is in, end its stream and reset it

@@ -86,6 +86,7 @@ extension Transfer {
     slot.resetOptions()
     slot.errorBuffer[0] = 0
     headParser = ResponseHeadParser()
+    isChallengeHeld = false
     slot.headerLines.reset()
     machine.redirectHopStarted()
     lastCounts = (0, 0)

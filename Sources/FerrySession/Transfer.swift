@@ -50,6 +50,9 @@ import FerryWire
 
   var headParser = ResponseHeadParser()
   var lastHead: ResponseHead?
+  /// `lastHead` is a 401 to a request with digest credentials, not reported yet: the challenge
+  /// curl answers itself, unless it turns out to be the answer (`Transfer+Callbacks`).
+  var isChallengeHeld = false
   /// Body bytes of the last head's response recorded for the delegate.
   var bodyBytesReceived: Int64 = 0
   /// Body bytes recorded in the event queue and not yet delivered (see `recordLimit`).

@@ -2,6 +2,15 @@ extension JobDecoder {
   /// Largest `progress_interval_ms` (one hour).
   static let maxProgressIntervalMs = 3_600_000
 
+  /// The job fields `decodeJobFields` reads, in the order of its `switch`: for a config's
+  /// "did you mean" when a session holds a key that is none of them.
+  public static let fieldNames = [
+    "id", "method", "url", "session", "headers", "parameters", "encoding", "parts", "body", "auth",
+    "timeout", "connect_timeout", "idle_timeout", "array_encoding", "follow_redirects", "max_redirects",
+    "accept", "response", "output", "resume", "output_fd", "validator_fd", "max_inline_bytes", "events",
+    "progress_interval_ms", "lane", "retry", "detach", "durable", "tls", "cookies", "cache",
+  ]
+
   /// Decodes the job fields of `object` into a `Job`, for job lines and for config sessions.
   ///
   /// A session in the config uses the job's own field names for its defaults, plus keys of its

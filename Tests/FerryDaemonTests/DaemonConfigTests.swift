@@ -41,6 +41,62 @@ struct DaemonConfigTests {
     }
   }
 
+  /// The message a config that fails to load prints after the file name.
+  func message(_ text: String) -> String {
+    do {
+      _ = try parse(text)
+    } catch {
+      return "\(error)"
+    }
+    return "(no error)"
+  }
+
+  /// Invalid JSON is placed by line and column (the byte offset alone is hard to find in an
+  /// editor); the column counts characters, not bytes.
+  @Test func invalidJSONNamesLineAndColumn() {
+    let text = "{\n  \"sessions\": {\n    \"a\": {\"timeout\": 5}\n    \"b\": {}\n  }\n}\n"
+    let offset = Array(text.utf8).firstIndex(of: UInt8(ascii: "b"))! - 1
+    #expect(
+      message(text) == "test.json: not valid JSON: unexpected byte 0x22 at line 4, column 5 (byte \(offset))")
+    // A character of several bytes is one column.
+    #expect(
+      message("{\"comment\": \"é\" x}")
+        == "test.json: not valid JSON: unexpected byte 0x78 at line 1, column 17 (byte 17)")
+    #expect(
+      message("{\n") == "test.json: not valid JSON: unexpected end of input at line 2, column 1 (byte 2)")
+  }
+
+  /// An unknown key is named once, with the closest known key when one is close.
+  @Test(arguments: [
+    (
+      #"{"sessions":{"a":{"max_concurent":2}}}"#,
+      "test.json: sessions.a.max_concurent: unknown setting (did you mean max_concurrent?)"
+    ),
+    (
+      #"{"sessions":{"a":{"time_out":2}}}"#,
+      "test.json: sessions.a.time_out: unknown setting (did you mean timeout?)"
+    ),
+    (#"{"sessions":{"a":{"bogus":1}}}"#, "test.json: sessions.a.bogus: unknown setting"),
+    (#"{"sockett":"/x"}"#, "test.json: sockett: unknown setting (did you mean socket?)"),
+    (#"{"limits":{"max_job":5}}"#, "test.json: limits.max_job: unknown setting (did you mean max_jobs?)"),
+    (
+      #"{"egress":{"deny_host":["a"]}}"#,
+      "test.json: egress.deny_host: unknown setting (did you mean deny_hosts?)"
+    ),
+    (
+      #"{"files":{"read_root":["/a"]}}"#,
+      "test.json: files.read_root: unknown setting (did you mean read_roots?)"
+    ),
+    (#"{"sessions":{"a":{"retry":{"atempts":2}}}}"#, "test.json: sessions.a.retry.atempts: unknown field"),
+    (
+      #"{"sessions":{"a":{"timeout":"soon"}}}"#, "test.json: sessions.a.timeout: expected a number of seconds"
+    ),
+  ])
+  func unknownKeysAreNamedOnceWithTheClosestKnownKey(text: String, expected: String) {
+    #expect(message(text).hasPrefix(expected), "\(message(text))")
+    #expect(!message(text).dropFirst("test.json: ".count).contains("test.json"))
+  }
+
   @Test func socketPathFollowsTheProtocolOrder() {
     #expect(SocketPath.resolve(argument: "/a", configured: "/b", environment: [:], uid: 5) == "/a")
     #expect(SocketPath.resolve(argument: nil, configured: "/b", environment: [:], uid: 5) == "/b")
