@@ -48,6 +48,8 @@ examples:
 # from their seeds, and the HTTP Caching Tests against ferryd's cache (at least 95 % of their
 # required cases), the manual pages' checks, and the Python library's tests (with every line
 # checked against docs/schema), before the Swift tests, so their summary ends the output.
+# FerryKit's tests run first, logging every line they exchange, which tools/schema-check.py
+# then checks against the schema as the Python tests' lines are.
 test: deps lint examples
 	$(SWIFT) build -c release $(SWIFTFLAGS)
 	$(BENCH) --smoke
@@ -56,7 +58,11 @@ test: deps lint examples
 	$(PYTHON) tools/man/build.py --ferry .build/release/ferry --ferryd .build/release/ferryd --out .build/man --check
 	cd clients/python && FERRY_PRODUCTS=$(CURDIR)/.build/release $(PYTHON) -m unittest discover -s tests
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
-	FERRY_PRODUCTS=$(CURDIR)/.build/release $(SWIFT) test --skip-build
+	rm -f .build/ferrykit-lines.log
+	FERRYKIT_LINE_LOG=$(CURDIR)/.build/ferrykit-lines.log FERRY_PRODUCTS=$(CURDIR)/.build/release \
+	  $(SWIFT) test --skip-build --filter FerryKitTests
+	$(PYTHON) tools/schema-check.py .build/ferrykit-lines.log
+	FERRY_PRODUCTS=$(CURDIR)/.build/release $(SWIFT) test --skip-build --skip FerryKitTests
 
 # The Python library (clients/python) against the release ferryd and ferry-fixture, each test
 # class with its own daemon in a temp dir; every line exchanged is checked against

@@ -35,9 +35,15 @@ public final class FerryClient: Sendable {
   /// `$FERRY_SOCKET`, `/run/ferry/ferryd.sock`, `$XDG_RUNTIME_DIR/ferryd.sock`,
   /// `/tmp/ferryd-$UID/ferryd.sock`. Talks only to a daemon of root, of the caller, or of the
   /// uid in `$FERRY_DAEMON_UID` (else `daemon_untrusted`, and nothing is sent).
-  public init(socketPath: String? = nil) throws {
+  ///
+  /// `lineObserver` sees every protocol line this client sends and receives, as the bytes on
+  /// the wire without the newline: for tracing, and for checking lines against the protocol's
+  /// JSON Schema (FerryKit's tests do). It runs on the library's reader thread and write queue,
+  /// so it must be quick and must not call back into the client.
+  public init(socketPath: String? = nil, lineObserver: FerryLineObserver? = nil) throws {
     let path = socketPath ?? Handshake.locate()
-    let socket = try FerrySocket.connect(path)
+    var socket = try FerrySocket.connect(path)
+    socket.observer = lineObserver
     let hello: JSONObject
     do {
       try Handshake.checkTrust(socket, path: path)

@@ -45,6 +45,7 @@ extension FerryConnection {
   }
 
   private func handle(_ raw: UnsafeRawBufferPointer) {
+    socket.observer?(.received, Array(raw))
     guard case .object(let e)? = try? JSONReader().read(raw) else { return }
     if let id = e["id"]?.stringValue {
       jobEvent(id, e)

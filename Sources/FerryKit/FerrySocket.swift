@@ -4,6 +4,8 @@ import Glibc
 /// SCM_RIGHTS message) and blocking receives. Every call retries EINTR.
 struct FerrySocket: Sendable {
   let fd: Int32
+  /// Sees every line sent and received (`FerryClient(socketPath:lineObserver:)`).
+  var observer: FerryLineObserver? = nil
 
   /// Connects to `path`.
   static func connect(_ path: String) throws(FerryError) -> FerrySocket {
@@ -56,6 +58,7 @@ struct FerrySocket: Sendable {
   /// Sends `line` and its newline; `descriptors` go with the newline in one `sendmsg`, so the
   /// daemon ties them to this line (PROTOCOL.md). False when the daemon went away.
   func send(line: [UInt8], descriptors: [Int32]) -> Bool {
+    observer?(.sent, line)
     guard !descriptors.isEmpty else { return sendAll(line + [0x0A]) }
     return sendAll(line) && sendNewline(with: descriptors)
   }

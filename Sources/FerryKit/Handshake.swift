@@ -46,6 +46,7 @@ enum Handshake {
       let n = chunk.withUnsafeMutableBytes { socket.receive(into: $0) }
       guard n > 0 else { throw FerryError.closed() }
       for case .line(let line) in framer.feed(chunk[..<n]) {
+        socket.observer?(.received, Array(line))
         guard case .object(let e)? = try? JSONReader().read(line) else { continue }
         if e["event"]?.stringValue == "error" { throw FerryError(event: e) }
         if e["event"]?.stringValue == "hello" { return e }

@@ -7,7 +7,7 @@ import Testing
   @Test func dataReturnsTheExactBodyAndKeepsParametersText() async throws {
     let fixture = try KitFixture()
     let daemon = try KitDaemon()
-    let client = try FerryClient(socketPath: daemon.socket)
+    let client = try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer)
     let parameters: FerryValue = [
       "page": 2, "tags": ["a", "b"], "n": .number("1.50"), "big": .number("12345678901234567890"), "ok": true,
     ]
@@ -27,7 +27,7 @@ import Testing
   @Test func anUnacceptedStatusThrowsWithTheResponse() async throws {
     let fixture = try KitFixture()
     let daemon = try KitDaemon()
-    let client = try FerryClient(socketPath: daemon.socket)
+    let client = try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer)
     do {
       _ = try await client.data(for: FerryRequest("GET", fixture.url("/status/404")))
       Issue.record("a 404 was accepted")
@@ -44,7 +44,7 @@ import Testing
   @Test func bytesStreamsTheBodyInPiecesAfterTheHead() async throws {
     let fixture = try KitFixture()
     let daemon = try KitDaemon()
-    let client = try FerryClient(socketPath: daemon.socket)
+    let client = try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer)
     let (head, chunks) = try await client.bytes(for: FerryRequest("GET", fixture.url("/bytes/300000")))
     #expect(head.status == 200)
     #expect(head.headers["content-type"] == "application/octet-stream")
@@ -61,7 +61,7 @@ import Testing
   @Test func submitReportsEveryEventInOrder() async throws {
     let fixture = try KitFixture()
     let daemon = try KitDaemon()
-    let client = try FerryClient(socketPath: daemon.socket)
+    let client = try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer)
     let job = try await client.submit(FerryRequest("GET", fixture.url("/json")))
     var names: [String] = []
     for try await event in job.events {

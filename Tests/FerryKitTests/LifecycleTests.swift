@@ -7,7 +7,7 @@ import Testing
   @Test func cancellingTheTaskMidTransferCancelsTheJob() async throws {
     let fixture = try KitFixture()
     let daemon = try KitDaemon()
-    let client = try FerryClient(socketPath: daemon.socket)
+    let client = try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer)
     let path = daemon.dir + "/huge.bin"
     let task = Task {
       try await client.download(for: FerryRequest("GET", fixture.url("/bytes/17179869184")), to: path)
@@ -42,21 +42,21 @@ import Testing
   @Test func aDurableJobOutlivesItsClientAndANewClientAttaches() async throws {
     let fixture = try KitFixture()
     let daemon = try KitDaemon()
-    let holder = try FerryClient(socketPath: daemon.socket)
+    let holder = try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer)
     let blocker = try await Self.laneBlocker(holder, fixture)
     var request = FerryRequest("GET", fixture.url("/delay/100"))
     request.id = "kit-durable-1"
     request.durable = true
     request.lane = "kit"
     do {
-      let first = try FerryClient(socketPath: daemon.socket)
+      let first = try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer)
       let job = try await first.submit(request)
       for try await event in job.events {
         if case .queued = event { break }
       }
       first.close()
     }
-    let second = try FerryClient(socketPath: daemon.socket)
+    let second = try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer)
     let listed = try await second.jobs()
     #expect(listed.map(\.id) == ["kit-durable-1"])
     #expect(listed.first?.durable == true && listed.first?.phase == "queued")
@@ -78,7 +78,7 @@ import Testing
     let fixture = try KitFixture()
     let daemon = try KitDaemon()
     let path = daemon.dir + "/v.bin"
-    let client = try FerryClient(socketPath: daemon.socket)
+    let client = try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer)
     let halted = FerryRequest("GET", fixture.url("/versioned/100?halt=40"))
     let cut = Task { try await client.download(for: halted, to: path, resume: true) }
     while KitPaths.size(path + ".part") != 40 { try await Task.sleep(for: .milliseconds(10)) }
@@ -92,7 +92,7 @@ import Testing
     #expect(KitPaths.size(path + ".part") == 40)
     #expect(KitPaths.size(path + ".part.validator") == 4)  // "v1", quoted
     try daemon.start()
-    let again = try FerryClient(socketPath: daemon.socket)
+    let again = try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer)
     let response = try await again.download(
       for: FerryRequest("GET", fixture.url("/versioned/100")), to: path, resume: true)
     #expect(response.status == 206)
@@ -104,7 +104,7 @@ import Testing
   @Test func aBigFileGoesUpAsAMultipartPartThroughADescriptor() async throws {
     let fixture = try KitFixture()
     let daemon = try KitDaemon()
-    let client = try FerryClient(socketPath: daemon.socket)
+    let client = try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer)
     let path = daemon.dir + "/big.bin"
     let size = 200 << 20
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
@@ -134,7 +134,7 @@ import Testing
   @Test func cancellingTheTaskOfADurableJobLeavesItRunning() async throws {
     let fixture = try KitFixture()
     let daemon = try KitDaemon()
-    let client = try FerryClient(socketPath: daemon.socket)
+    let client = try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer)
     let blocker = try await Self.laneBlocker(client, fixture)
     var request = FerryRequest("GET", fixture.url("/delay/100"))
     request.id = "kit-durable-2"
@@ -155,7 +155,7 @@ import Testing
   @Test func aJobLineTooLongForTheDaemonFailsAtOnce() async throws {
     let fixture = try KitFixture()
     let daemon = try KitDaemon(limits: #""max_line_bytes": 65536"#)
-    let client = try FerryClient(socketPath: daemon.socket)
+    let client = try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer)
     #expect(client.maxLineBytes == 65_536)
     var request = FerryRequest("POST", fixture.url("/echo"))
     request.body = .bytes([UInt8](repeating: 1, count: 100_000))

@@ -37,7 +37,8 @@ import Testing
   @Test func getHeadPostPutPatchDeleteReachTheServerAsAFSendsThem() async throws {
     let fixture = try KitFixture()
     let daemon = try KitDaemon()
-    let manager = FerryHTTPSessionManager(client: try FerryClient(socketPath: daemon.socket))
+    let manager = FerryHTTPSessionManager(
+      client: try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer))
     manager.requestSerializer.setValue("kit", forHTTPHeaderField: "X-Client")
     let url = fixture.url("/echo")
     let get = await Self.call {
@@ -68,7 +69,8 @@ import Testing
   @Test func multipartPostPassesFilesAndFormFields() async throws {
     let fixture = try KitFixture()
     let daemon = try KitDaemon()
-    let manager = FerryHTTPSessionManager(client: try FerryClient(socketPath: daemon.socket))
+    let manager = FerryHTTPSessionManager(
+      client: try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer))
     let path = daemon.dir + "/photo.bin"
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     _ = [UInt8](repeating: 7, count: 10_000).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
@@ -104,7 +106,8 @@ import Testing
   @Test func failuresCarryTheResponseAndSerializerSettingsReachTheJob() async throws {
     let fixture = try KitFixture()
     let daemon = try KitDaemon()
-    let manager = FerryHTTPSessionManager(client: try FerryClient(socketPath: daemon.socket))
+    let manager = FerryHTTPSessionManager(
+      client: try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer))
     let notFound = await Self.call { manager.GET(fixture.url("/status/404"), success: $0, failure: $1) }
     #expect(notFound.error?.code == "unacceptable_status")
     #expect(notFound.error?.response?.status == 404)
@@ -122,7 +125,8 @@ import Testing
   @Test func HTTPShouldHandleCookiesOffKeepsTheJarOutOfTheRequest() async throws {
     let fixture = try KitFixture()
     let daemon = try KitDaemon(sessions: #"{"default": {"cookies": {"persist": false}}}"#)
-    let manager = FerryHTTPSessionManager(client: try FerryClient(socketPath: daemon.socket))
+    let manager = FerryHTTPSessionManager(
+      client: try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer))
     let login = await Self.call {
       manager.GET(fixture.url("/headers?Set-Cookie=sid%3D42"), success: $0, failure: $1)
     }
@@ -137,7 +141,8 @@ import Testing
   @Test func progressAndCancelReachTheirBlocksOnTheCompletionQueue() async throws {
     let fixture = try KitFixture()
     let daemon = try KitDaemon()
-    let manager = FerryHTTPSessionManager(client: try FerryClient(socketPath: daemon.socket))
+    let manager = FerryHTTPSessionManager(
+      client: try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer))
     let queue = DispatchQueue(label: "test.completion")
     manager.completionQueue = queue
     let seen = ProgressLog()

@@ -10,7 +10,7 @@ import Testing
   @Test func twoThousandTwentyKilobyteJobsOnOneConnectionAllSucceed() async throws {
     let fixture = try KitFixture()
     let daemon = try KitDaemon(limits: #""max_jobs_per_connection": 16, "max_request_bytes": 200000"#)
-    let client = try FerryClient(socketPath: daemon.socket)
+    let client = try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer)
     #expect(client.maxJobsPerConnection == 16)
     let echo = fixture.url("/echo")
     let body = [UInt8](repeating: UInt8(ascii: "x"), count: 20_000)
