@@ -85,6 +85,9 @@ import FerryWire
   /// Results of durable jobs that ended with nobody attached, by owner and id: their journal
   /// rows go when `attach` takes them or they expire.
   var journaledResults: [JobTable.DetachedKey: JournalKey] = [:]
+  /// Reads of the journal handed to its writer thread, by tag, and what waits for each.
+  var journalReads: [UInt64: JournalRead] = [:]
+  var journalReadsAsked: UInt64 = 0
   /// Removes durable results from the journal when they expire (`armResultExpiry`).
   var resultExpiryTimer: Timer?
   /// A durable result began to wait for `attach`: the expiry timer is armed once the job's
