@@ -183,6 +183,7 @@ import FerryWire
     recoverJournal()
     loop.run()
     stopJournal()
+    saveDirtyCookieJars()
     httpCache.flushUses()
     for session in sessions.values { session.engine.shutdown() }
     logger.notice("stopped")
