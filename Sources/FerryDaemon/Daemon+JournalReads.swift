@@ -69,5 +69,11 @@ extension Daemon {
     case .failure(let error):
       logger.warning("journal not read: uncollected results wait for the next start", ["error": "\(error)"])
     }
+    guard !journalReads.values.contains(where: { if case .results = $0 { true } else { false } }) else {
+      return
+    }
+    var waiting: [(id: String, client: Client)] = []
+    swap(&waiting, &attachesAwaitingJournal)
+    for (id, client) in waiting where !client.isGone { attach(id, from: client) }
   }
 }

@@ -88,6 +88,8 @@ import FerryWire
   /// Reads of the journal handed to its writer thread, by tag, and what waits for each.
   var journalReads: [UInt64: JournalRead] = [:]
   var journalReadsAsked: UInt64 = 0
+  /// `attach` ops that came while a vanished client's results were being read back.
+  var attachesAwaitingJournal: [(id: String, client: Client)] = []
   /// Removes durable results from the journal when they expire (`armResultExpiry`).
   var resultExpiryTimer: Timer?
   /// A durable result began to wait for `attach`: the expiry timer is armed once the job's
