@@ -174,6 +174,8 @@ import FerryWire
   private func flush() {
     flushTimer?.cancel()
     guard !isGone else { return }
+    // A `response` acknowledging a cookie goes out only once its jar is committed.
+    daemon.saveDirtyCookieJars()
     // Group commit: a durable job's line goes out only once its batch is committed; the
     // writer's report for it writes the rest (`journalReleased`). Other clients never wait.
     var end = outbox.count

@@ -1,3 +1,4 @@
+import FerryLoop
 import FerrySession
 import FerryStore
 
@@ -7,9 +8,9 @@ import FerryStore
 /// A jar is made when the first job of its owner in the session starts (or the owner asks for
 /// it), loaded from the store when the session persists cookies. A session holds at most
 /// `max_jars_per_session` in memory: past it, the least recently used jar that no live job
-/// holds (`CookieLease`) is dropped; a persisted one is still in the store. A jar is bounded in
-/// cookies and bytes after every change it is saved for: past the bounds its oldest cookies
-/// (by when ferry first stored them) go. All of it runs on the loop.
+/// holds (`CookieLease`) and no save waits for is dropped; a persisted one is still in the
+/// store. A jar is bounded in cookies and bytes at every save: past the bounds its oldest
+/// cookies (by when ferry first stored them) go. All of it runs on the loop.
 @MainActor final class CookieJars {
   struct Key: Hashable {
     var session: String
@@ -20,14 +21,18 @@ import FerryStore
   @MainActor final class Entry {
     let key: Key
     let jar: CookieJar
-    let persist: Bool
+    /// Saved to the store. False for a jar whose load failed (issue 28): saving it would
+    /// replace the stored cookies with whatever this empty start collects.
+    var persist: Bool
     var lastUsedMs: UInt64 = 0
     var leases = 0
+    /// Changed since its last save (`CookieJars.changed`); never dropped to make room.
+    var isDirty = false
     /// `domain\tpath\tname` → wall-clock ms the cookie was first stored.
     var firstStored: [String: Int64] = [:]
-    /// The lines the store holds for the jar (as last written or loaded), so that a save that
-    /// changes nothing writes nothing.
-    var savedLines: [String] = []
+    /// The lines the store holds for the jar (as last written or loaded): a save writes only
+    /// the difference, and nothing when there is none.
+    var savedLines: Set<String> = []
 
     init(key: Key, jar: CookieJar, persist: Bool) {
       self.key = key
@@ -37,14 +42,24 @@ import FerryStore
   }
 
   private(set) var entries: [Key: Entry] = [:]
+  /// Jars changed since their last save, in the order they changed.
+  private(set) var dirty: [Entry] = []
+  /// Saves the dirty jars at the end of the loop iteration (`Daemon.saveDirtyCookieJars`).
+  var saveTimer: Timer?
+  /// Reads a jar's rows: the store's `load`; a test's hook to make it fail.
+  var loadRows: (CookieStore, Key) throws(StoreError) -> [CookieStore.Row] = {
+    store, key throws(StoreError) in
+    try store.load(session: key.session, owner: key.owner)
+  }
   /// `cookies.db`, opened on first use; nil before, or when it cannot be opened.
   var store: CookieStore?
   var storeUnavailable = false
 
-  /// The jar for `key`, made (and loaded from `store`) when missing.
+  /// The jar for `key`, made (and loaded from `store`) when missing. A jar whose load fails
+  /// starts empty, is never saved (`persist` false) and is reported to `failed`.
   func entry(
     _ key: Key, persist: Bool, limits: DaemonConfig.CookieLimits, nowMs: UInt64, wallMs: Int64,
-    store: () -> CookieStore?
+    store: () -> CookieStore?, failed: (StoreError) -> Void = { _ in }
   ) -> Entry? {
     if let found = entries[key] {
       found.lastUsedMs = nowMs
@@ -53,24 +68,51 @@ import FerryStore
     guard let jar = CookieJar() else { return nil }
     let entry = Entry(key: key, jar: jar, persist: persist)
     entry.lastUsedMs = nowMs
-    if persist, let store = store(), let rows = try? store.load(session: key.session, owner: key.owner) {
-      let ttlMs = Int64(limits.sessionCookieTTLSeconds) * 1000
-      var lines: [String] = []
-      for row in rows {
-        guard let cookie = CookieLine(row.line) else { continue }
-        let first = row.firstMs ?? wallMs
-        // A session cookie survives restarts until the TTL, counted from when it was stored.
-        if cookie.isSession, wallMs - first >= ttlMs { continue }
-        entry.firstStored[cookie.identity] = first
-        lines.append(row.line)
+    if persist, let store = store() {
+      do throws(StoreError) {
+        fill(entry, with: try loadRows(store, key), limits: limits, wallMs: wallMs)
+      } catch {
+        entry.persist = false
+        failed(error)
       }
-      jar.add(lines)
-      // What the store holds is rows, not `lines`: the next save writes when they differ.
-      entry.savedLines = rows.map(\.line)
     }
     evictIdle(session: key.session, keeping: limits.maxJarsPerSession - 1)
     entries[key] = entry
     return entry
+  }
+
+  private func fill(
+    _ entry: Entry, with rows: [CookieStore.Row], limits: DaemonConfig.CookieLimits, wallMs: Int64
+  ) {
+    let ttlMs = Int64(limits.sessionCookieTTLSeconds) * 1000
+    var lines: [String] = []
+    for row in rows {
+      guard let cookie = CookieLine(row.line) else { continue }
+      let first = row.firstMs ?? wallMs
+      // A session cookie survives restarts until the TTL, counted from when it was stored.
+      if cookie.isSession, wallMs - first >= ttlMs { continue }
+      entry.firstStored[cookie.identity] = first
+      lines.append(row.line)
+    }
+    entry.jar.add(lines)
+    // What the store holds is rows, not `lines`: the next save writes when they differ.
+    entry.savedLines = Set(rows.map(\.line))
+  }
+
+  /// `entry` changed (a `Set-Cookie` came, or an op changed it): saved with the other dirty
+  /// jars once, at the end of the loop iteration or before any client's events go out.
+  func changed(_ entry: Entry) {
+    guard !entry.isDirty else { return }
+    entry.isDirty = true
+    dirty.append(entry)
+  }
+
+  /// The dirty jars, which are clean from now on.
+  func takeDirty() -> [Entry] {
+    let taken = dirty
+    dirty.removeAll()
+    for entry in taken { entry.isDirty = false }
+    return taken
   }
 
   /// Drops least recently used jars of `session` that no live job holds until at most `count`
@@ -80,7 +122,7 @@ import FerryStore
     guard mine.count > count else { return }
     mine.sort { $0.lastUsedMs < $1.lastUsedMs }
     var excess = mine.count - count
-    for entry in mine where excess > 0 && entry.leases == 0 {
+    for entry in mine where excess > 0 && entry.leases == 0 && !entry.isDirty {
       entries[entry.key] = nil
       excess -= 1
     }
@@ -103,8 +145,8 @@ import FerryStore
       dropped += 1
     }
     if dropped > 0 {
+      entry.jar.remove(cookies.prefix(dropped).map(\.line))
       cookies.removeFirst(dropped)
-      entry.jar.replace(with: cookies.map(\.line))
     }
     var seen: [String: Int64] = [:]
     seen.reserveCapacity(cookies.count)

@@ -272,13 +272,21 @@ extension Daemon {
   static let cacheListLimit = 1_000
 
   /// `{"op":"purge"}`: removes the entries of `url` (every variant), or all, of the caller's
-  /// partition; a shared session's by any user allowed to use it.
+  /// partition; a shared session's by any user allowed to use it. With `all`, the answer waits
+  /// for the entries' rows and bodies, removed a slice per loop iteration (`CachePurge`), so
+  /// other clients are served meanwhile.
   func purgeOp(session: String?, url: String?, all: Bool, client: Client) {
     guard let (name, settings) = cacheOpTarget(session, client: client) else { return }
     var removed = 0
     if let settings, let partition = cachePartition(settings, client: client), openHTTPCache() {
       if all {
-        removed = httpCache.purgeAll(partition: partition, session: name)
+        let count = httpCache.purgeAll(partition: partition, session: name)
+        guard let purge = httpCache.purge else { return Self.sendPurged(name, count, to: client) }
+        return purge.whenDone { [unowned self] error in
+          guard let error else { return Self.sendPurged(name, count, to: client) }
+          logger.warning("cache purge failed", ["session": name, "error": "\(error)"])
+          client.send(.error(WireError(.storeFailed, "the cache could not be purged: \(error)"), id: nil))
+        }
       } else if let url {
         guard let parsed = CacheURL(url) else {
           return client.send(.error(WireError.invalidJob("url", "url: expected an http(s) URL"), id: nil))
@@ -286,8 +294,12 @@ extension Daemon {
         removed = httpCache.invalidate([parsed], partition: partition, session: name)
       }
     }
+    Self.sendPurged(name, removed, to: client)
+  }
+
+  private static func sendPurged(_ session: String, _ removed: Int, to client: Client) {
     var o = JSONObject()
-    o.append(key: "session", value: .string(name))
+    o.append(key: "session", value: .string(session))
     o.append(key: "removed", value: .number(JSONNumber(removed)))
     client.send(.payload(name: "purged", o))
   }

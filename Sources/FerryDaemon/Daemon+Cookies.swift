@@ -25,22 +25,51 @@ extension Daemon {
   func cookieEntry(_ key: CookieJars.Key, persist: Bool) -> CookieJars.Entry? {
     let entry = cookieJars.entry(
       key, persist: persist, limits: config.cookieLimits, nowMs: loop.now(), wallMs: Journal.wallClockMs(),
-      store: { self.openCookieStore() })
+      store: { self.openCookieStore() },
+      failed: { error in
+        self.logger.error(
+          "cookie jar not loaded: kept in memory only, never saved over the store",
+          ["session": key.session, "error": "\(error)"])
+      })
     if entry == nil { logger.error("cannot make a cookie jar (curl_share_init)", ["session": key.session]) }
     return entry
   }
 
-  /// A jar changed (a `Set-Cookie` came): bound it and, when the session persists cookies,
-  /// commit it before anything of the job goes out.
-  func saveCookies(_ entry: CookieJars.Entry) {
+  /// A jar changed (a `Set-Cookie` came): it is bounded and saved with the iteration's other
+  /// changed jars (issue 26: once per jar, not once per response), at the end of the loop
+  /// iteration and in any case before a client's events go out (`Client.flush`), so a cookie
+  /// acknowledged by a `response` event is committed before that event is written.
+  func cookieJarChanged(_ entry: CookieJars.Entry) {
+    // Bounded at once: curl scans the whole jar for every cookie it adds, so a jar left to
+    // grow until the save would make every later response of the iteration slower.
+    _ = cookieJars.bound(entry, limits: config.cookieLimits, wallMs: Journal.wallClockMs())
+    cookieJars.changed(entry)
+    if cookieJars.saveTimer == nil {
+      cookieJars.saveTimer = Timer(loop: loop) { [unowned self] in self.saveDirtyCookieJars() }
+    }
+    if cookieJars.saveTimer?.isScheduled == false { cookieJars.saveTimer?.schedule(afterMs: 0) }
+  }
+
+  /// Bounds and saves every jar changed since the last call: only the rows that changed.
+  func saveDirtyCookieJars() {
+    guard !cookieJars.dirty.isEmpty else { return }
+    cookieJars.saveTimer?.cancel()
+    for entry in cookieJars.takeDirty() { saveNow(entry) }
+  }
+
+  private func saveNow(_ entry: CookieJars.Entry) {
     let rows = cookieJars.bound(entry, limits: config.cookieLimits, wallMs: Journal.wallClockMs())
     guard entry.persist, let store = openCookieStore() else { return }
     // A server that sets the same cookie again (a session id on every response) changes
     // nothing: the store already holds exactly these lines.
-    guard !rows.elementsEqual(entry.savedLines, by: { $0.line == $1 }) else { return }
+    let lines = Set(rows.map(\.line))
+    let adding = rows.filter { !entry.savedLines.contains($0.line) }
+    let removing = entry.savedLines.subtracting(lines)
+    guard !adding.isEmpty || !removing.isEmpty else { return }
     do throws(StoreError) {
-      try store.replace(session: entry.key.session, owner: entry.key.owner, with: rows)
-      entry.savedLines = rows.map(\.line)
+      try store.update(
+        session: entry.key.session, owner: entry.key.owner, adding: adding, removing: Array(removing))
+      entry.savedLines = lines
     } catch {
       logger.warning(
         "cookie jar not saved",
@@ -126,7 +155,8 @@ extension Daemon {
       }
       removed = lines.count - kept.count
       entry.jar.replace(with: kept)
-      saveCookies(entry)
+      cookieJarChanged(entry)
+      saveDirtyCookieJars()
     }
     var o = JSONObject()
     o.append(key: "session", value: .string(name ?? "default"))

@@ -6,6 +6,12 @@ import FerryWire
 extension Daemon {
   /// `{"op": "attach", "id": …}`.
   func attach(_ id: String, from client: Client) {
+    // A vanished client's results are being read back on the journal's writer: the id may be
+    // among them, so the attach waits for that read (`journalRecovered`).
+    if journalReads.values.contains(where: { if case .results = $0 { true } else { false } }) {
+      attachesAwaitingJournal.append((id, client))
+      return
+    }
     let replyStart = client.outboxCount
     var actions: [JobTable.Action] = []
     table.attachRequested(

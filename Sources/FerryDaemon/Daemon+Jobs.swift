@@ -23,7 +23,7 @@ extension Daemon {
       case .hello: client.send(.payload(name: "hello", helloPayload()))
       case .stats: client.send(.payload(name: "stats", statsPayload()))
       case .sessions: client.send(.payload(name: "sessions", sessionsPayload()))
-      case .jobs: client.send(.payload(name: "jobs", jobsPayload(for: client)))
+      case .jobs: jobsOp(client: client)
       case .explain(let job): explain(job, client: client)
       case .cookies(let session, let values): cookiesOp(session: session, values: values, client: client)
       case .clearCookies(let session, let domain):

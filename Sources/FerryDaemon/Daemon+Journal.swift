@@ -93,7 +93,7 @@ extension Daemon {
     handOver(journal, to: writer)
   }
 
-  private func handOver(_ journal: Journal, to writer: JournalWriter) {
+  func handOver(_ journal: Journal, to writer: JournalWriter) {
     // The list taken whole, the spare emptied one left in its place (no allocation per batch).
     var settling: [JobRun] = []
     swap(&settling, &spareAwaiting)
@@ -101,17 +101,6 @@ extension Daemon {
     journalInFlight.append(settling)
     journalBatchesHanded += 1
     writer.submit(journal.takeBatch())
-  }
-
-  /// Waits until everything recorded so far is committed, for a read that must see it (`jobs`,
-  /// a vanished client's results): the loop waits that long (a rare path). Reports are taken
-  /// at the wake, as always.
-  func drainJournal() {
-    journalPending = false
-    journalTimer?.cancel()
-    guard let journal, let writer = journalWriter else { return }
-    if journal.stagedCount > 0 { handOver(journal, to: writer) }
-    writer.drain()
   }
 
   /// The writer finished work: each batch's jobs go on or are refused, in order; clients whose
@@ -137,6 +126,8 @@ extension Daemon {
         settle(settling, flush)
         settling.removeAll(keepingCapacity: true)
         if settling.capacity > spareAwaiting.capacity { swap(&settling, &spareAwaiting) }
+      case .listed(let tag, let result): journalListed(tag, result)
+      case .recovered(let tag, let result): journalRecovered(tag, result)
       }
     }
     journalReports.removeAll(keepingCapacity: true)
@@ -249,13 +240,23 @@ extension Daemon {
 
   /// Terminal lines of these durable jobs were queued to a client that went away before they
   /// were written: the results were not collected. They stay in the journal and wait for
-  /// `attach` in the job table again, read back from what the journal committed (a rare path:
-  /// one read of the journal per such client).
+  /// `attach` in the job table again, read back from what the journal committed: by the
+  /// writer thread, after what is staged now (`restoreResults`), never on the loop.
   func resultsNotCollected(_ keys: [JournalKey]) {
     guard let journal else { return }
-    drainJournal()
-    let wanted = Set(keys)
-    guard let recovered = try? journal.recover() else { return }
+    guard let writer = journalWriter else {
+      do throws(StoreError) {
+        restoreResults(Set(keys), from: try journal.recover())
+      } catch {
+        logger.warning("journal not read: uncollected results wait for the next start", ["error": "\(error)"])
+      }
+      return
+    }
+    askJournal(.results(keys), journal, writer) { tag in writer.recoverJobs(tag: tag) }
+  }
+
+  /// The results among `recovered` that `wanted` names wait for `attach` again.
+  func restoreResults(_ wanted: Set<JournalKey>, from recovered: [RecoveredJob]) {
     let now = loop.now()
     for job in recovered where wanted.contains(job.key) {
       guard let terminal = job.terminal else { continue }
@@ -295,10 +296,10 @@ extension Daemon {
     }
   }
 
-  /// `{"op":"jobs"}`: the caller's detached and durable jobs that are live or hold a result
-  /// not yet collected (root: every user's). Durable ones as the journal has committed them,
-  /// then the plain detached ones from the job table.
-  func jobsPayload(for client: Client) -> JSONObject {
+  /// The `jobs` op's answer: the caller's detached and durable jobs that are live or hold a
+  /// result not yet collected (root: every user's). Durable ones (`durable`) as the journal
+  /// has committed them, then the plain detached ones from the job table.
+  func jobsPayload(for client: Client, durable: [JobListing]) -> JSONObject {
     var list: [JSONValue] = []
     func entry(_ id: String, _ session: String, _ phase: String, _ seq: Int, durable: Bool) {
       var o = JSONObject()
@@ -310,12 +311,7 @@ extension Daemon {
       list.append(.object(o))
     }
     if let uid = client.credentials?.uid {
-      if let journal = openJournalIfPresent() {
-        drainJournal()
-        for job in (try? journal.jobs(visibleTo: uid)) ?? [] {
-          entry(job.id, job.session, job.phase.name, job.seq, durable: true)
-        }
-      }
+      for job in durable { entry(job.id, job.session, job.phase.name, job.seq, durable: true) }
       table.expireDetached(nowMs: loop.now())
       reconcileJournaledResults()
       for job in table.plainDetachedJobs(visibleTo: uid) {
@@ -340,7 +336,7 @@ extension Daemon {
   }
 
   /// The journal if it is open or its file exists: listing jobs creates no journal.
-  private func openJournalIfPresent() -> Journal? {
+  func openJournalIfPresent() -> Journal? {
     if let journal { return journal }
     guard let path = journalPath, access(path, F_OK) == 0 else { return nil }
     return openJournal()

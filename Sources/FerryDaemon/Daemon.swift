@@ -85,6 +85,11 @@ import FerryWire
   /// Results of durable jobs that ended with nobody attached, by owner and id: their journal
   /// rows go when `attach` takes them or they expire.
   var journaledResults: [JobTable.DetachedKey: JournalKey] = [:]
+  /// Reads of the journal handed to its writer thread, by tag, and what waits for each.
+  var journalReads: [UInt64: JournalRead] = [:]
+  var journalReadsAsked: UInt64 = 0
+  /// `attach` ops that came while a vanished client's results were being read back.
+  var attachesAwaitingJournal: [(id: String, client: Client)] = []
   /// Removes durable results from the journal when they expire (`armResultExpiry`).
   var resultExpiryTimer: Timer?
   /// A durable result began to wait for `attach`: the expiry timer is armed once the job's
@@ -182,6 +187,7 @@ import FerryWire
     recoverJournal()
     loop.run()
     stopJournal()
+    saveDirtyCookieJars()
     httpCache.flushUses()
     for session in sessions.values { session.engine.shutdown() }
     logger.notice("stopped")

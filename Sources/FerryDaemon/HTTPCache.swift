@@ -26,6 +26,8 @@ import FerryStore
 
   private(set) var store: CacheStore?
   private(set) var bodies: CacheBodyFiles?
+  /// Purged entries, removed from the store in slices (`purgeAll`).
+  private(set) var purge: CachePurge?
   /// Opening failed, or there is no state directory (logged once): no session caches.
   private(set) var unavailable = false
   private var loaded = false
@@ -69,6 +71,7 @@ import FerryStore
       bodies.sweep(keeping: names)
       self.store = store
       self.bodies = bodies
+      purge = CachePurge(store: store, bodies: bodies, loop: loop)
       flushTimer = Timer(loop: loop) { [unowned self] in self.flushUses() }
       return .success(())
     } catch {
@@ -248,18 +251,25 @@ import FerryStore
     return gone
   }
 
-  /// Drops every entry of `partition` in `session`.
+  /// Drops every entry of `partition` in `session` from memory at once and queues them on
+  /// `purge`, which deletes their rows and then their bodies a slice per loop iteration (the
+  /// caller waits with `purge.whenDone`). Returns how many went.
   @discardableResult
   func purgeAll(partition: CachePartition, session: String) -> Int {
-    guard let entries = sessions[session] else { return 0 }
-    var gone = 0
-    for list in entries.byKey.values {
+    guard let entries = sessions[session], let purge else { return 0 }
+    var items: [CachePurge.Item] = []
+    for (key, list) in entries.byKey {
+      let kept = list.filter { $0.entry.key.partition != partition }
+      guard kept.count != list.count else { continue }
       for response in list where response.entry.key.partition == partition {
-        forget(response, in: entries, removeRow: true)
-        gone += 1
+        entries.order.remove(response.id, in: response.partition)
+        items.append(
+          CachePurge.Item(session: session, key: key, variant: response.variant, bodyFile: response.bodyFile))
       }
+      entries.byKey[key] = kept.isEmpty ? nil : kept
     }
-    return gone
+    purge.remove(items)
+    return items.count
   }
 
   private func forget(_ response: CachedResponse, in entries: SessionEntries, removeRow: Bool) {
@@ -271,8 +281,13 @@ import FerryStore
     entries.byKey[key] = list.isEmpty ? nil : list
     entries.order.remove(response.id, in: response.partition)
     if removeRow, let store, let session = sessions.first(where: { $0.value === entries })?.key {
-      // The row first: a crash between the two leaves an orphan file, swept at start.
-      try? store.put(nil, removing: [(session, key, response.variant)])
+      // The row first: a crash between the two leaves an orphan file, swept at start. A row
+      // that could not be deleted keeps its body: a row never names a removed file.
+      do throws(StoreError) {
+        try store.put(nil, removing: [(session, key, response.variant)])
+      } catch {
+        return
+      }
     }
     bodies?.remove(file)
   }

@@ -18,6 +18,6 @@ extension JobRun {
   /// the `response` event (and at the transfer's end), so an acknowledged cookie is stored.
   func saveReceivedCookies(_ transfer: Transfer?) {
     guard let transfer, let lease = cookieLease, transfer.takeReceivedCookies() else { return }
-    daemon.saveCookies(lease.entry)
+    daemon.cookieJarChanged(lease.entry)
   }
 }

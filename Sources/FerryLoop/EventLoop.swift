@@ -64,6 +64,18 @@ import Glibc
     return true
   }
 
+  /// Milliseconds since this loop iteration began running its callbacks (libevent's cached
+  /// time; 0 outside a callback): for work that yields to the other ready events once an
+  /// iteration has run long enough (the curl engine, issue 26).
+  public func iterationElapsedMs() -> Int64 {
+    var cached = timeval()
+    guard event_base_gettimeofday_cached(base, &cached) == 0 else { return 0 }
+    var current = timeval()
+    gettimeofday(&current, nil)
+    return (Int64(current.tv_sec) - Int64(cached.tv_sec)) * 1000
+      + (Int64(current.tv_usec) - Int64(cached.tv_usec)) / 1000
+  }
+
   /// Monotonic milliseconds since an arbitrary start; never goes backwards.
   public func now() -> UInt64 {
     nowNanoseconds() / 1_000_000

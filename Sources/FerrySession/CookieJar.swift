@@ -65,6 +65,18 @@ import FerryLoop
     _ = ferry_curl_easy_setopt_str(control, CURLOPT_COOKIELIST, "ALL")
   }
 
+  /// Removes the cookies of `lines` (as `lines()` gives them): each is added again as expired,
+  /// which makes curl drop the cookie it replaces. One scan of the jar per cookie, where
+  /// `replace` adds back every cookie kept (issue 26: the bound of a full jar, per response).
+  public func remove(_ lines: [String]) {
+    for line in lines {
+      var fields = line.split(separator: "\t", maxSplits: 6, omittingEmptySubsequences: false)
+      guard fields.count == 7 else { continue }
+      fields[4] = "1"
+      _ = ferry_curl_easy_setopt_str(control, CURLOPT_COOKIELIST, fields.joined(separator: "\t"))
+    }
+  }
+
   /// Makes the jar hold exactly `lines`.
   public func replace(with lines: [String]) {
     removeAll()

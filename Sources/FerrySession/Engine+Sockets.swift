@@ -92,11 +92,19 @@ extension Engine {
       record.watch.setInterest([])
       return
     }
+    // Fairness (issue 26): once this iteration has run `yieldAfterMs` of callbacks, a ready
+    // socket waits for the next iteration (its watch is level-triggered: it is reported again),
+    // so one user's burst of heavy responses (50 cookies each) cannot keep the loop from the
+    // other clients for longer than that plus one response.
+    if loop.iterationElapsedMs() >= Self.yieldAfterMs { return }
     var mask: Int32 = 0
     if events.contains(.read) { mask |= FERRY_CURL_CSELECT_IN }
     if events.contains(.write) { mask |= FERRY_CURL_CSELECT_OUT }
     socketAction(fd, mask)
   }
+
+  /// Milliseconds of callbacks after which a loop iteration takes no more ready sockets.
+  static let yieldAfterMs: Int64 = 5
 
   func curlTimerFired() {
     socketAction(FERRY_CURL_SOCKET_TIMEOUT, 0)

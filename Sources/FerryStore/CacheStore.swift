@@ -148,6 +148,38 @@ public final class CacheStore {
     }
   }
 
+  /// A row named with its body file: `remove` deletes it only while it still names that file.
+  public struct StoredBody: Sendable, Equatable {
+    public var session: String
+    public var key: String
+    public var variant: String
+    public var bodyFile: String
+
+    public init(session: String, key: String, variant: String, bodyFile: String) {
+      self.session = session
+      self.key = key
+      self.variant = variant
+      self.bodyFile = bodyFile
+    }
+  }
+
+  /// Deletes the rows of `entries` that still name their body file (one stored again meanwhile
+  /// names another) in one transaction, committed when this returns (`purge`, in slices).
+  public func remove(_ entries: [StoredBody]) throws(StoreError) {
+    guard !entries.isEmpty else { return }
+    try database.transaction { () throws(StoreError) in
+      let delete = try database.statement(
+        "DELETE FROM cache_entry WHERE session = ?1 AND key = ?2 AND variant = ?3 AND body_file = ?4")
+      for e in entries {
+        delete.bind(1, e.session)
+        delete.bind(2, e.key)
+        delete.bind(3, e.variant)
+        delete.bind(4, e.bodyFile)
+        try delete.run()
+      }
+    }
+  }
+
   /// Writes `rows` over the rows of the same session, key and variant (revalidated heads), in
   /// one transaction.
   public func rewrite(_ rows: [Row]) throws(StoreError) {

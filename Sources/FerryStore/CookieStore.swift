@@ -9,9 +9,8 @@
 ///
 /// One row per cookie: the jar (session name and owner: a uid, or `sharedOwner`), the cookie as
 /// curl's cookie-file line, and when ferry first stored it, which `cookies.session_cookie_ttl_s`
-/// (for a session cookie) and the jar's oldest-first bounds count from. A jar is written whole (its rows replaced
-/// in one transaction): jars are bounded (`cookies.max_jar_bytes`), and a write is a handful
-/// of rows.
+/// (for a session cookie) and the jar's oldest-first bounds count from. A save writes only
+/// the rows that changed since the last one (`update`), in one transaction.
 public final class CookieStore {
   /// The owner of a session's one jar under `"shared": true`.
   public static let sharedOwner: Int64 = -1
@@ -30,7 +29,9 @@ public final class CookieStore {
           first_ms INTEGER
         );
         CREATE INDEX cookies_by_jar ON cookies(session, owner);
-        """)
+        """),
+    // A save writes only the rows that changed (`update`), each found by its line.
+    Migration(version: 2, sql: "CREATE INDEX cookies_by_line ON cookies(session, owner, line);"),
   ]
 
   public let path: String
@@ -79,6 +80,32 @@ public final class CookieStore {
       let insert = try database.statement(
         "INSERT INTO cookies (session, owner, line, first_ms) VALUES (?1, ?2, ?3, ?4)")
       for row in rows {
+        insert.bind(1, session)
+        insert.bind(2, owner)
+        insert.bind(3, row.line)
+        insert.bind(4, row.firstMs)
+        try insert.run()
+      }
+    }
+  }
+
+  /// Changes the jar's rows by what changed since the last save (issue 26): deletes the rows
+  /// of `removing` (lines), inserts `adding`, in one transaction committed when this returns.
+  /// A jar whose cookies mostly stay costs a few rows, not all of them.
+  public func update(session: String, owner: Int64, adding: [Row], removing: [String]) throws(StoreError) {
+    guard !adding.isEmpty || !removing.isEmpty else { return }
+    try database.transaction { () throws(StoreError) in
+      let delete = try database.statement(
+        "DELETE FROM cookies WHERE session = ?1 AND owner = ?2 AND line = ?3")
+      for line in removing {
+        delete.bind(1, session)
+        delete.bind(2, owner)
+        delete.bind(3, line)
+        try delete.run()
+      }
+      let insert = try database.statement(
+        "INSERT INTO cookies (session, owner, line, first_ms) VALUES (?1, ?2, ?3, ?4)")
+      for row in adding {
         insert.bind(1, session)
         insert.bind(2, owner)
         insert.bind(3, row.line)

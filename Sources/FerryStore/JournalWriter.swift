@@ -9,12 +9,13 @@ import Glibc
 /// (`submit`); this thread commits it (`Journal.commit`) and reports the `FlushReport` back
 /// through a `LoopWake`: the loop takes the reports (`takeReports`) and only then lets the
 /// batch's jobs go on (their `queued`) or refuses them (`journal_failed`). Reports come in the
-/// order the batches were handed over. `compact()` runs here too, at an idle moment.
+/// order the batches were handed over. `compact()` runs here too, at an idle moment, and the
+/// loop's reads (`listJobs`, `recoverJobs`), each after the batches handed over before it.
 ///
 /// The driver hands over one batch at a time and stages into the next meanwhile, so when the
 /// writer is behind, batches grow instead of multiplying (`submit` takes more only for a
-/// `drain`). The connection is used under the `Journal`'s own lock: commits here, the rare read
-/// of the loop (`recover`, `jobs(visibleTo:)`) there, never both at once.
+/// `drain`). The connection is used under the `Journal`'s own lock: commits and reads here, a
+/// read of the loop (`recover` at start, before this thread) there, never both at once.
 public final class JournalWriter: @unchecked Sendable {
   /// What the thread did with one piece of work, in the order it was handed over.
   public enum Report: Sendable, Equatable {
@@ -22,11 +23,17 @@ public final class JournalWriter: @unchecked Sendable {
     case batch(FlushReport)
     /// A slice of compaction ran (`Journal.compactSlice`); the error when it failed.
     case compacted(StoreError?)
+    /// `listJobs` read the jobs a user may see (`Journal.jobs(visibleTo:)`), or failed.
+    case listed(tag: UInt64, Result<[JobListing], StoreError>)
+    /// `recoverJobs` read every job back (`Journal.recover()`), or failed.
+    case recovered(tag: UInt64, Result<[RecoveredJob], StoreError>)
   }
 
   private enum Work: Sendable {
     case batch(JournalBatch)
     case compact
+    case list(tag: UInt64, uid: UInt32)
+    case recover(tag: UInt64)
   }
 
   private let journal: Journal
@@ -74,6 +81,19 @@ public final class JournalWriter: @unchecked Sendable {
   /// (`Journal.compactSlice`), each queued behind the batches handed over meanwhile.
   public func compact() {
     enqueue(.compact)
+  }
+
+  /// Reads the jobs `uid` may see after what was handed over before (issue 28: the `jobs` op
+  /// once drained the writer on the loop, an fsync under `journal.sync: full`). The answer
+  /// comes back as `.listed(tag:)`.
+  public func listJobs(visibleTo uid: UInt32, tag: UInt64) {
+    enqueue(.list(tag: tag, uid: uid))
+  }
+
+  /// Reads every job back (`Journal.recover()`) after what was handed over before; the answer
+  /// comes back as `.recovered(tag:)`.
+  public func recoverJobs(tag: UInt64) {
+    enqueue(.recover(tag: tag))
   }
 
   /// The reports of the work done since the last call, oldest first, swapped into `list`
@@ -147,6 +167,18 @@ public final class JournalWriter: @unchecked Sendable {
         return .compacted(nil)
       } catch {
         return .compacted(error)
+      }
+    case .list(let tag, let uid):
+      do throws(StoreError) {
+        return .listed(tag: tag, .success(try journal.jobs(visibleTo: uid)))
+      } catch {
+        return .listed(tag: tag, .failure(error))
+      }
+    case .recover(let tag):
+      do throws(StoreError) {
+        return .recovered(tag: tag, .success(try journal.recover()))
+      } catch {
+        return .recovered(tag: tag, .failure(error))
       }
     }
   }

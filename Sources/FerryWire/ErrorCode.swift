@@ -49,6 +49,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case accessDenied = "access_denied"
   /// `cache: "return_cache_dont_load"` and nothing usable stored (issue 17).
   case notCached = "not_cached"
+  /// An op's store (the HTTP cache's index, the journal) could not be read or written: the op
+  /// did nothing, or its answer cannot be given (issue 26, issue 28).
+  case storeFailed = "store_failed"
 }
 
 /// An error as it goes on the wire: a stable code, a human message and optional details.

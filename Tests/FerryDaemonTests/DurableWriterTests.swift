@@ -105,6 +105,37 @@ final class CommitGate: @unchecked Sendable {
     #expect(d.run(until: { d.daemon.table.liveCount == 0 }))
   }
 
+  /// The `jobs` op reads the journal on the writer, after what was staged (issue 28): it once
+  /// drained the writer on the loop, so while a commit was held (an fsync under `journal.sync:
+  /// full`) no client was answered. Now a ping sent after `jobs` is answered while the commit
+  /// is held, and `jobs` once the commit went through, listing the job that commit holds.
+  @Test func theJobsOpIsAnsweredByTheWriterWithoutHoldingTheLoop() throws {
+    let d = try InProcessDaemon(config: Self.config(Paths.tempDirectory("writer-jobs")))
+    defer { d.close() }
+    let gate = CommitGate(limitMs: TestTime.ms(3_000))
+    d.daemon.journalCommitGate = { gate.pass() }
+    let owner = try d.connect(uid: 1000)
+    let bystander = try d.connect()
+    gate.close()
+    owner.send(#"{"id":"held","url":"\#(d.url("/stall"))","events":["started"],"durable":true}"#)
+    #expect(poll(d, timeoutMs: 2_000) { gate.isHolding }, "the commit never reached the writer")
+    owner.send(#"{"op":"jobs"}"#)
+    bystander.send(#"{"op":"ping"}"#)
+    #expect(bystander.waitFor("", "pong", timeoutMs: 1_000) != nil)
+    #expect(gate.isHolding && !gate.hasTimedOut)
+    #expect(!owner.events.contains { $0.event == "jobs" })
+    gate.open()
+    guard case .array(let jobs)? = owner.waitFor("", "jobs")?["jobs"] else {
+      Issue.record("no jobs answer: \(owner.trace)")
+      return
+    }
+    #expect(jobs.map { $0.objectValue?["id"]?.stringValue } == ["held"], "\(jobs)")
+    #expect(jobs.first?.objectValue?["durable"] == .bool(true))
+    #expect(!gate.hasTimedOut)
+    owner.send(#"{"op":"cancel","id":"held"}"#)
+    #expect(d.run(until: { d.daemon.table.liveCount == 0 }))
+  }
+
   @Test func anAcknowledgementWaitsForItsOwnBatchOnly() throws {
     let d = try InProcessDaemon(config: Self.config(Paths.tempDirectory("writer-batches")))
     defer { d.close() }

@@ -1,4 +1,5 @@
 import FerryWire
+import Glibc
 
 /// Another client with a job in flight while a test attacks the daemon: the job must still end
 /// `done`, and a fresh connection must still be served afterwards.
@@ -23,5 +24,41 @@ final class Bystander {
     let late = try daemon.connect()
     let fresh = try late.run(#"{"id":"after","url":"\#(fixture.url("/echo"))","events":[]}"#, id: "after")
     return (own, fresh.last?.event ?? "none")
+  }
+}
+
+/// A bystander's pings while another client's bulk work runs (issue 26): round trips of
+/// `{"op":"ping"}` on a connection of its own.
+extension Bystander {
+  /// Pings back to back on a new connection until `isAnswered` holds (the bulk work's answer
+  /// came) and at least `minimum` pings were made; returns each round trip in milliseconds.
+  static func pings(
+    _ daemon: DaemonHarness, minimum: Int = 60, until isAnswered: () throws -> Bool
+  ) throws -> [Double] {
+    let pinger = try daemon.connect()
+    var times: [Double] = []
+    var answered = false
+    while !answered || times.count < minimum {
+      let start = microseconds()
+      try pinger.send(#"{"op":"ping"}"#)
+      guard try pinger.readEvent(timeoutMs: 60_000).event == "pong" else { throw TestFailure("no pong") }
+      times.append(Double(microseconds() - start) / 1000)
+      if !answered { answered = try isAnswered() }
+    }
+    return times
+  }
+
+  /// The 99th percentile of `times` (nearest rank): with fewer than 100 pings, the slowest.
+  static func p99(_ times: [Double]) -> Double {
+    let sorted = times.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    let rank = Int((Double(sorted.count) * 0.99).rounded(.up))
+    return sorted[max(0, rank - 1)]
+  }
+
+  private static func microseconds() -> Int {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Int(ts.tv_sec) * 1_000_000 + Int(ts.tv_nsec) / 1000
   }
 }
