@@ -34,7 +34,7 @@ public enum CommandPlan: Sendable, Equatable {
       context.events = .all
       return .print(JSONWriter.string(.object(try JobBuilder.build(options, context: context))) + "\n")
     case .request(let options):
-      context.events = options.detach ? .all : .forResponse(progress: terminals.stderr)
+      context.events = options.detach ? .all : .forResponse(progress: terminals.stderr && !options.silent)
       // A terminal gets the body printed (pretty, or refused when binary); `-i` and `-v` print
       // heads on stdout around it, and a detached job outlives the CLI's stdout.
       context.bodyToStdout =

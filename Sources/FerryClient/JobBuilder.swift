@@ -27,6 +27,7 @@ public enum JobBuilder {
         "credentials in the URL are not sent (they would show in logs and events); use -a USER:PASSWORD",
         topic: .request)
     }
+    try resolveCurlData(&r, context: context)
     let data = r.items.filter(\.isData)
     let files = r.items.compactMap { item -> (String, String, String?)? in
       if case .file(let name, let path, let type) = item { return (name, path, type) }
@@ -110,58 +111,19 @@ public enum JobBuilder {
   private static func appendTransferFields(
     _ r: RequestOptions, context: JobContext, passing: inout [PassedDescriptor], to job: inout JSONObject
   ) throws(UsageError) {
-    switch r.rawBody {
-    case .text(let text): job.append(key: "body", value: ["text": .string(text)])
-    case .file(let path):
-      // Opened by the CLI with the user's permissions: the daemon's read_roots do not apply.
-      let absolute = context.absolute(path)
-      passing.append(.readFile(absolute))
-      var body = JSONObject()
-      body.append(key: "fd", value: .number(JSONNumber(passing.count - 1)))
-      // Typed by its extension from the system's table, as the daemon types a `file` body.
-      let table = context.readFile("/etc/mime.types").map {
-        MIMETypes(parsing: String(decoding: $0, as: UTF8.self))
-      }
-      if let ext = absolute.split(separator: "/").last?.split(separator: ".").last, ext.count > 0,
-        absolute.split(separator: "/").last?.contains(".") == true,
-        let type = table?.type(forExtension: String(ext))
-      {
-        body.append(key: "type", value: .string(type))
-      }
+    if var body = rawBodyObject(r, context: context, passing: &passing) {
+      if let type = r.curlBodyType { body["type"] = .string(type) }
       job.append(key: "body", value: .object(body))
-    case .stdin(let isJSON):
-      passing.append(.stdin)
-      var body = JSONObject()
-      body.append(key: "fd", value: .number(JSONNumber(passing.count - 1)))
-      if r.encoding == .form {
-        body.append(key: "type", value: "application/x-www-form-urlencoded")
-      } else if isJSON {
-        body.append(key: "type", value: "application/json")
-      }
-      job.append(key: "body", value: .object(body))
-    case .bytes(let bytes):
-      var body = JSONObject()
-      if let text = String(validating: bytes, as: UTF8.self), !bytes.contains(0) {
-        body.append(key: "text", value: .string(text))
-      } else {
-        var encoded: [UInt8] = []
-        Base64.encode(bytes, into: &encoded)
-        body.append(key: "base64", value: .string(String(decoding: encoded, as: UTF8.self)))
-      }
-      // As HTTPie labels stdin: JSON by default (when it is JSON), a form with --form.
-      if r.encoding == .form {
-        body.append(key: "type", value: "application/x-www-form-urlencoded")
-      } else if (try? JSONReader().read(bytes)) != nil {
-        body.append(key: "type", value: "application/json")
-      }
-      job.append(key: "body", value: .object(body))
-    case nil: break
     }
     if let auth = try credentials(r, context: context) { job.append(key: "auth", value: auth) }
     if let timeout = r.timeout {
       job.append(key: "timeout", value: .number(JSONNumber(validatedText: timeout.text)))
     }
+    if let connect = r.connectTimeout {
+      job.append(key: "connect_timeout", value: .number(JSONNumber(validatedText: connect.text)))
+    }
     if !r.followRedirects { job.append(key: "follow_redirects", value: false) }
+    if let hops = r.maxRedirects { job.append(key: "max_redirects", value: .number(JSONNumber(hops))) }
     if let ranges = r.acceptStatus ?? defaultAcceptStatus(r) {
       let status: [JSONValue] = ranges.map { range in
         range.count == 1

@@ -196,13 +196,13 @@ struct JobBuilderTests {
         == #"{"id":"t","method":"GET","url":"http://h/x","auth":{"basic":{"username":"ann","password":"s:e"}},"events":[]}"#
     )
     #expect(
-      try Fixture.jobLine(["get", "http://h/x", "-A", "digest", "-a", "ann:pw"])
+      try Fixture.jobLine(["get", "http://h/x", "--auth-type", "digest", "-a", "ann:pw"])
         == #"{"id":"t","method":"GET","url":"http://h/x","auth":{"digest":{"username":"ann","password":"pw"}},"events":[]}"#
     )
     #expect(throws: UsageError.self) {
       try Fixture.jobLine(["get", "http://h/x", "-a", "ann"], password: nil)
     }
-    #expect(Fixture.usageError(["get", "http://h/x", "-A", "ntlm"]) != nil)
+    #expect(Fixture.usageError(["get", "http://h/x", "--auth-type", "ntlm"]) != nil)
   }
 
   @Test func asksForProgressEventsOnlyWhenABarCanBeDrawn() throws {
