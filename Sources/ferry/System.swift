@@ -80,6 +80,21 @@ enum System {
     return .body(isJSON: first == UInt8(ascii: "{") || first == UInt8(ascii: "["))
   }
 
+  /// The bytes a body descriptor would give when it is a regular file (from stdin's offset),
+  /// for `explain`'s account; nil for a pipe, a socket or what cannot be looked at.
+  static func passedLength(_ item: PassedDescriptor) -> Int64? {
+    var st = stat()
+    switch item {
+    case .stdin:
+      guard fstat(STDIN_FILENO, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+      return max(0, Int64(st.st_size) - max(0, Int64(lseek(STDIN_FILENO, 0, SEEK_CUR))))
+    case .readFile(let path):
+      guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+      return Int64(st.st_size)
+    default: return nil
+    }
+  }
+
   /// The descriptor to pass for `item`, opened with the user's permissions (close-on-exec), or
   /// why it could not be.
   static func openPassed(_ item: PassedDescriptor) -> Result<Int32, OpenError> {
