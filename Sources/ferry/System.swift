@@ -127,10 +127,13 @@ enum System {
     guard tcgetattr(fd, &saved) == 0 else { return nil }
     var quiet = saved
     quiet.c_lflag &= ~tcflag_t(ECHO)
+    // Echo off first, then the prompt: TCSAFLUSH after the prompt threw away a password typed
+    // (or pasted) as soon as the prompt showed. TCSANOW keeps what is already typed, as curl's
+    // getpass does; restoring with TCSANOW keeps what is typed after the password.
+    _ = tcsetattr(fd, TCSANOW, &quiet)
     write(fd, prompt)
-    _ = tcsetattr(fd, TCSAFLUSH, &quiet)
     defer {
-      _ = tcsetattr(fd, TCSAFLUSH, &saved)
+      _ = tcsetattr(fd, TCSANOW, &saved)
       write(fd, "\n")
     }
     var line: [UInt8] = []
