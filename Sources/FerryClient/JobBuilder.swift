@@ -68,8 +68,10 @@ public enum JobBuilder {
     let headers = mergedHeaders(r.items)
     if !headers.isEmpty { job.append(key: "headers", value: .object(headers)) }
     if !parameters.isEmpty { job.append(key: "parameters", value: .object(parameters)) }
+    let isBodyless = !uriMethods.contains(method) && files.isEmpty && r.rawBody == nil && parameters.isEmpty
     if let encoding = encoding(
-      r, hasFiles: !files.isEmpty, hasBodyFields: !parameters.isEmpty && !queryInParameters)
+      r, hasFiles: !files.isEmpty, hasBodyFields: !parameters.isEmpty && !queryInParameters,
+      isBodyless: isBodyless)
     {
       job.append(key: "encoding", value: .string(encoding))
     }
@@ -101,10 +103,16 @@ public enum JobBuilder {
   static let stdinMayBeBody: Set<String> = ["POST", "PUT", "PATCH"]
 
   /// The encoding to name in the job, or nil to leave the daemon's default.
-  private static func encoding(_ r: RequestOptions, hasFiles: Bool, hasBodyFields: Bool) -> String? {
+  /// A POST (PUT, PATCH…) with nothing to send asks for JSON: AFJSONRequestSerializer sends
+  /// no body and no Content-Type for no parameters, as curl and HTTPie do, where the daemon's
+  /// default form encoding would send AFNetworking's empty form (Content-Type and
+  /// `Content-Length: 0`). `--form` keeps that.
+  private static func encoding(_ r: RequestOptions, hasFiles: Bool, hasBodyFields: Bool, isBodyless: Bool)
+    -> String?
+  {
     if hasFiles || r.encoding == .multipart { return "multipart" }
     if let explicit = r.encoding { return explicit.rawValue }
-    return hasBodyFields ? "json" : nil
+    return hasBodyFields || isBodyless ? "json" : nil
   }
 
   /// Body, auth, limits, output and delivery fields, after the request's own.

@@ -58,13 +58,17 @@ struct CurlHabitsTests {
       #"{"id":"t","method":"PATCH","url":"http://h/x","parameters":{"a":"1"},"encoding":"json","events":[]}"#
     ),
     (
-      ["--request", "OPTIONS", "http://h/x"], #"{"id":"t","method":"OPTIONS","url":"http://h/x","events":[]}"#
+      ["--request", "OPTIONS", "http://h/x"],
+      #"{"id":"t","method":"OPTIONS","url":"http://h/x","encoding":"json","events":[]}"#
     ),
     (
       ["POST", "http://h/x", "a=1"],
       #"{"id":"t","method":"POST","url":"http://h/x","parameters":{"a":"1"},"encoding":"json","events":[]}"#
     ),
-    (["PROPFIND", "http://h/x"], #"{"id":"t","method":"PROPFIND","url":"http://h/x","events":[]}"#),
+    (
+      ["PROPFIND", "http://h/x"],
+      #"{"id":"t","method":"PROPFIND","url":"http://h/x","encoding":"json","events":[]}"#
+    ),
     (["--head", "http://h/x"], #"{"id":"t","method":"HEAD","url":"http://h/x","events":[]}"#),
     (
       ["get", "-sSL", "http://h/x", "--no-follow", "-L"],

@@ -121,6 +121,17 @@ struct EventRendererTests {
         raw.render(#"{"event":"failed","id":"t","seq":3,"error":{"code":"\#(code)","message":"m"}}"#).exit?
           .rawValue == Int32(exit))
     }
+    // curl's 60 for a certificate or name that does not verify; 35 for other TLS failures.
+    for (message, exit) in [
+      ("SSL certificate problem: self-signed certificate", 60),
+      ("SSL: no alternative certificate subject name matches target host name 'h'", 60),
+      ("OpenSSL SSL_connect: SSL_ERROR_SYSCALL in connection to h:443", 35),
+    ] {
+      var renderer = Fixture.renderer(.response)
+      let r = renderer.render(
+        #"{"event":"failed","id":"t","seq":3,"error":{"code":"tls_failed","message":"\#(message)"}}"#)
+      #expect(r.exit?.rawValue == Int32(exit), "\(message)")
+    }
   }
 
   @Test func failuresNameTheirCodeFieldAndTimer() {
