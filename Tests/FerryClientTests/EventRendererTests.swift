@@ -134,6 +134,17 @@ struct EventRendererTests {
     }
   }
 
+  @Test func aBodyTooLargeForTheTerminalNamesDashOAndAPipe() {
+    var renderer = Fixture.renderer(.response)
+    let r = renderer.render(
+      #"{"event":"failed","id":"t","seq":3,"error":{"code":"response_too_large","message":"response body is larger than max_inline_bytes (8388608); use output to stream it to a file"}}"#
+    )
+    #expect(
+      r.stderrText
+        == "ferry: response body is larger than max_inline_bytes (8388608); save it with -o FILE, or pipe it (ferry get URL | less), which streams any size (response_too_large)\n"
+    )
+  }
+
   @Test func failuresNameTheirCodeFieldAndTimer() {
     var renderer = Fixture.renderer(.response)
     let timeout = renderer.render(
