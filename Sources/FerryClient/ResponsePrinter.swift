@@ -78,6 +78,19 @@ public enum ResponsePrinter {
     return reason + "; save it with -o FILE, or pipe it (ferry get URL | less), which streams any size"
   }
 
+  /// `* cache: hit (…)` for `-i` and `-v`, from `done`'s `cache`; nil without one.
+  static func cacheLine(_ event: JSONObject) -> String? {
+    guard let outcome = event["cache"]?.stringValue else { return nil }
+    let meaning =
+      switch outcome {
+      case "hit": "answered from the session's cache, no request sent"
+      case "revalidated": "the stored answer, confirmed by a 304 from the server"
+      case "miss": "fetched from the server"
+      default: "as the daemon reported it"
+      }
+    return "* cache: \(outcome) (\(meaning))\n"
+  }
+
   /// Bytes a terminal should not get: NUL or invalid UTF-8 (HTTPie's rule is the NUL).
   static func looksBinary(_ bytes: [UInt8]) -> Bool {
     if bytes.contains(0) { return true }

@@ -134,6 +134,24 @@ struct EventRendererTests {
     }
   }
 
+  @Test func includeAndVerboseShowTheCacheOutcomeOnStderr() {
+    let done = #"{"event":"done","id":"t","seq":2,"status":200,"headers":{"age":"3"},"body":"x","cache":"#
+    for (outcome, line) in [
+      ("hit", "* cache: hit (answered from the session's cache, no request sent)\n"),
+      ("revalidated", "* cache: revalidated (the stored answer, confirmed by a 304 from the server)\n"),
+      ("miss", "* cache: miss (fetched from the server)\n"),
+    ] {
+      var include = Fixture.renderer(.response) { $0.includeHeaders = true }
+      let i = include.render(done + #""\#(outcome)"}"#)
+      #expect(i.stderrText == line)
+      #expect(i.stdoutText == "HTTP/1.1 200 OK\nage: 3\n\nx")
+      var verbose = Fixture.renderer(.response) { $0.verbose = true }
+      #expect(verbose.render(done + #""\#(outcome)"}"#).stderrText.hasSuffix("<\n" + line))
+      var plain = Fixture.renderer(.response)
+      #expect(plain.render(done + #""\#(outcome)"}"#).stderrText.isEmpty)
+    }
+  }
+
   @Test func aBodyTooLargeForTheTerminalNamesDashOAndAPipe() {
     var renderer = Fixture.renderer(.response)
     let r = renderer.render(
