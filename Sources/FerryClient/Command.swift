@@ -9,7 +9,7 @@ public enum Command: Sendable, Equatable {
   case events(RequestOptions)
   /// `ferry job …`: print the job line that would be sent, without contacting the daemon.
   case printJob(RequestOptions)
-  /// `ferry ping|hello|stats|sessions`: one op, its answer printed.
+  /// `ferry ping|hello|stats|sessions|jobs`: one op, its answer printed.
   case op(SimpleOp)
   /// `ferry cancel ID`.
   case cancel(id: String)
@@ -37,6 +37,8 @@ public struct Invocation: Sendable, Equatable {
 /// Ops that take no argument and answer with one event.
 public enum SimpleOp: String, Sendable, Equatable, CaseIterable {
   case ping, hello, stats, sessions
+  /// `ferry jobs`: the caller's detached and durable jobs (the `jobs` op).
+  case jobs
 
   /// The event that answers the op.
   public var answer: String {
@@ -45,6 +47,7 @@ public enum SimpleOp: String, Sendable, Equatable, CaseIterable {
     case .hello: "hello"
     case .stats: "stats"
     case .sessions: "sessions"
+    case .jobs: "jobs"
     }
   }
 }

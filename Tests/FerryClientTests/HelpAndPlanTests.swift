@@ -127,6 +127,7 @@ struct HelpAndPlanTests {
 
   @Test func opsCancelAttachAndExplainSendTheirLines() throws {
     #expect(try lines(plan(["stats"])) == [#"{"op":"stats"}"#])
+    #expect(try lines(plan(["jobs"])) == [#"{"op":"jobs"}"#])
     #expect(try lines(plan(["cancel", "J"])) == [#"{"op":"cancel","id":"J"}"#, #"{"op":"ping"}"#])
     #expect(try lines(plan(["attach", "J"])) == [#"{"op":"attach","id":"J"}"#])
     #expect(

@@ -33,3 +33,21 @@ extension CLIExitAndBodyTests {
     #expect(form["headers"]?.objectValue?["content-type"]?.stringValue == "application/x-www-form-urlencoded")
   }
 }
+
+extension CLIExitAndBodyTests {
+  @Test func jobsListsTheDetachedJobsOfTheCaller() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness()
+    let detached = try CLITests.ferry(
+      ["get", fixture.url("/json"), "--detach", "--id", "slow"], socket: daemon.socket)
+    #expect(detached.status == 0, "\(detached.stderr)")
+    let jobs = try CLITests.ferry(["jobs"], socket: daemon.socket)
+    #expect(jobs.status == 0, "\(jobs.stderr)")
+    let listed = try jobs.json()["jobs"]
+    guard case .array(let entries)? = listed, case .object(let first)? = entries.first else {
+      Issue.record("no jobs listed: \(jobs.stdout)")
+      return
+    }
+    #expect(first["id"]?.stringValue == "slow")
+  }
+}
