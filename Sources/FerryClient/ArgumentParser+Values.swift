@@ -12,7 +12,12 @@ extension ArgumentParser {
     case .help: options.wantsHelp = true
     case .version: options.wantsVersion = true
     case .all: options.purgesAll = true
-    default: try applyRequest(option, name: name, value: value, to: &options.request)
+    default:
+      if option.isForeign {
+        try applyForeign(option, name: name, value: value, to: &options)
+      } else {
+        try applyRequest(option, name: name, value: value, to: &options.request)
+      }
     }
   }
 
@@ -53,7 +58,7 @@ extension ArgumentParser {
       case "yes", "true": r.insecure = false
       default: r.caFile = try nonEmpty(value, name)
       }
-    case .socket, .help, .version, .all: break
+    default: break
     }
   }
 
@@ -94,7 +99,7 @@ extension ArgumentParser {
   }
 
   /// A positive number of seconds, at most a year (the daemon's bound).
-  private static func seconds(_ value: String, _ name: String) throws(UsageError) -> JSONNumberText {
+  static func seconds(_ value: String, _ name: String) throws(UsageError) -> JSONNumberText {
     let isDecimal =
       !value.isEmpty && value.first != "." && value.last != "."
       && value.allSatisfy { $0 == "." || ("0"..."9").contains($0) } && value.filter { $0 == "." }.count <= 1

@@ -39,8 +39,17 @@ public enum ArgumentParser {
       name = String(arg[..<eq])
       inlineValue = String(arg[arg.index(after: eq)...])
     }
+    if let refusal = ForeignOption.refusal(name) { throw UsageError(refusal, topic: .request) }
     guard let option = CommandOption.named(name) else {
-      try readBundle(arg, into: &options)
+      try readShortOptions(arg, from: arguments, at: &i, into: &options)
+      return
+    }
+    if option == .json, let data = inlineValue ?? curlJSONData(arguments, at: i) {
+      // curl's `--json DATA` (HTTPie's `--json` takes no value, and no item starts with `{`/`[`).
+      if inlineValue == nil { i += 1 }
+      options.given.append((option, name))
+      options.request.curlData.append(try CurlData.parse(data, option: "--json"))
+      options.request.curlJSON = true
       return
     }
     var value = ""
@@ -51,7 +60,7 @@ public enum ArgumentParser {
         value = arguments[i]
         i += 1
       } else {
-        throw UsageError("\(name) needs a value", topic: .request)
+        throw UsageError("\(name) needs a value\(option.otherMeaning)", topic: .request)
       }
     } else if inlineValue != nil {
       throw UsageError("\(name) takes no value", topic: .request)
@@ -59,15 +68,42 @@ public enum ArgumentParser {
     try apply(option, name: name, value: value, to: &options)
   }
 
-  /// `-iv`: several one-letter flags in one word.
-  private static func readBundle(_ arg: String, into options: inout ParsedOptions) throws(UsageError) {
-    let letters = arg.dropFirst()
+  /// The word after `--json` when it is JSON text (curl's `--json DATA`), else nil.
+  private static func curlJSONData(_ arguments: [String], at i: Int) -> String? {
+    guard i < arguments.count, let first = arguments[i].first, first == "{" || first == "[" else {
+      return nil
+    }
+    return arguments[i]
+  }
+
+  /// Short options as getopt reads them: flags bundle (`-iv`, `-sSL`), and a letter that takes
+  /// a value takes the rest of the word (`-XPUT`, `-d@f`) or else the next word (`-sLo FILE`).
+  private static func readShortOptions(
+    _ arg: String, from arguments: [String], at i: inout Int, into options: inout ParsedOptions
+  ) throws(UsageError) {
+    var letters = arg.dropFirst()
     guard !arg.hasPrefix("--"), letters.count > 1 else {
       throw UsageError("unknown option \(arg)")
     }
-    for letter in letters {
-      guard let option = CommandOption.shortFlag(letter) else { throw UsageError("unknown option \(arg)") }
-      try apply(option, name: "-" + String(letter), value: "", to: &options)
+    while let letter = letters.first {
+      letters = letters.dropFirst()
+      let name = "-" + String(letter)
+      if let refusal = ForeignOption.refusal(name) { throw UsageError(refusal, topic: .request) }
+      guard let option = CommandOption.named(name) else { throw UsageError("unknown option \(arg)") }
+      guard option.takesValue else {
+        try apply(option, name: name, value: "", to: &options)
+        continue
+      }
+      var value = String(letters)
+      if value.isEmpty {
+        guard i < arguments.count else {
+          throw UsageError("\(name) needs a value\(option.otherMeaning)", topic: .request)
+        }
+        value = arguments[i]
+        i += 1
+      }
+      try apply(option, name: name, value: value, to: &options)
+      return
     }
   }
 
@@ -82,8 +118,10 @@ public enum ArgumentParser {
     let rest = Array(words.dropFirst())
     if options.wantsHelp { return .help(try helpTopic(first)) }
     if options.wantsVersion { throw UsageError("--version takes no command") }
-    if methodCommands.contains(first) {
-      return .request(try request(method: first.uppercased(), rest, options: options, topic: .request))
+    if methodCommands.contains(first) || isUpperCaseMethod(first) {
+      // HTTPie's `http POST URL`, and any method in capitals (`ferry PROPFIND URL`).
+      let request = try request(method: first.uppercased(), rest, options: options, topic: .request)
+      return options.isOffline ? .explain(request) : .request(request)
     }
     switch first {
     case "request":
@@ -93,7 +131,9 @@ public enum ArgumentParser {
       return .request(
         try request(method: methodToken(method), Array(rest.dropFirst()), options: options, topic: .request))
     case "explain": return .explain(try request(methodOptional: rest, options: options, topic: .explain))
-    case "events": return .events(try request(methodOptional: rest, options: options, topic: .events))
+    case "events":
+      let request = try request(methodOptional: rest, options: options, topic: .events)
+      return options.isOffline ? .explain(request) : .events(request)
     case "job": return .printJob(try request(methodOptional: rest, options: options, topic: .job))
     case "cancel", "attach": return try jobOp(first, rest, options: options)
     case "cache", "purge": return .cache(try cacheCommand(first, rest, options: options))
@@ -104,8 +144,9 @@ public enum ArgumentParser {
       guard rest.isEmpty else { throw UsageError("\(first) takes no arguments", topic: HelpTopic(op)) }
       return .op(op)
     }
-    if hasSchemeSeparator(first) || first.hasPrefix(":") {
-      return .request(try request(method: nil, words, options: options, topic: .request))
+    if hasSchemeSeparator(first) || first.hasPrefix(":") || defaultsToHTTP(first) {
+      let request = try request(method: nil, words, options: options, topic: .request)
+      return options.isOffline ? .explain(request) : .request(request)
     }
     throw UsageError("unknown command '\(first)'")
   }
@@ -128,7 +169,7 @@ public enum ArgumentParser {
     throws(UsageError) -> RequestOptions
   {
     guard let first = words.first else { throw UsageError("a URL is needed", topic: topic) }
-    if methodCommands.contains(first.lowercased()) {
+    if methodCommands.contains(first.lowercased()) || isUpperCaseMethod(first) {
       return try request(method: first.uppercased(), Array(words.dropFirst()), options: options, topic: topic)
     }
     if first == "request" {
@@ -148,8 +189,9 @@ public enum ArgumentParser {
       throw UsageError("\(name) does not apply to requests", topic: topic)
     }
     var request = options.request
-    request.method = method
-    request.url = expandLocalhost(url)
+    request.method = try resolvedMethod(method, explicit: options.explicitMethod)
+    request.url = withDefaultScheme(expandLocalhost(url))
+    if options.namesOutputFromURL { request.output = try remoteName(request) }
     for word in words.dropFirst() {
       // HTTPie's `@FILE`: the file is the raw body, as `--body-file FILE`.
       if word.hasPrefix("@"), word.utf8.count > 1 {
@@ -185,7 +227,7 @@ public enum ArgumentParser {
   }
 
   /// A method from `request METHOD`: an HTTP token, upper-cased.
-  private static func methodToken(_ word: String) throws(UsageError) -> String {
+  static func methodToken(_ word: String) throws(UsageError) -> String {
     let tchar = Set("!#$%&'*+-.^_`|~".utf8)
     let valid =
       !word.isEmpty && word.utf8.allSatisfy { $0 < 0x80 && (isAlphanumeric($0) || tchar.contains($0)) }

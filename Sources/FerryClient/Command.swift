@@ -9,7 +9,7 @@ public enum Command: Sendable, Equatable {
   case events(RequestOptions)
   /// `ferry job …`: print the job line that would be sent, without contacting the daemon.
   case printJob(RequestOptions)
-  /// `ferry ping|hello|stats|sessions`: one op, its answer printed.
+  /// `ferry ping|hello|stats|sessions|jobs`: one op, its answer printed.
   case op(SimpleOp)
   /// `ferry cancel ID`.
   case cancel(id: String)
@@ -37,6 +37,8 @@ public struct Invocation: Sendable, Equatable {
 /// Ops that take no argument and answer with one event.
 public enum SimpleOp: String, Sendable, Equatable, CaseIterable {
   case ping, hello, stats, sessions
+  /// `ferry jobs`: the caller's detached and durable jobs (the `jobs` op).
+  case jobs
 
   /// The event that answers the op.
   public var answer: String {
@@ -45,6 +47,7 @@ public enum SimpleOp: String, Sendable, Equatable, CaseIterable {
     case .hello: "hello"
     case .stats: "stats"
     case .sessions: "sessions"
+    case .jobs: "jobs"
     }
   }
 }
@@ -85,6 +88,21 @@ public struct RequestOptions: Sendable, Equatable {
   public var caFile: String?
   /// `-k` / `--verify=no` (true), `--verify=yes` (false): the job's `tls.insecure`.
   public var insecure: Bool?
+  /// curl's `-d`, `--data-*` and `--json DATA`, in command-line order: one body (or, with
+  /// `-G`, one query string) joined as curl joins them (`JobBuilder+CurlData`).
+  public var curlData: [CurlData] = []
+  /// curl's `-G`: `curlData` goes into the URL's query, and the method is GET.
+  public var curlDataInQuery = false
+  /// curl's `--json DATA` was given: the body is typed and accepted as JSON.
+  public var curlJSON = false
+  /// curl's `-s`: no progress bar (errors are still reported, as with `-sS`).
+  public var silent = false
+  /// curl's `--connect-timeout`: the job's `connect_timeout`.
+  public var connectTimeout: JSONNumberText?
+  /// curl's `--max-redirs`: the job's `max_redirects`.
+  public var maxRedirects: Int?
+  /// The raw body's `type` curl would send for `curlData`, set by `JobBuilder`.
+  var curlBodyType: String?
 
   public init(method: String?, url: String) {
     self.method = method

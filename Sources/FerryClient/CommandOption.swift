@@ -3,6 +3,10 @@ enum CommandOption: Sendable, CaseIterable {
   case header, json, form, multipart, raw, bodyFile, auth, authType, bearer, session, output, resume, timeout
   case lane, detach, id, acceptStatus, noFollow, retry, arrayEncoding, include, verbose, ignoreStdin
   case cacert, insecure, verify, cache
+  // curl's and HTTPie's spellings of what ferry does (docs/CLI.md "curl and HTTPie habits").
+  case data, dataRaw, dataBinary, dataURLEncode, curlForm, method, location, remoteName, continueAt
+  case compressed, silent, showError, head, cookie, referer, userAgent, getData, fail, print, offline
+  case connectTimeout, maxRedirects
   case all
   case socket, help, version
 
@@ -26,7 +30,8 @@ enum CommandOption: Sendable, CaseIterable {
   var takesValue: Bool {
     switch self {
     case .json, .form, .multipart, .resume, .detach, .noFollow, .include, .verbose, .ignoreStdin, .insecure,
-      .all, .help, .version:
+      .all, .help, .version, .location, .remoteName, .compressed, .silent, .showError, .head, .getData, .fail,
+      .offline:
       false
     default: true
     }
@@ -37,19 +42,21 @@ enum CommandOption: Sendable, CaseIterable {
     switch self {
     case .header: ["-H", "--header"]
     case .json: ["-j", "--json"]
-    case .form: ["-f", "--form"]
+    // No `-f`: curl's is --fail, HTTPie's --form (ForeignOption refuses it, naming both).
+    case .form: ["--form"]
     case .multipart: ["--multipart"]
     case .raw: ["--raw"]
     case .bodyFile: ["--body-file"]
-    case .auth: ["-a", "--auth"]
-    case .authType: ["-A", "--auth-type"]
+    case .auth: ["-a", "--auth", "-u", "--user"]
+    // No `-A`: curl's is --user-agent, HTTPie's --auth-type.
+    case .authType: ["--auth-type"]
     case .bearer: ["--bearer"]
     // No `-s`: it is curl's --silent (and HTTPie's --style); a short option never means
     // something else than in curl or HTTPie.
     case .session: ["--session"]
     case .output: ["-o", "--output"]
-    case .resume: ["--resume"]
-    case .timeout: ["--timeout"]
+    case .resume: ["--resume", "--continue"]
+    case .timeout: ["--timeout", "-m", "--max-time"]
     case .lane: ["--lane"]
     case .detach: ["--detach"]
     case .id: ["--id"]
@@ -64,10 +71,54 @@ enum CommandOption: Sendable, CaseIterable {
     case .insecure: ["-k", "--insecure"]
     case .verify: ["--verify"]
     case .cache: ["--cache"]
+    case .data: ["-d", "--data", "--data-ascii"]
+    case .dataRaw: ["--data-raw"]
+    case .dataBinary: ["--data-binary"]
+    case .dataURLEncode: ["--data-urlencode"]
+    case .curlForm: ["-F"]
+    case .method: ["-X", "--request"]
+    case .location: ["-L", "--location", "--follow"]
+    case .remoteName: ["-O", "--remote-name", "--download"]
+    case .continueAt: ["-C", "--continue-at"]
+    case .compressed: ["--compressed"]
+    case .silent: ["-s", "--silent"]
+    case .showError: ["-S", "--show-error"]
+    case .head: ["--head"]
+    case .cookie: ["-b", "--cookie"]
+    case .referer: ["-e", "--referer"]
+    case .userAgent: ["--user-agent"]
+    case .getData: ["-G", "--get"]
+    case .fail: ["--fail", "--check-status"]
+    case .print: ["--print"]
+    case .offline: ["--offline"]
+    case .connectTimeout: ["--connect-timeout"]
+    case .maxRedirects: ["--max-redirs"]
     case .all: ["--all"]
     case .socket: ["--socket"]
     case .help: ["-h", "--help"]
     case .version: ["--version"]
+    }
+  }
+
+  /// One of curl's or HTTPie's spellings, applied by `ArgumentParser.applyForeign`.
+  var isForeign: Bool {
+    switch self {
+    case .data, .dataRaw, .dataBinary, .dataURLEncode, .curlForm, .method, .location, .remoteName,
+      .continueAt,
+      .compressed, .silent, .showError, .head, .cookie, .referer, .userAgent, .getData, .fail, .print,
+      .offline,
+      .connectTimeout, .maxRedirects:
+      true
+    default: false
+    }
+  }
+
+  /// What the option means in HTTPie, when it differs, for the message of a missing value.
+  var otherMeaning: String {
+    switch self {
+    case .data: " (curl's --data; HTTPie's -d is --download)"
+    case .curlForm: " (curl's --form; HTTPie's -F is --follow, which ferry does by default)"
+    default: ""
     }
   }
 
@@ -94,6 +145,12 @@ struct ParsedOptions: Sendable {
   var request = RequestOptions(method: nil, url: "")
   /// `--all` (purge).
   var purgesAll = false
+  /// curl's `-X METHOD`, or `HEAD` for `--head`.
+  var explicitMethod: String?
+  /// HTTPie's `--offline`: a request command becomes `explain`.
+  var isOffline = false
+  /// curl's `-O`, HTTPie's `--download`: the output file is named after the URL.
+  var namesOutputFromURL = false
 
   /// The first option given that `allowed` does not hold, as it was spelled.
   func firstGiven(notIn allowed: Set<CommandOption>) -> String? {

@@ -34,7 +34,7 @@ public enum CommandPlan: Sendable, Equatable {
       context.events = .all
       return .print(JSONWriter.string(.object(try JobBuilder.build(options, context: context))) + "\n")
     case .request(let options):
-      context.events = options.detach ? .all : .forResponse(progress: terminals.stderr)
+      context.events = options.detach ? .all : .forResponse(progress: terminals.stderr && !options.silent)
       // A terminal gets the body printed (pretty, or refused when binary); `-i` and `-v` print
       // heads on stdout around it, and a detached job outlives the CLI's stdout.
       context.bodyToStdout =
@@ -48,7 +48,7 @@ public enum CommandPlan: Sendable, Equatable {
       if options.resume, !options.detach, let output = options.output, output != "-", !output.hasSuffix("/") {
         settings.resumedOutput = context.absolute(output)
       }
-      let explain = settings.verbose ? [line(["op": "explain", "job": .object(job)])] : []
+      let explain = settings.verbose ? [explainOp(job, passing: passing, context: context)] : []
       return .converse(lines: explain + [line(.object(job))], settings: settings, descriptors: passing)
     case .events(let options):
       context.events = .all
@@ -59,8 +59,9 @@ public enum CommandPlan: Sendable, Equatable {
         descriptors: passing)
     case .explain(let options):
       context.events = .all
-      let job = try JobBuilder.build(options, context: context)
-      let op = line(["op": "explain", "job": .object(job)])
+      var passing: [PassedDescriptor] = []
+      let job = try JobBuilder.build(options, context: context, passing: &passing)
+      let op = explainOp(job, passing: passing, context: context)
       return .converse(lines: [op], settings: settings(.explain, job: job, terminals: terminals))
     case .op(let op):
       return .converse(lines: [line(["op": .string(op.rawValue)])], settings: opSettings(.op(op), terminals))
@@ -74,6 +75,26 @@ public enum CommandPlan: Sendable, Equatable {
     case .cache(let cache):
       return .converse(lines: [line(.object(cache.op))], settings: opSettings(.cache(cache), terminals))
     }
+  }
+
+  /// The `explain` op for `job`: the descriptors it would pass are described (`files`), not
+  /// passed, so the daemon can give true lengths and a curl command that names the files.
+  static func explainOp(_ job: JSONObject, passing: [PassedDescriptor], context: JobContext) -> [UInt8] {
+    var op = JSONObject()
+    op.append(key: "op", value: "explain")
+    op.append(key: "job", value: .object(job))
+    if !passing.isEmpty {
+      let files: [JSONValue] = passing.map { item in
+        var file = JSONObject()
+        if case .readFile(let path) = item { file.append(key: "path", value: .string(path)) }
+        if let length = context.passedLength(item) {
+          file.append(key: "length", value: .number(JSONNumber(validatedText: String(length))))
+        }
+        return .object(file)
+      }
+      op.append(key: "files", value: .array(files))
+    }
+    return line(.object(op))
   }
 
   private static func settings(_ mode: EventRenderer.Mode, job: JSONObject, terminals: Terminals)

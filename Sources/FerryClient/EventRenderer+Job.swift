@@ -65,6 +65,11 @@ extension EventRenderer {
       r.stderr.append(contentsOf: ResponsePrinter.head(of: event, prefix: "< "))
     }
     if settings.includeHeaders { r.stdout.append(contentsOf: ResponsePrinter.head(of: event)) }
+    // The cache's outcome (`done`'s `cache`, on a session with a cache), on stderr as curl's
+    // `*` lines: stdout keeps the server's head and body.
+    if settings.verbose || settings.includeHeaders, let outcome = ResponsePrinter.cacheLine(event) {
+      r.stderr.append(contentsOf: outcome.utf8)
+    }
     let body = ResponsePrinter.body(
       of: event, stdoutIsTerminal: settings.stdoutIsTerminal, stderrIsTerminal: settings.stderrIsTerminal)
     r.stdout.append(contentsOf: body.stdout)

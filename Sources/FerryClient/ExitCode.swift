@@ -27,10 +27,13 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
   case serverErrorStatus = 15
   /// A timer fired: connect, idle or total (curl's 28).
   case timeout = 28
-  /// The TLS handshake or the peer's certificate failed (curl's 35).
+  /// The TLS handshake failed (curl's 35).
   case tlsFailed = 35
   /// More redirects than allowed (curl's 47).
   case tooManyRedirects = 47
+  /// The peer's certificate or name could not be verified (curl's 60,
+  /// `CURLE_PEER_FAILED_VERIFICATION`).
+  case certificateFailed = 60
 
   /// One line for the help text and the docs.
   public var meaning: String {
@@ -46,7 +49,8 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case .clientErrorStatus: "a 4xx response was not accepted"
     case .serverErrorStatus: "a 5xx response was not accepted"
     case .timeout: "a timeout: connect, idle or total (as curl's 28)"
-    case .tlsFailed: "TLS failed: handshake or certificate (as curl's 35)"
+    case .tlsFailed: "the TLS handshake failed (as curl's 35)"
+    case .certificateFailed: "the server's certificate could not be verified (as curl's 60)"
     case .tooManyRedirects: "too many redirects (as curl's 47)"
     }
   }
@@ -59,7 +63,9 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case "resolve_failed": return .resolveFailed
     case "connect_failed": return .connectFailed
     case "timeout": return .timeout
-    case "tls_failed": return .tlsFailed
+    case "tls_failed":
+      let message = event["error"]?.objectValue?["message"]?.stringValue ?? ""
+      return isVerificationFailure(message) ? .certificateFailed : .tlsFailed
     case "too_many_redirects": return .tooManyRedirects
     case "unacceptable_status":
       guard case .number(let n)? = event["status"], let status = n.int64Value else { return .failed }
@@ -71,6 +77,18 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
       }
     default: return .failed
     }
+  }
+}
+
+extension ExitCode {
+  /// Whether a `tls_failed` message is libcurl's for `CURLE_PEER_FAILED_VERIFICATION` (lib/vtls
+  /// openssl.c: the certificate chain, or the name, did not verify), which curl exits 60 for;
+  /// the error's code is `tls_failed` for every TLS failure.
+  static func isVerificationFailure(_ message: String) -> Bool {
+    [
+      "SSL certificate problem", "does not match target host name", "no alternative certificate subject name",
+      "unable to obtain common name from peer certificate",
+    ].contains { message.contains($0) }
   }
 }
 

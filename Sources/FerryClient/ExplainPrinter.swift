@@ -25,10 +25,17 @@ public enum ExplainPrinter {
     return text
   }
 
-  /// `body: 15 bytes, sha256 …` and one line per multipart part.
+  /// `body: 15 bytes, sha256 …` and one line per multipart part. A body or part read from a
+  /// pipe (`stream`) is said to be one: its bytes are known only when they are sent.
   public static func bodySummary(_ body: JSONObject) -> String {
     var text = "body: " + size(body["length"])
-    if let sha = body["sha256"]?.stringValue { text += ", sha256 " + sha }
+    if body["stream"] == .bool(true) {
+      let known = body["length"] == .number(JSONNumber(0)) ? "" : " and more: "
+      text = "body: " + (known.isEmpty ? "" : size(body["length"]) + known)
+      text += "a pipe, read only when the request is sent: its length and bytes cannot be shown"
+    } else if let sha = body["sha256"]?.stringValue {
+      text += ", sha256 " + sha
+    }
     text += "\n"
     for case .object(let part) in body["parts"].flatMap(arrayValue) ?? [] {
       var details: [String] = []
@@ -36,7 +43,8 @@ public enum ExplainPrinter {
       if let type = part["type"]?.stringValue { details.append(type) }
       let name = part["name"]?.stringValue.map { JSONWriter.string(.string($0)) } ?? "(unnamed)"
       let extra = details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")"
-      text += "  part \(name)\(extra): \(size(part["length"]))\n"
+      let length = part["stream"] == .bool(true) ? "a pipe, read when sent" : size(part["length"])
+      text += "  part \(name)\(extra): \(length)\n"
     }
     return text
   }

@@ -27,7 +27,7 @@ enum HelpText {
       ferry explain [METHOD] URL [ITEM...]   how the daemon would send it, and the curl command
       ferry events [METHOD] URL [ITEM...]    the job's raw event lines (JSON), for scripts
       ferry job [METHOD] URL [ITEM...]       print the job line only; the daemon is not contacted
-      ferry ping | hello | stats | sessions
+      ferry ping | hello | stats | sessions | jobs
       ferry cancel ID | attach ID
       ferry cache [--session S] [--json]     a session's HTTP cache: counts and your URLs
       ferry purge URL|--all [--session S]    remove a URL's stored answers, or all of yours
@@ -70,14 +70,14 @@ enum HelpText {
 
     Body:
       -j, --json           fields as a JSON object (the default when there are fields)
-      -f, --form           fields as application/x-www-form-urlencoded (multipart with files)
+      --form               fields as application/x-www-form-urlencoded (multipart with files)
       --multipart          multipart/form-data even without files
       --raw TEXT           this text as the body;  --body-file PATH  a file as the body
       --array-encoding brackets|repeat|indexed   arrays in query strings and forms
     Request:
       -H, --header 'Name: value'   a header, as curl takes it
       -a, --auth USER[:PASSWORD]   basic auth (asks for the password when left out)
-      -A, --auth-type basic|digest digest sends -a's credentials as HTTP Digest
+      --auth-type basic|digest     digest sends -a's credentials as HTTP Digest
       --bearer TOKEN               bearer auth
       --session NAME               a session from the daemon's config
       --ignore-stdin               do not send a piped stdin as the body (POST, PUT, PATCH)
@@ -92,6 +92,12 @@ enum HelpText {
                                    return_cache_else_load, return_cache_dont_load, no_store
       --id ID                      the job's id (default ferry-PID-TIME)
       --detach                     submit, print the job id, exit; see ferry attach
+    curl's and HTTPie's spellings: -d/--data/--data-raw/--data-binary/--data-urlencode, --json DATA,
+      -G, -F, -u, -X, -L, -O, -C -, -m, -s, -S, --head, -b NAME=VALUE, -e, --user-agent,
+      --compressed, --fail, --connect-timeout, --max-redirs; HTTPie's POST, --follow, --print,
+      --check-status, --download, --continue, --offline. -f, -A, -I, -c, -p mean different things
+      in curl and HTTPie and are refused with the spelling to use (docs/CLI.md).
+      A URL without a scheme whose host is localhost, an address or has a :PORT is http://.
     Output:
       -o, --output FILE            stream the body to FILE (kept only when accepted)
       --resume                     keep FILE.part on failure and continue it next time

@@ -1,6 +1,7 @@
 /// A page of `ferry`'s help: the whole command, or one subcommand.
 public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
-  case general, request, explain, events, job, ping, hello, stats, sessions, cancel, attach, cache, purge
+  case general, request, explain, events, job, ping, hello, stats, sessions, jobs, cancel, attach, cache,
+    purge
 
   /// The topic of a command word; the method commands share `request`'s page.
   public init?(command: String) {
@@ -18,6 +19,7 @@ public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
     case .hello: self = .hello
     case .stats: self = .stats
     case .sessions: self = .sessions
+    case .jobs: self = .jobs
     }
   }
 
@@ -33,6 +35,10 @@ public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
     case .hello: HelpText.op("hello", "Prints what the daemon speaks: protocol, version, libcurl, limits.")
     case .stats: HelpText.op("stats", "Prints the daemon's counters: jobs, clients, connections, bytes.")
     case .sessions: HelpText.op("sessions", "Prints the configured sessions (credentials redacted).")
+    case .jobs:
+      HelpText.op(
+        "jobs",
+        "Prints your detached and durable jobs: id, session, phase (queued, running, ended…), durable.")
     case .cancel: HelpText.cancel
     case .attach: HelpText.attach
     case .cache: HelpText.cache

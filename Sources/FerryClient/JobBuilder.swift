@@ -27,6 +27,7 @@ public enum JobBuilder {
         "credentials in the URL are not sent (they would show in logs and events); use -a USER:PASSWORD",
         topic: .request)
     }
+    try resolveCurlData(&r, context: context)
     let data = r.items.filter(\.isData)
     let files = r.items.compactMap { item -> (String, String, String?)? in
       if case .file(let name, let path, let type) = item { return (name, path, type) }
@@ -67,8 +68,10 @@ public enum JobBuilder {
     let headers = mergedHeaders(r.items)
     if !headers.isEmpty { job.append(key: "headers", value: .object(headers)) }
     if !parameters.isEmpty { job.append(key: "parameters", value: .object(parameters)) }
+    let isBodyless = !uriMethods.contains(method) && files.isEmpty && r.rawBody == nil && parameters.isEmpty
     if let encoding = encoding(
-      r, hasFiles: !files.isEmpty, hasBodyFields: !parameters.isEmpty && !queryInParameters)
+      r, hasFiles: !files.isEmpty, hasBodyFields: !parameters.isEmpty && !queryInParameters,
+      isBodyless: isBodyless)
     {
       job.append(key: "encoding", value: .string(encoding))
     }
@@ -100,68 +103,35 @@ public enum JobBuilder {
   static let stdinMayBeBody: Set<String> = ["POST", "PUT", "PATCH"]
 
   /// The encoding to name in the job, or nil to leave the daemon's default.
-  private static func encoding(_ r: RequestOptions, hasFiles: Bool, hasBodyFields: Bool) -> String? {
+  /// A POST (PUT, PATCH…) with nothing to send asks for JSON: AFJSONRequestSerializer sends
+  /// no body and no Content-Type for no parameters, as curl and HTTPie do, where the daemon's
+  /// default form encoding would send AFNetworking's empty form (Content-Type and
+  /// `Content-Length: 0`). `--form` keeps that.
+  private static func encoding(_ r: RequestOptions, hasFiles: Bool, hasBodyFields: Bool, isBodyless: Bool)
+    -> String?
+  {
     if hasFiles || r.encoding == .multipart { return "multipart" }
     if let explicit = r.encoding { return explicit.rawValue }
-    return hasBodyFields ? "json" : nil
+    return hasBodyFields || isBodyless ? "json" : nil
   }
 
   /// Body, auth, limits, output and delivery fields, after the request's own.
   private static func appendTransferFields(
     _ r: RequestOptions, context: JobContext, passing: inout [PassedDescriptor], to job: inout JSONObject
   ) throws(UsageError) {
-    switch r.rawBody {
-    case .text(let text): job.append(key: "body", value: ["text": .string(text)])
-    case .file(let path):
-      // Opened by the CLI with the user's permissions: the daemon's read_roots do not apply.
-      let absolute = context.absolute(path)
-      passing.append(.readFile(absolute))
-      var body = JSONObject()
-      body.append(key: "fd", value: .number(JSONNumber(passing.count - 1)))
-      // Typed by its extension from the system's table, as the daemon types a `file` body.
-      let table = context.readFile("/etc/mime.types").map {
-        MIMETypes(parsing: String(decoding: $0, as: UTF8.self))
-      }
-      if let ext = absolute.split(separator: "/").last?.split(separator: ".").last, ext.count > 0,
-        absolute.split(separator: "/").last?.contains(".") == true,
-        let type = table?.type(forExtension: String(ext))
-      {
-        body.append(key: "type", value: .string(type))
-      }
+    if var body = rawBodyObject(r, context: context, passing: &passing) {
+      if let type = r.curlBodyType { body["type"] = .string(type) }
       job.append(key: "body", value: .object(body))
-    case .stdin(let isJSON):
-      passing.append(.stdin)
-      var body = JSONObject()
-      body.append(key: "fd", value: .number(JSONNumber(passing.count - 1)))
-      if r.encoding == .form {
-        body.append(key: "type", value: "application/x-www-form-urlencoded")
-      } else if isJSON {
-        body.append(key: "type", value: "application/json")
-      }
-      job.append(key: "body", value: .object(body))
-    case .bytes(let bytes):
-      var body = JSONObject()
-      if let text = String(validating: bytes, as: UTF8.self), !bytes.contains(0) {
-        body.append(key: "text", value: .string(text))
-      } else {
-        var encoded: [UInt8] = []
-        Base64.encode(bytes, into: &encoded)
-        body.append(key: "base64", value: .string(String(decoding: encoded, as: UTF8.self)))
-      }
-      // As HTTPie labels stdin: JSON by default (when it is JSON), a form with --form.
-      if r.encoding == .form {
-        body.append(key: "type", value: "application/x-www-form-urlencoded")
-      } else if (try? JSONReader().read(bytes)) != nil {
-        body.append(key: "type", value: "application/json")
-      }
-      job.append(key: "body", value: .object(body))
-    case nil: break
     }
     if let auth = try credentials(r, context: context) { job.append(key: "auth", value: auth) }
     if let timeout = r.timeout {
       job.append(key: "timeout", value: .number(JSONNumber(validatedText: timeout.text)))
     }
+    if let connect = r.connectTimeout {
+      job.append(key: "connect_timeout", value: .number(JSONNumber(validatedText: connect.text)))
+    }
     if !r.followRedirects { job.append(key: "follow_redirects", value: false) }
+    if let hops = r.maxRedirects { job.append(key: "max_redirects", value: .number(JSONNumber(hops))) }
     if let ranges = r.acceptStatus ?? defaultAcceptStatus(r) {
       let status: [JSONValue] = ranges.map { range in
         range.count == 1

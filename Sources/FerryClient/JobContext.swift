@@ -28,12 +28,16 @@ public struct JobContext {
   /// The answer to a password prompt on the terminal (without echo), or nil when there is no
   /// terminal to ask on.
   public var askPassword: (String) -> String?
+  /// The bytes a passed body descriptor holds when it is a regular file, for `explain`'s
+  /// account (`files`); nil for a pipe.
+  public var passedLength: (PassedDescriptor) -> Int64?
 
   public init(
     id: String, workingDirectory: String, events: Events,
     readFile: @escaping (String) -> [UInt8]? = { _ in nil },
     probeStdin: @escaping () -> StdinProbe = { .unusable },
-    askPassword: @escaping (String) -> String? = { _ in nil }
+    askPassword: @escaping (String) -> String? = { _ in nil },
+    passedLength: @escaping (PassedDescriptor) -> Int64? = { _ in nil }
   ) {
     self.id = id
     self.workingDirectory = workingDirectory
@@ -41,6 +45,7 @@ public struct JobContext {
     self.readFile = readFile
     self.probeStdin = probeStdin
     self.askPassword = askPassword
+    self.passedLength = passedLength
   }
 
   /// `path` made absolute against the working directory, with `.` segments dropped.

@@ -64,8 +64,31 @@ public enum ResponsePrinter {
     var details = [code]
     if let field = error?["field"]?.stringValue { details.append("field " + field) }
     if let timer = error?["timer"]?.stringValue { details.append("timer " + timer) }
-    let message = error?["message"]?.stringValue ?? "the daemon reported an error"
+    var message = error?["message"]?.stringValue ?? "the daemon reported an error"
+    if code == ErrorCode.responseTooLarge.rawValue { message = cliAdvice(tooLarge: message) }
     return "ferry: \(message) (\(details.joined(separator: ", ")))\n"
+  }
+
+  /// The daemon's advice for a body past `max_inline_bytes` names the protocol's `output`;
+  /// a `ferry` user needs its spelling: `-o FILE`, or a pipe (which streams any size).
+  static func cliAdvice(tooLarge message: String) -> String {
+    let protocolAdvice = "; use output to stream it to a file"
+    let reason =
+      message.hasSuffix(protocolAdvice) ? String(message.dropLast(protocolAdvice.utf8.count)) : message
+    return reason + "; save it with -o FILE, or pipe it (ferry get URL | less), which streams any size"
+  }
+
+  /// `* cache: hit (…)` for `-i` and `-v`, from `done`'s `cache`; nil without one.
+  static func cacheLine(_ event: JSONObject) -> String? {
+    guard let outcome = event["cache"]?.stringValue else { return nil }
+    let meaning =
+      switch outcome {
+      case "hit": "answered from the session's cache, no request sent"
+      case "revalidated": "the stored answer, confirmed by a 304 from the server"
+      case "miss": "fetched from the server"
+      default: "as the daemon reported it"
+      }
+    return "* cache: \(outcome) (\(meaning))\n"
   }
 
   /// Bytes a terminal should not get: NUL or invalid UTF-8 (HTTPie's rule is the NUL).

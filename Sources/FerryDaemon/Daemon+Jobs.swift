@@ -24,7 +24,7 @@ extension Daemon {
       case .stats: client.send(.payload(name: "stats", statsPayload()))
       case .sessions: client.send(.payload(name: "sessions", sessionsPayload()))
       case .jobs: jobsOp(client: client)
-      case .explain(let job): explain(job, client: client)
+      case .explain(let job, let files): explain(job, files: files, client: client)
       case .cookies(let session, let values): cookiesOp(session: session, values: values, client: client)
       case .clearCookies(let session, let domain):
         clearCookiesOp(session: session, domain: domain, client: client)

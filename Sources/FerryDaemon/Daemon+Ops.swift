@@ -80,7 +80,7 @@ extension Daemon {
   }
 
   /// The request exactly as it would be sent, and the equivalent curl command; nothing is sent.
-  func explain(_ job: Job, client: Client) {
+  func explain(_ job: Job, files: [ExplainedFile] = [], client: Client) {
     guard let profile = sessions[job.session ?? "default"]?.profile else {
       client.send(
         .error(
@@ -92,7 +92,7 @@ extension Daemon {
     do throws(WireError) {
       let merged = profile.merged(job)
       serialized = try profile.serializer.serializeWithForm(
-        merged, descriptors: merged.usesBodyDescriptor ? ExplainedBodyDescriptors() : nil)
+        merged, descriptors: merged.usesBodyDescriptor ? ExplainedBodyDescriptors(files: files) : nil)
     } catch {
       var e = error
       e.field = e.field.map { "job." + $0 }
@@ -135,6 +135,8 @@ extension Daemon {
       key: "sha256",
       value: Self.sha256(of: plan, readRoots: config.readRoots, protected: config.protectedPaths).map(
         JSONValue.string) ?? .null)
+    // A stream (a pipe) is read only when sent: its length and bytes are not known here.
+    if plan.segments.contains(where: Self.isStream) { o.append(key: "stream", value: true) }
     if let form {
       o.append(key: "boundary", value: .string(form.boundary))
       o.append(key: "parts", value: .array(form.parts.map(partSummary)))
@@ -148,6 +150,7 @@ extension Daemon {
     if let f = part.filename { o.append(key: "filename", value: .string(f)) }
     if let t = part.type { o.append(key: "type", value: .string(t)) }
     o.append(key: "length", value: .number(JSONNumber(validatedText: String(part.content.length))))
+    if case .descriptor(let d) = part.content, d.isStream { o.append(key: "stream", value: true) }
     return .object(o)
   }
 
@@ -176,6 +179,11 @@ extension Daemon {
       buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
     }
     return SHA256.hexString(hasher.finalize())
+  }
+
+  private static func isStream(_ segment: BodyPlan.Segment) -> Bool {
+    if case .descriptor(let d) = segment { return d.isStream }
+    return false
   }
 
   private static func isDescriptor(_ segment: BodyPlan.Segment) -> Bool {

@@ -20,6 +20,9 @@ public final class BodyDescriptor: @unchecked Sendable {
   /// Bytes read from a stream so far, by any attempt: a hop or retry that needs the body again
   /// after the first of them fails `body_not_rewindable`.
   public var bytesTaken: Int64 = 0
+  /// For `explain` only: the path the client named for this descriptor, shown in the curl
+  /// command (`@path`); never opened.
+  public var displayPath: String?
   private let release: @Sendable (Int32) -> Void
 
   public init(fd: Int32, kind: Kind, release: @escaping @Sendable (Int32) -> Void) {

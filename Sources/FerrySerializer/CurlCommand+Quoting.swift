@@ -80,8 +80,10 @@ extension CurlCommand {
       case .file(let path, _):
         guard !path.utf8.contains(0) else { return nil }
         arguments += ["-F", shellWord("\(name)=@\(formQuoted(path))\(options)")]
-      case .descriptor:
-        arguments += ["-F", shellWord("\(name)=@-\(options)")]
+      case .descriptor(let d):
+        // A file the client named (explain's `files`) by its path, else curl's stdin.
+        let source = d.displayPath.map { "@" + formQuoted($0) } ?? "@-"
+        arguments += ["-F", shellWord("\(name)=\(source)\(options)")]
       case .bytes(let bytes):
         guard let text = String(validating: bytes, as: UTF8.self), !bytes.contains(0) else { return nil }
         if options.isEmpty {

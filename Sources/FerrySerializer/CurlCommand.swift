@@ -12,9 +12,10 @@ import FerryWire
 /// gets `-H 'Content-Type:'` so that curl adds none of its own, and `--compressed` goes with
 /// an Accept-Encoding header so that curl decodes the response as ferry does.
 ///
-/// One difference remains: when a redirect turns a POST into a GET, ferry drops the body's
-/// Content-Type, while curl keeps a header given with `-H` on every hop (curl 7.88 has no
-/// option to drop it).
+/// A form's Content-Type (multipart, or `application/x-www-form-urlencoded`) is left to curl,
+/// which sets the same one itself. One difference remains: when a redirect turns a POST into a
+/// GET, ferry drops any other body's Content-Type, while curl keeps a header given with `-H`
+/// on every hop (curl 7.88 has no option to drop it).
 public enum CurlCommand {
   /// What ferry's transfer does around the request, as curl options: redirects, timeouts and
   /// retries (`-L`, `--max-redirs`, `--connect-timeout`, `-m`, `--retry`).
@@ -72,7 +73,9 @@ public enum CurlCommand {
     for (name, value) in redactingSecrets ? request.redactedHeaders : request.headers {
       if TextCheck.equalsIgnoringASCIICase(name, "Content-Type") {
         hasContentType = true
-        if body.isForm { continue }
+        // curl sets these itself (-F's multipart type, -d's form type), and drops its own
+        // form type when a redirect turns the POST into a GET, as ferry does.
+        if body.isForm || (!body.isNone && value == RequestSerializer.formType) { continue }
       }
       if TextCheck.equalsIgnoringASCIICase(name, "Accept-Encoding") { words.append("--compressed") }
       // `Name;` is curl's way to send a header with an empty value (`Name:` removes one).
@@ -130,9 +133,11 @@ public enum CurlCommand {
         if offset == 0, !path.utf8.contains(0) {
           return BodyArguments(arguments: ["--data-binary", shellWord("@" + path)])
         }
-      case .descriptor:
-        // The client's own descriptor: curl reads the same bytes from its stdin.
-        return BodyArguments(arguments: ["--data-binary", "@-"])
+      case .descriptor(let d):
+        // A file the client named (explain's `files`) by its path, else curl's stdin, which
+        // reads the same bytes as the client's own descriptor.
+        let source = d.displayPath.map { "@" + $0 } ?? "@-"
+        return BodyArguments(arguments: ["--data-binary", shellWord(source)])
       }
     }
     return BodyArguments(arguments: ["--data-binary", "@-"], pipedFrom: pipeline(body))
@@ -149,8 +154,8 @@ public enum CurlCommand {
         let head = "head -c \(length)"
         commands.append(
           offset == 0 ? "\(head) \(shellWord(path))" : "tail -c +\(offset + 1) \(shellWord(path)) | \(head)")
-      case .descriptor:
-        commands.append("cat")
+      case .descriptor(let d):
+        commands.append(d.displayPath.map { "cat \(shellWord($0))" } ?? "cat")
       }
     }
     if commands.isEmpty { commands.append("printf ''") }

@@ -243,7 +243,9 @@ public enum ClientMessage: Sendable, Equatable {
   case attach(id: String)
   case ping
   case hello
-  case explain(Job)
+  /// `{"op":"explain","job":{…},"files":[…]}`: `files` describes the descriptors the job's
+  /// `fd` fields name, which the op's line does not carry.
+  case explain(Job, files: [ExplainedFile])
   case stats
   case sessions
   /// `{"op":"jobs"}`: the caller's detached and durable jobs.

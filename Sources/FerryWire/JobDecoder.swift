@@ -120,13 +120,17 @@ public struct JobDecoder: Sendable {
       return try cacheOp(name, object)
     case "explain":
       var job: Job?
+      var files: [ExplainedFile] = []
       for member in object.members where member.key != "op" {
         let field = Field(parent: "", key: member.key, value: member.value)
-        guard member.key == "job" else { throw field.invalid("unknown field") }
-        job = try decodeSubmittedJob(try field.object(), path: "job")
+        switch member.key {
+        case "job": job = try decodeSubmittedJob(try field.object(), path: "job")
+        case "files": files = try ExplainedFile.decode(field)
+        default: throw field.invalid("unknown field")
+        }
       }
       guard let job else { throw WireError.invalidJob("job", "job: missing required field") }
-      return .explain(job)
+      return .explain(job, files: files)
     default:
       throw WireError(.unknownOp, "unknown op \"\(name)\"")
     }

@@ -80,6 +80,21 @@ enum System {
     return .body(isJSON: first == UInt8(ascii: "{") || first == UInt8(ascii: "["))
   }
 
+  /// The bytes a body descriptor would give when it is a regular file (from stdin's offset),
+  /// for `explain`'s account; nil for a pipe, a socket or what cannot be looked at.
+  static func passedLength(_ item: PassedDescriptor) -> Int64? {
+    var st = stat()
+    switch item {
+    case .stdin:
+      guard fstat(STDIN_FILENO, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+      return max(0, Int64(st.st_size) - max(0, Int64(lseek(STDIN_FILENO, 0, SEEK_CUR))))
+    case .readFile(let path):
+      guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+      return Int64(st.st_size)
+    default: return nil
+    }
+  }
+
   /// The descriptor to pass for `item`, opened with the user's permissions (close-on-exec), or
   /// why it could not be.
   static func openPassed(_ item: PassedDescriptor) -> Result<Int32, OpenError> {
@@ -112,10 +127,13 @@ enum System {
     guard tcgetattr(fd, &saved) == 0 else { return nil }
     var quiet = saved
     quiet.c_lflag &= ~tcflag_t(ECHO)
+    // Echo off first, then the prompt: TCSAFLUSH after the prompt threw away a password typed
+    // (or pasted) as soon as the prompt showed. TCSANOW keeps what is already typed, as curl's
+    // getpass does; restoring with TCSANOW keeps what is typed after the password.
+    _ = tcsetattr(fd, TCSANOW, &quiet)
     write(fd, prompt)
-    _ = tcsetattr(fd, TCSAFLUSH, &quiet)
     defer {
-      _ = tcsetattr(fd, TCSAFLUSH, &saved)
+      _ = tcsetattr(fd, TCSANOW, &saved)
       write(fd, "\n")
     }
     var line: [UInt8] = []

@@ -15,7 +15,8 @@ func run(_ arguments: [String]) -> ExitCode {
     invocation = try ArgumentParser.parse(arguments)
     let context = JobContext(
       id: "ferry-\(getpid())-\(time(nil))", workingDirectory: System.workingDirectory(), events: .all,
-      readFile: System.readFile, probeStdin: System.probeStdin, askPassword: System.askPassword)
+      readFile: System.readFile, probeStdin: System.probeStdin, askPassword: System.askPassword,
+      passedLength: System.passedLength)
     plan = try CommandPlan.make(invocation.command, context: context, terminals: terminals)
   } catch {
     let hint = error.topic == .general ? "ferry --help" : "ferry help \(error.topic.rawValue)"

@@ -85,7 +85,7 @@ struct ArgumentParserTests {
     (["get", "http://h/", "-H", "nocolon"], "-H 'nocolon': expected 'Name: value'"),
     (["get", "http://h/", "-a", ":pw"], "--auth needs USER[:PASSWORD]"),
     // `-s` is curl's --silent; ferry's --session has no short form.
-    (["get", "-s", "http://h/"], "unknown option -s"),
+    (["get", "-s", "http://h/", "--session"], "--session needs a value"),
     (
       ["get", "http://ann:pw@h/x?a=b@c"],
       "credentials in the URL are not sent (they would show in logs and events); use -a USER:PASSWORD"
@@ -93,7 +93,7 @@ struct ArgumentParserTests {
     (["get", "http://h/", "--bogus"], "unknown option --bogus"),
     (["get", "http://h/", "-ix"], "unknown option -ix"),
     (["get", "http://h/", "-H"], "-H needs a value"),
-    (["get", "http://h/", "--json=yes"], "--json takes no value"),
+    (["get", "http://h/", "--form=yes"], "--form takes no value"),
     (["get", "http://h/", "--session", ""], "--session needs a non-empty value"),
     (["ping", "-H", "a:b"], "-H does not apply to ping"),
     (["stats", "-i"], "-i does not apply to stats"),

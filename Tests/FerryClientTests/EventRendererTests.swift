@@ -121,6 +121,46 @@ struct EventRendererTests {
         raw.render(#"{"event":"failed","id":"t","seq":3,"error":{"code":"\#(code)","message":"m"}}"#).exit?
           .rawValue == Int32(exit))
     }
+    // curl's 60 for a certificate or name that does not verify; 35 for other TLS failures.
+    for (message, exit) in [
+      ("SSL certificate problem: self-signed certificate", 60),
+      ("SSL: no alternative certificate subject name matches target host name 'h'", 60),
+      ("OpenSSL SSL_connect: SSL_ERROR_SYSCALL in connection to h:443", 35),
+    ] {
+      var renderer = Fixture.renderer(.response)
+      let r = renderer.render(
+        #"{"event":"failed","id":"t","seq":3,"error":{"code":"tls_failed","message":"\#(message)"}}"#)
+      #expect(r.exit?.rawValue == Int32(exit), "\(message)")
+    }
+  }
+
+  @Test func includeAndVerboseShowTheCacheOutcomeOnStderr() {
+    let done = #"{"event":"done","id":"t","seq":2,"status":200,"headers":{"age":"3"},"body":"x","cache":"#
+    for (outcome, line) in [
+      ("hit", "* cache: hit (answered from the session's cache, no request sent)\n"),
+      ("revalidated", "* cache: revalidated (the stored answer, confirmed by a 304 from the server)\n"),
+      ("miss", "* cache: miss (fetched from the server)\n"),
+    ] {
+      var include = Fixture.renderer(.response) { $0.includeHeaders = true }
+      let i = include.render(done + #""\#(outcome)"}"#)
+      #expect(i.stderrText == line)
+      #expect(i.stdoutText == "HTTP/1.1 200 OK\nage: 3\n\nx")
+      var verbose = Fixture.renderer(.response) { $0.verbose = true }
+      #expect(verbose.render(done + #""\#(outcome)"}"#).stderrText.hasSuffix("<\n" + line))
+      var plain = Fixture.renderer(.response)
+      #expect(plain.render(done + #""\#(outcome)"}"#).stderrText.isEmpty)
+    }
+  }
+
+  @Test func aBodyTooLargeForTheTerminalNamesDashOAndAPipe() {
+    var renderer = Fixture.renderer(.response)
+    let r = renderer.render(
+      #"{"event":"failed","id":"t","seq":3,"error":{"code":"response_too_large","message":"response body is larger than max_inline_bytes (8388608); use output to stream it to a file"}}"#
+    )
+    #expect(
+      r.stderrText
+        == "ferry: response body is larger than max_inline_bytes (8388608); save it with -o FILE, or pipe it (ferry get URL | less), which streams any size (response_too_large)\n"
+    )
   }
 
   @Test func failuresNameTheirCodeFieldAndTimer() {

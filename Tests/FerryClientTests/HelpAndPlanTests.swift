@@ -4,8 +4,8 @@ import Testing
 
 struct HelpAndPlanTests {
   @Test func exitCodesAreDistinctAndStable() {
-    #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 4, 6, 7, 13, 14, 15, 28, 35, 47])
-    #expect(Set(ExitCode.allCases.map(\.meaning)).count == 13)
+    #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 4, 6, 7, 13, 14, 15, 28, 35, 47, 60])
+    #expect(Set(ExitCode.allCases.map(\.meaning)).count == 14)
   }
 
   @Test func generalHelpNamesEveryCommandTheSocketLookupAndTheExitCodes() {
@@ -119,7 +119,7 @@ struct HelpAndPlanTests {
 
   @Test func detachedJobsKeepEveryEventForALaterAttach() throws {
     let p = try plan(["post", "http://h/", "--detach", "--id", "j9"])
-    #expect(lines(p) == [#"{"id":"j9","method":"POST","url":"http://h/","detach":true}"#])
+    #expect(lines(p) == [#"{"id":"j9","method":"POST","url":"http://h/","encoding":"json","detach":true}"#])
     guard case .converse(_, let settings, _) = p else { return }
     #expect(settings.mode == .detached)
     #expect(settings.jobID == "j9")
@@ -127,6 +127,7 @@ struct HelpAndPlanTests {
 
   @Test func opsCancelAttachAndExplainSendTheirLines() throws {
     #expect(try lines(plan(["stats"])) == [#"{"op":"stats"}"#])
+    #expect(try lines(plan(["jobs"])) == [#"{"op":"jobs"}"#])
     #expect(try lines(plan(["cancel", "J"])) == [#"{"op":"cancel","id":"J"}"#, #"{"op":"ping"}"#])
     #expect(try lines(plan(["attach", "J"])) == [#"{"op":"attach","id":"J"}"#])
     #expect(

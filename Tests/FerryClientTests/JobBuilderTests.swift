@@ -28,7 +28,7 @@ struct JobBuilderTests {
     ),
     (
       ["post", "http://h/x?#frag", "q==1"],
-      #"{"id":"t","method":"POST","url":"http://h/x?q=1#frag","events":[]}"#
+      #"{"id":"t","method":"POST","url":"http://h/x?q=1#frag","encoding":"json","events":[]}"#
     ),
     (
       ["post", "--form", "http://h/x", "a=1"],
@@ -88,9 +88,13 @@ struct JobBuilderTests {
       #"{"id":"t","method":"DELETE","url":"http://h/x","auth":{"bearer":"tok"},"timeout":10,"events":[]}"#
     ),
     (
-      ["request", "propfind", "http://h/x"], #"{"id":"t","method":"PROPFIND","url":"http://h/x","events":[]}"#
+      ["request", "propfind", "http://h/x"],
+      #"{"id":"t","method":"PROPFIND","url":"http://h/x","encoding":"json","events":[]}"#
     ),
-    (["options", "http://h/*"], #"{"id":"t","method":"OPTIONS","url":"http://h/*","events":[]}"#),
+    (
+      ["options", "http://h/*"],
+      #"{"id":"t","method":"OPTIONS","url":"http://h/*","encoding":"json","events":[]}"#
+    ),
     (["https://h/x"], #"{"id":"t","method":"GET","url":"https://h/x","events":[]}"#),
     (
       [":8080/x", "a=1"],
@@ -196,13 +200,13 @@ struct JobBuilderTests {
         == #"{"id":"t","method":"GET","url":"http://h/x","auth":{"basic":{"username":"ann","password":"s:e"}},"events":[]}"#
     )
     #expect(
-      try Fixture.jobLine(["get", "http://h/x", "-A", "digest", "-a", "ann:pw"])
+      try Fixture.jobLine(["get", "http://h/x", "--auth-type", "digest", "-a", "ann:pw"])
         == #"{"id":"t","method":"GET","url":"http://h/x","auth":{"digest":{"username":"ann","password":"pw"}},"events":[]}"#
     )
     #expect(throws: UsageError.self) {
       try Fixture.jobLine(["get", "http://h/x", "-a", "ann"], password: nil)
     }
-    #expect(Fixture.usageError(["get", "http://h/x", "-A", "ntlm"]) != nil)
+    #expect(Fixture.usageError(["get", "http://h/x", "--auth-type", "ntlm"]) != nil)
   }
 
   @Test func asksForProgressEventsOnlyWhenABarCanBeDrawn() throws {

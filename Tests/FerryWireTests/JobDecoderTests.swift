@@ -144,7 +144,17 @@ func decodesOps(line: String, expected: ClientMessage) {
   expected.url = "http://h/x"
   #expect(
     decodeLine(#"{"op": "explain", "job": {"method": "delete", "url": "http://h/x"}}"#)
-      == .success(.explain(expected)))
+      == .success(.explain(expected, files: [])))
+  #expect(
+    decodeLine(
+      #"{"op":"explain","job":{"method":"delete","url":"http://h/x"},"files":[{"path":"/a b","length":3},{}]}"#
+    )
+      == .success(.explain(expected, files: [ExplainedFile(path: "/a b", length: 3), ExplainedFile()])))
+  guard
+    case .failure(let failure) = decodeLine(
+      #"{"op":"explain","job":{"url":"http://h/x"},"files":[{"path":"rel"}]}"#)
+  else { return #expect(Bool(false), "a relative path must be refused") }
+  #expect(failure.error.field == "files.0.path")
 }
 
 @Test func skipsNothingAroundTheObject() throws {
