@@ -58,7 +58,10 @@ public enum CacheOpPrinter {
     let rows =
       [["STATUS", "SIZE", "HITS", "URL"]]
       + urls.map {
-        [count($0["status"]), size($0["bytes"]), count($0["hits"]), $0["url"]?.stringValue ?? "?"]
+        [
+          count($0["status"]), size($0["bytes"]), count($0["hits"]),
+          ($0["url"]?.stringValue ?? "?") + vary($0),
+        ]
       }
     var widths = [0, 0, 0]
     for row in rows {
@@ -72,6 +75,14 @@ public enum CacheOpPrinter {
       text += status + "  " + size + "  " + hits + "  " + row[3] + "\n"
     }
     return text
+  }
+
+  /// A variant's selecting fields after its URL, so the variants of one URL are told apart:
+  /// `  (vary accept-language: en, x-mode: none)`; nothing for a URL stored without `Vary`.
+  private static func vary(_ row: JSONObject) -> String {
+    guard let fields = row["vary"]?.objectValue, !fields.isEmpty else { return "" }
+    let parts = fields.members.map { "\($0.key): \($0.value.stringValue ?? "none")" }
+    return "  (vary " + parts.joined(separator: ", ") + ")"
   }
 
   private static func count(_ value: JSONValue?) -> String {

@@ -254,14 +254,19 @@ extension Daemon {
     }
     mine.sort { ($0.entry.key.url.text, $0.variant) < ($1.entry.key.url.text, $1.variant) }
     var list: [JSONValue] = []
+    let secrets = sessions[name]?.profile.config.secretHeaders ?? []
     for r in mine.prefix(Self.cacheListLimit) {
-      list.append(
-        [
-          "url": .string(r.entry.key.url.text), "status": .number(JSONNumber(r.entry.status)),
-          "bytes": .number(JSONNumber(validatedText: String(r.bodyBytes))),
-          "hits": .number(JSONNumber(validatedText: String(r.hits))),
-          "stored": .number(JSONNumber(validatedText: String(r.entry.responseTime))),
-        ])
+      var row: JSONObject = [
+        "url": .string(r.entry.key.url.text), "status": .number(JSONNumber(r.entry.status)),
+        "bytes": .number(JSONNumber(validatedText: String(r.bodyBytes))),
+        "hits": .number(JSONNumber(validatedText: String(r.hits))),
+        "stored": .number(JSONNumber(validatedText: String(r.entry.responseTime))),
+      ]
+      if !r.entry.varyValues.isEmpty {
+        row.append(
+          key: "vary", value: Self.varyListing(r.entry.varyValues, shared: settings.shared, secrets: secrets))
+      }
+      list.append(.object(row))
     }
     o.append(key: "urls", value: .array(list))
     if mine.count > Self.cacheListLimit { o.append(key: "truncated", value: true) }
@@ -270,6 +275,26 @@ extension Daemon {
 
   /// The most URLs the `cache` op lists.
   static let cacheListLimit = 1_000
+
+  /// A variant's selecting request fields for the `cache` op (`Vary`), so that variants of one
+  /// URL can be told apart: name → the value the stored request had (null: it had none). A
+  /// value is `<redacted>` when it could be another user's or a credential: in a shared cache
+  /// (its requests were anyone's), and for credential and secret fields (`Authorization`,
+  /// `Cookie`, the session's `secret_headers`) in any cache.
+  static func varyListing(
+    _ values: [(name: String, value: String?)], shared: Bool, secrets: Set<String>
+  ) -> JSONValue {
+    var o = JSONObject()
+    for (name, value) in values {
+      guard let value else {
+        o.append(key: name, value: .null)
+        continue
+      }
+      let hidden = shared || Request.isSecretHeader(name, extra: secrets)
+      o.append(key: name, value: .string(hidden ? "<redacted>" : value))
+    }
+    return .object(o)
+  }
 
   /// `{"op":"purge"}`: removes the entries of `url` (every variant), or all, of the caller's
   /// partition; a shared session's by any user allowed to use it. With `all`, the answer waits

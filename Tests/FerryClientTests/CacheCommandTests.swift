@@ -94,6 +94,23 @@ struct CacheCommandTests {
         """)
   }
 
+  @Test func variantsAreToldApartByTheirVaryFields() {
+    var renderer = Fixture.renderer(.cache(CacheCommand(.list, session: "c")))
+    let answer =
+      #"{"event":"cache","session":"c","enabled":true,"shared":false,"max_bytes":1024,"entries":2,"bytes":20,"hits":{"hit":0,"revalidated":0,"miss":2},"urls":["#
+      + #"{"url":"http://h/a","status":200,"bytes":10,"hits":0,"stored":1,"vary":{"accept-language":"en"}},"#
+      + #"{"url":"http://h/a","status":200,"bytes":10,"hits":0,"stored":2,"vary":{"accept-language":null}}]}"#
+    let text = renderer.render(answer).stdoutText
+    #expect(
+      text.hasSuffix(
+        """
+        STATUS  SIZE  HITS  URL
+        200     10 B     0  http://h/a  (vary accept-language: en)
+        200     10 B     0  http://h/a  (vary accept-language: none)
+
+        """), "\(text)")
+  }
+
   @Test func saysWhenNothingIsListedOrTheListIsCut() {
     var empty = Fixture.renderer(.cache(CacheCommand(.list)))
     let none = empty.render(

@@ -76,6 +76,24 @@ import Testing
       try ferry(["purge", url, "--session", "c"]).stdout == "removed 0 entries from the cache of session c\n")
   }
 
+  @Test func variantsOfOneURLAreListedApartByTheirVaryFields() throws {
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let url = fixture.url("/headers?Vary=Accept-Language%2C%20Cookie&Cache-Control=max-age%3D60")
+    for (language, cookie) in [("en", "s=1"), ("fr", "s=2")] {
+      let get = try ferry(["get", "--session", "c", url, "Accept-Language:\(language)", "Cookie:\(cookie)"])
+      #expect(get.status == 0, "\(get.stderr)")
+    }
+    let list = try ferry(["cache", "--session", "c"])
+    #expect(list.status == 0)
+    let lines = list.stdout.split(separator: "\n").filter { $0.contains(url) }
+    // Each variant names what selected it; a credential's value is never shown.
+    #expect(lines.count == 2, "\(list.stdout)")
+    #expect(
+      lines.contains { $0.hasSuffix("(vary accept-language: en, cookie: <redacted>)") }, "\(list.stdout)")
+    #expect(
+      lines.contains { $0.hasSuffix("(vary accept-language: fr, cookie: <redacted>)") }, "\(list.stdout)")
+  }
+
   @Test func purgeAllRemovesEveryEntryAndTheShorthandIsExpanded() throws {
     defer { try? FileManager.default.removeItem(atPath: state) }
     try store(fixture.url(path(10)))
