@@ -254,14 +254,14 @@ extension Daemon {
     }
     mine.sort { ($0.entry.key.url.text, $0.variant) < ($1.entry.key.url.text, $1.variant) }
     var list: [JSONValue] = []
-    let secrets = sessions[name]?.profile.config.secretHeaders ?? []
+    let secrets = sessions[name]?.profile?.config.secretHeaders ?? []
     for r in mine.prefix(Self.cacheListLimit) {
-      var row: JSONObject = [
+      var row = JSONObject([
         "url": .string(r.entry.key.url.text), "status": .number(JSONNumber(r.entry.status)),
         "bytes": .number(JSONNumber(validatedText: String(r.bodyBytes))),
         "hits": .number(JSONNumber(validatedText: String(r.hits))),
         "stored": .number(JSONNumber(validatedText: String(r.entry.responseTime))),
-      ]
+      ])
       if !r.entry.varyValues.isEmpty {
         row.append(
           key: "vary", value: Self.varyListing(r.entry.varyValues, shared: settings.shared, secrets: secrets))
