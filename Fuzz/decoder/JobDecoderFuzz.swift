@@ -30,7 +30,7 @@ public func fuzzJobDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   }
   switch result {
   case .failure(let failure): checkFailure(failure)
-  case .success(.job(let job)), .success(.explain(let job)): checkJob(job)
+  case .success(.job(let job)), .success(.explain(let job, _)): checkJob(job)
   case .success(.cancel(let id)), .success(.attach(let id)): checkID(id)
   case .success: break
   }

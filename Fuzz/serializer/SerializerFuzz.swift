@@ -20,7 +20,7 @@ public func fuzzSerializer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   guard case .success(let message) = JobDecoder().decode(fuzzInput(data, size)) else { return 0 }
   let job: Job
   switch message {
-  case .job(let j), .explain(let j): job = j
+  case .job(let j), .explain(let j, _): job = j
   default: return 0
   }
   for serializer in serializers { check(job, serializer) }
