@@ -30,8 +30,8 @@ enum CommandOption: Sendable, CaseIterable {
   var takesValue: Bool {
     switch self {
     case .json, .form, .multipart, .resume, .detach, .noFollow, .include, .verbose, .ignoreStdin, .insecure,
-      .all, .values, .help, .version, .location, .remoteName, .compressed, .silent, .showError, .head, .getData,
-      .fail, .offline:
+      .all, .values, .help, .version, .location, .remoteName, .compressed, .silent, .showError, .head,
+      .getData, .fail, .offline:
       false
     default: true
     }
