@@ -61,7 +61,7 @@ public enum CookieOpPrinter {
   }
 
   /// `session` for a session cookie (`null`), else the time in UTC, as ISO 8601.
-  static func expiry(_ value: JSONValue?) -> String {
+  public static func expiry(_ value: JSONValue?) -> String {
     if value == .null { return "session" }
     guard case .number(let n)? = value, let seconds = n.int64Value else { return "?" }
     return UTCTime(epochSeconds: seconds).iso8601
