@@ -12,6 +12,8 @@ extension ArgumentParser {
     case .help: options.wantsHelp = true
     case .version: options.wantsVersion = true
     case .all: options.purgesAll = true
+    case .values: options.showsCookieValues = true
+    case .domain: options.cookieDomain = try nonEmpty(value, name)
     default:
       if option.isForeign {
         try applyForeign(option, name: name, value: value, to: &options)

@@ -137,6 +137,7 @@ public enum ArgumentParser {
     case "job": return .printJob(try request(methodOptional: rest, options: options, topic: .job))
     case "cancel", "attach": return try jobOp(first, rest, options: options)
     case "cache", "purge": return .cache(try cacheCommand(first, rest, options: options))
+    case "cookies", "clear-cookies": return .cookies(try cookieCommand(first, rest, options: options))
     default: break
     }
     if let op = SimpleOp(rawValue: first) {
@@ -185,7 +186,7 @@ public enum ArgumentParser {
     throws(UsageError) -> RequestOptions
   {
     guard let url = words.first, !url.isEmpty else { throw UsageError("a URL is needed", topic: topic) }
-    if let name = options.given.first(where: { $0.option.scope == .purge })?.name {
+    if let name = options.given.first(where: { $0.option.scope == .op })?.name {
       throw UsageError("\(name) does not apply to requests", topic: topic)
     }
     var request = options.request

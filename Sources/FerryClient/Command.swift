@@ -17,6 +17,8 @@ public enum Command: Sendable, Equatable {
   case attach(id: String, includeHeaders: Bool)
   /// `ferry cache`, `ferry purge URL|--all`: a session's HTTP cache.
   case cache(CacheCommand)
+  /// `ferry cookies`, `ferry clear-cookies`: your cookie jar in a session.
+  case cookies(CookieCommand)
   /// `ferry help [COMMAND]`, `--help`.
   case help(HelpTopic)
   /// `ferry --version`.

@@ -7,21 +7,21 @@ enum CommandOption: Sendable, CaseIterable {
   case data, dataRaw, dataBinary, dataURLEncode, curlForm, method, location, remoteName, continueAt
   case compressed, silent, showError, head, cookie, referer, userAgent, getData, fail, print, offline
   case connectTimeout, maxRedirects
-  case all
+  case all, values, domain
   case socket, help, version
 
   /// Which commands an option makes sense for; others refuse it rather than ignore it.
   enum Scope {
     case everywhere, request, response
-    /// `purge`'s alone (`--all`): request commands refuse it too.
-    case purge
+    /// One op command's alone (`--all`, `--values`, `--domain`): request commands refuse it too.
+    case op
   }
 
   var scope: Scope {
     switch self {
     case .socket, .help, .version: .everywhere
     case .include: .response
-    case .all: .purge
+    case .all, .values, .domain: .op
     default: .request
     }
   }
@@ -30,8 +30,8 @@ enum CommandOption: Sendable, CaseIterable {
   var takesValue: Bool {
     switch self {
     case .json, .form, .multipart, .resume, .detach, .noFollow, .include, .verbose, .ignoreStdin, .insecure,
-      .all, .help, .version, .location, .remoteName, .compressed, .silent, .showError, .head, .getData, .fail,
-      .offline:
+      .all, .values, .help, .version, .location, .remoteName, .compressed, .silent, .showError, .head,
+      .getData, .fail, .offline:
       false
     default: true
     }
@@ -94,6 +94,8 @@ enum CommandOption: Sendable, CaseIterable {
     case .connectTimeout: ["--connect-timeout"]
     case .maxRedirects: ["--max-redirs"]
     case .all: ["--all"]
+    case .values: ["--values"]
+    case .domain: ["--domain"]
     case .socket: ["--socket"]
     case .help: ["-h", "--help"]
     case .version: ["--version"]
@@ -145,6 +147,10 @@ struct ParsedOptions: Sendable {
   var request = RequestOptions(method: nil, url: "")
   /// `--all` (purge).
   var purgesAll = false
+  /// `--values` (cookies).
+  var showsCookieValues = false
+  /// `--domain D` (clear-cookies).
+  var cookieDomain: String?
   /// curl's `-X METHOD`, or `HEAD` for `--head`.
   var explicitMethod: String?
   /// HTTPie's `--offline`: a request command becomes `explain`.

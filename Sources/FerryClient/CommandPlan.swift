@@ -74,6 +74,8 @@ public enum CommandPlan: Sendable, Equatable {
       return .converse(lines: [line(["op": "attach", "id": .string(id)])], settings: settings)
     case .cache(let cache):
       return .converse(lines: [line(.object(cache.op))], settings: opSettings(.cache(cache), terminals))
+    case .cookies(let cookies):
+      return .converse(lines: [line(.object(cookies.op))], settings: opSettings(.cookies(cookies), terminals))
     }
   }
 

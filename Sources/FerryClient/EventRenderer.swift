@@ -46,6 +46,8 @@ public struct EventRenderer {
     case cancel
     /// `ferry cache`, `ferry purge`: the `cache` or `purged` answer.
     case cache(CacheCommand)
+    /// `ferry cookies`, `ferry clear-cookies`: the `cookies` or `cookies_cleared` answer.
+    case cookies(CookieCommand)
   }
 
   /// How the output is to be shaped.
@@ -89,6 +91,10 @@ public struct EventRenderer {
     case .cache(let command):
       guard name == command.answer else { return refusal(event, name: name) }
       let text = command.printsJSON ? payloadJSON(event) : Array(CacheOpPrinter.text(event, command).utf8)
+      return Rendering(stdout: text, exit: .success)
+    case .cookies(let command):
+      guard name == command.answer else { return refusal(event, name: name) }
+      let text = command.printsJSON ? payloadJSON(event) : Array(CookieOpPrinter.text(event, command).utf8)
       return Rendering(stdout: text, exit: .success)
     case .cancel: return name == "pong" ? Rendering(exit: .success) : refusal(event, name: name)
     case .explain:

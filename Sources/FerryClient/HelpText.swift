@@ -31,6 +31,8 @@ enum HelpText {
       ferry cancel ID | attach ID
       ferry cache [--session S] [--json]     a session's HTTP cache: counts and your URLs
       ferry purge URL|--all [--session S]    remove a URL's stored answers, or all of yours
+      ferry cookies [--session S] [--values] [--json]   your cookie jar (values hidden)
+      ferry clear-cookies [--session S] [--domain D]    empty your jar, or one domain's
       ferry help [COMMAND]   (or COMMAND --help)
 
     Items: Header:value  name==query  name=string  name:=json  name@file  (see ferry help get)
@@ -175,6 +177,33 @@ enum HelpText {
     not an error (exit 0); a URL that is not http(s) is (exit 1).
       --session NAME   the session (an unknown one is an error, exit 1)
       --all            every entry instead of one URL's
+      --json           the daemon's answer as JSON, for scripts
+
+    """ + exitCodes
+
+  static let cookies = """
+    Usage: ferry cookies [--session NAME] [--values] [--json]
+
+    Prints your cookie jar in a session (default: default): whether the session keeps cookies,
+    whether its jar is shared by every user or yours alone, how many cookies it holds, then one
+    cookie a line: domain, path, name, expiry (UTC, or `session`), secure. Values are secrets
+    and are hidden unless you ask for them with --values. A session without cookies says so
+    (exit 0).
+      --session NAME   the session (an unknown one is an error, exit 1)
+      --values         also print each cookie's value (a shared jar shows them only to the
+                       daemon's own user: others get access_denied, exit 1)
+      --json           the daemon's answer as JSON (as ferry stats prints), for scripts
+
+    """ + exitCodes
+
+  static let clearCookies = """
+    Usage: ferry clear-cookies [--session NAME] [--domain DOMAIN] [--json]
+
+    Empties your cookie jar in a session (default: default), or with --domain removes only the
+    cookies of DOMAIN and its subdomains, and prints how many went. The change is saved before
+    the answer. Removing nothing is not an error (exit 0).
+      --session NAME   the session (an unknown one is an error, exit 1)
+      --domain DOMAIN  only DOMAIN's cookies and its subdomains'
       --json           the daemon's answer as JSON, for scripts
 
     """ + exitCodes

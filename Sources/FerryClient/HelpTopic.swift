@@ -1,7 +1,8 @@
 /// A page of `ferry`'s help: the whole command, or one subcommand.
 public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
   case general, request, explain, events, job, ping, hello, stats, sessions, jobs, cancel, attach, cache,
-    purge
+    purge, cookies
+  case clearCookies = "clear-cookies"
 
   /// The topic of a command word; the method commands share `request`'s page.
   public init?(command: String) {
@@ -43,6 +44,8 @@ public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
     case .attach: HelpText.attach
     case .cache: HelpText.cache
     case .purge: HelpText.purge
+    case .cookies: HelpText.cookies
+    case .clearCookies: HelpText.clearCookies
     }
   }
 }
