@@ -83,7 +83,7 @@ extension Daemon {
         // that follows finds it ended (decision 1), not unknown.
         descriptorOutput = nil
         httpCache.used(response, session: name, now: now)
-        countCache(.hit, session: name)
+        countCache(.hit, session: name, slot: session.metricsSlot)
         return .answered
       case .damaged:
         descriptorOutput = run.giveBackDescriptorOutput()
@@ -112,7 +112,7 @@ extension Daemon {
       let run = answering()
       run.answerOnlyIfCached()
       client.letGo(of: run)
-      countCache(.miss, session: name)
+      countCache(.miss, session: name, slot: session.metricsSlot)
       return .answered
     }
   }
@@ -177,11 +177,17 @@ extension Daemon {
   }
 
   /// Counts a job's `done.cache` for `stats`.
-  func countCache(_ outcome: CacheOutcome, session: String) {
+  func countCache(_ outcome: CacheOutcome, session: String, slot: Int) {
     switch outcome {
-    case .hit: cacheCounts[session, default: CacheCounts()].hit += 1
-    case .revalidated: cacheCounts[session, default: CacheCounts()].revalidated += 1
-    case .miss: cacheCounts[session, default: CacheCounts()].miss += 1
+    case .hit:
+      cacheCounts[session, default: CacheCounts()].hit += 1
+      metrics.recordCacheLookup(slot: slot, .hit)
+    case .revalidated:
+      cacheCounts[session, default: CacheCounts()].revalidated += 1
+      metrics.recordCacheLookup(slot: slot, .revalidated)
+    case .miss:
+      cacheCounts[session, default: CacheCounts()].miss += 1
+      metrics.recordCacheLookup(slot: slot, .miss)
     }
   }
 

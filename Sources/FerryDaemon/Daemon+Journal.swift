@@ -125,6 +125,8 @@ extension Daemon {
         if let error { logger.warning("journal compaction failed", ["error": "\(error)"]) }
       case .batch(let flush):
         journalBatchesDone += 1
+        metrics.recordJournalCommit(seconds: flush.seconds)
+        journalJobsAdded += flush.committed.count
         var settling = journalInFlight.removeFirst()
         if let error = flush.error {
           logger.error(

@@ -23,6 +23,7 @@ extension Daemon {
       logger.error("cannot read the journal back", ["error": "\(error)"])
       return
     }
+    journalJobsAdded += recovered.count
     var resumed: [UInt64] = []
     var results = 0
     var interrupted = 0

@@ -50,7 +50,9 @@ extension Daemon {
       if let session = sessions[name] {
         session.reconfigure(profile)
       } else if let engine = engines[name] {
-        sessions[name] = Session(profile: profile, engine: engine)
+        let session = Session(profile: profile, engine: engine)
+        session.metricsSlot = metrics.slot(for: name)
+        sessions[name] = session
       }
     }
     for (name, session) in sessions where next.sessions[name] == nil { session.retire() }

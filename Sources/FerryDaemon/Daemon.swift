@@ -101,6 +101,11 @@ import FerryWire
   let httpCache = HTTPCache()
   /// `stats`' cache counters, per session.
   var cacheCounts: [String: CacheCounts] = [:]
+  /// The Prometheus counters (`Metrics`), kept as work happens; `metricsServer` serves them.
+  var metrics = Metrics()
+  var metricsServer: MetricsServer?
+  /// Jobs the journal holds: recovered ones, plus committed submissions, less removals.
+  var journalJobsAdded = 0
 
   /// Builds the daemon from a validated configuration; nothing listens yet.
   public init(config: DaemonConfig, logger: Logger, environment: [String: String]) throws(StartupError) {
@@ -127,7 +132,9 @@ import FerryWire
     do {
       for (name, sessionConfig) in config.sessions {
         let profile = SessionProfile(config: sessionConfig, environment: env, egress: config.egress)
-        sessions[name] = Session(profile: profile, engine: try Engine(loop: loop))
+        let session = Session(profile: profile, engine: try Engine(loop: loop))
+        session.metricsSlot = metrics.slot(for: name)
+        sessions[name] = session
       }
     } catch {
       throw StartupError("cannot start libcurl: \(error)")

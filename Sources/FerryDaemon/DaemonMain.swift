@@ -69,6 +69,7 @@ public enum DaemonMain {
         }
         try daemon.listen(path: path)
       }
+      try daemon.listenForMetrics()
       if announce {
         var text = Array("ferryd: listening on \(path)\n".utf8)
         // socat's -t: wait for ferryd to close after the last job, not its default 0.5 s.
