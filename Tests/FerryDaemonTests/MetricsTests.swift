@@ -1,0 +1,168 @@
+import FerryWire
+import Foundation
+import Glibc
+import Testing
+
+/// Black-box: a daemon that ran jobs (done, failed, retried, cached) serves its metrics through
+/// the `metrics` op and on `metrics.listen`; promtool accepts the text, a plain socket and a
+/// real Prometheus scrape it.
+@Suite(.serialized) struct MetricsTests {
+  /// Runs the mix of jobs every test here looks at: on `plain` one done, one failed (404), one
+  /// retried once and failed (503); on the cached `default` a miss and a hit.
+  func runJobs(_ daemon: DaemonHarness, _ fixture: FixtureHarness) throws {
+    let c = try daemon.connect()
+    let plain = [
+      ("p1", "/status/200", ""), ("p2", "/status/404", ""),
+      ("p3", "/status/503", #","retry":{"max":1,"backoff_ms":10}"#),
+    ]
+    for (id, path, extra) in plain {
+      _ = try c.run(
+        #"{"id":"\#(id)","session":"plain","url":"\#(fixture.url(path))"\#(extra),"events":[]}"#, id: id)
+    }
+    let cached = fixture.url("/bytes/10?cache_control=max-age%3D600")
+    let miss = try c.run(#"{"id":"c1","url":"\#(cached)","events":[]}"#, id: "c1")
+    let hit = try c.run(#"{"id":"c2","url":"\#(cached)","events":[]}"#, id: "c2")
+    #expect(miss.last?["cache"]?.stringValue == "miss")
+    #expect(hit.last?["cache"]?.stringValue == "hit")
+  }
+
+  func config(listen: String) -> String {
+    #"{"metrics": {"listen": "\#(listen)"}, "sessions": {"default": {"cache": {"max_bytes": 1048576}}, "plain": {}}}"#
+  }
+
+  /// The lines of `text` that start with `prefix`.
+  func lines(_ text: String, _ prefix: String) -> [String] {
+    text.split(separator: "\n").map(String.init).filter { $0.hasPrefix(prefix) }
+  }
+
+  @Test func metricsOpCountsTheJobsThatRanAndPassesPromtool() throws {
+    let fixture = try FixtureHarness()
+    let port = try Scrape.freePort()
+    let daemon = try DaemonHarness(config: config(listen: "127.0.0.1:\(port)"), tag: "metrics")
+    try runJobs(daemon, fixture)
+    let stats = try daemon.stats()
+    let c = try daemon.connect()
+    try c.send(#"{"op":"metrics"}"#)
+    let event = try c.readEvent()
+    #expect(event.event == "metrics")
+    let text = try #require(event["text"]?.stringValue)
+    #expect(
+      lines(text, "ferry_jobs_total{").filter { !$0.hasSuffix(" 0") } == [
+        #"ferry_jobs_total{session="default",outcome="done"} 2"#,
+        #"ferry_jobs_total{session="plain",outcome="done"} 1"#,
+        #"ferry_jobs_total{session="plain",outcome="failed"} 2"#,
+      ])
+    #expect(
+      lines(text, "ferry_http_responses_total{").filter { !$0.hasSuffix(" 0") } == [
+        #"ferry_http_responses_total{session="default",code_class="2xx"} 1"#,
+        #"ferry_http_responses_total{session="plain",code_class="2xx"} 1"#,
+        #"ferry_http_responses_total{session="plain",code_class="4xx"} 1"#,
+        #"ferry_http_responses_total{session="plain",code_class="5xx"} 2"#,
+      ])
+    #expect(
+      lines(text, "ferry_retries_total{").filter { !$0.hasSuffix(" 0") } == [
+        #"ferry_retries_total{session="plain",reason="status_5xx"} 1"#
+      ])
+    #expect(
+      lines(text, "ferry_cache_lookups_total{").filter { !$0.hasSuffix(" 0") } == [
+        #"ferry_cache_lookups_total{session="default",result="hit"} 1"#,
+        #"ferry_cache_lookups_total{session="default",result="miss"} 1"#,
+      ])
+    #expect(lines(text, "ferry_jobs{").map { $0.hasSuffix(" 0") } == [true, true, true])
+    #expect(lines(text, "ferry_job_duration_seconds_count") == ["ferry_job_duration_seconds_count 5"])
+    #expect(lines(text, "ferry_clients ") == ["ferry_clients 1"])
+    // The same transfers the `stats` op counts.
+    let conns = try #require(stats["connections"]?.objectValue)
+    #expect(
+      lines(text, "ferry_connections_opened_total ") == [
+        "ferry_connections_opened_total \(conns.int("opened"))"
+      ])
+    #expect(
+      lines(text, "ferry_connections_reused_total ") == [
+        "ferry_connections_reused_total \(conns.int("reused"))"
+      ])
+    let bytes = try #require(stats["bytes"]?.objectValue)
+    #expect(lines(text, "ferry_received_bytes_total ") == ["ferry_received_bytes_total \(bytes.int("down"))"])
+    #expect(bytes.int("down") > 0)
+    let file = daemon.dir + "/metrics.txt"
+    try text.write(toFile: file, atomically: true, encoding: .utf8)
+    let (status, output) = try run("/bin/sh", ["-c", "promtool check metrics < '\(file)' 2>&1"])
+    #expect(status == 0, "promtool: \(output)")
+    #expect(output.isEmpty, "promtool: \(output)")
+  }
+
+  @Test func listenerAnswersAPlainSocketScrapeAndCloses() throws {
+    let fixture = try FixtureHarness()
+    let port = try Scrape.freePort()
+    let daemon = try DaemonHarness(config: config(listen: "127.0.0.1:\(port)"), tag: "metrics")
+    try runJobs(daemon, fixture)
+    let answer = try Scrape.get(port: port)
+    let head = answer.components(separatedBy: "\r\n\r\n").first ?? ""
+    #expect(head.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(answer)")
+    #expect(head.contains("Content-Type: text/plain; version=0.0.4; charset=utf-8"))
+    #expect(head.contains("Connection: close"))
+    let body = Scrape.body(answer)
+    #expect(head.contains("Content-Length: \(body.utf8.count)"))
+    #expect(
+      lines(body, #"ferry_jobs_total{session="plain",outcome="failed"}"#) == [
+        #"ferry_jobs_total{session="plain",outcome="failed"} 2"#
+      ])
+    #expect(lines(body, "ferry_clients ") == ["ferry_clients 0"])
+    #expect(lines(body, "ferry_build_info{").first?.hasSuffix("} 1") == true)
+    // Anything else gets a short error, and the connection closes after it.
+    #expect(Scrape.exchange(try Scrape.connectTCP(port), "GET / HTTP/1.1\r\n\r\n").hasPrefix("HTTP/1.1 404 "))
+    #expect(
+      Scrape.exchange(try Scrape.connectTCP(port), "POST /metrics HTTP/1.1\r\n\r\n").hasPrefix(
+        "HTTP/1.1 405 "))
+    #expect(Scrape.exchange(try Scrape.connectTCP(port), "nonsense\r\n\r\n").hasPrefix("HTTP/1.1 400 "))
+    let huge = "GET /metrics HTTP/1.1\r\nX: " + String(repeating: "a", count: 10_000)
+    #expect(Scrape.exchange(try Scrape.connectTCP(port), huge).hasPrefix("HTTP/1.1 431 "))
+  }
+
+  @Test func aSilentScraperDoesNotStallTheLoop() throws {
+    let port = try Scrape.freePort()
+    let daemon = try DaemonHarness(config: config(listen: "127.0.0.1:\(port)"), tag: "metrics")
+    // Half a request, never finished: the daemon answers its clients meanwhile and closes the
+    // connection after its timeout.
+    let idle = try Scrape.connectTCP(port)
+    _ = Array("GET /metr".utf8).withUnsafeBytes { send(idle, $0.baseAddress, $0.count, 0) }
+    let c = try daemon.connect()
+    try c.send(#"{"op":"ping"}"#)
+    #expect(try c.readEvent(timeoutMs: 2_000).event == "pong")
+    #expect(try Scrape.get(port: port).hasPrefix("HTTP/1.1 200 OK"))
+    #expect(Scrape.readAll(idle, timeoutMs: 15_000) == "")
+    var p = pollfd(fd: idle, events: Int16(POLLIN), revents: 0)
+    #expect(poll(&p, 1, 0) == 1)
+    close(idle)
+  }
+
+  @Test func unixSocketListenerServesTheSameText() throws {
+    let dir = Paths.tempDirectory("metrics-unix")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let path = dir + "/metrics.sock"
+    let daemon = try DaemonHarness(config: config(listen: path), tag: "metrics")
+    let answer = Scrape.exchange(try Scrape.connectUnix(path), "GET /metrics HTTP/1.0\r\n\r\n")
+    #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n"))
+    #expect(
+      lines(Scrape.body(answer), "ferry_jobs_total{") == [
+        #"ferry_jobs_total{session="default",outcome="done"} 0"#,
+        #"ferry_jobs_total{session="default",outcome="failed"} 0"#,
+        #"ferry_jobs_total{session="default",outcome="cancelled"} 0"#,
+        #"ferry_jobs_total{session="plain",outcome="done"} 0"#,
+        #"ferry_jobs_total{session="plain",outcome="failed"} 0"#,
+        #"ferry_jobs_total{session="plain",outcome="cancelled"} 0"#,
+      ])
+    _ = daemon
+  }
+
+  @Test func aNameInsteadOfAnAddressIsAStartupError() throws {
+    let dir = Paths.tempDirectory("metrics-bad")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try #"{"metrics": {"listen": "localhost:9469"}}"#.write(
+      toFile: dir + "/f.json", atomically: true, encoding: .utf8)
+    let (status, output) = try run(
+      Paths.product("ferryd"), ["--config", dir + "/f.json", "--socket", dir + "/s"])
+    #expect(status != 0)
+    #expect(output.contains("metrics.listen"), "\(output)")
+  }
+}
