@@ -171,7 +171,9 @@ extension Daemon {
     if httpCache.unavailable { return false }
     let dir = StateDirectory.resolve(configured: config.stateDirectory, environment: processEnvironment)
     if case .failure(let error)? = httpCache.open(stateDirectory: dir, sync: config.journalSync, loop: loop) {
-      logger.error("the HTTP cache cannot be opened: sessions run uncached", ["error": "\(error)"])
+      logger.error(
+        "the HTTP cache cannot be opened: sessions run uncached", ["error": "\(error)"],
+        event: .cacheUnavailable)
     }
     return httpCache.store != nil
   }

@@ -79,6 +79,7 @@ extension Daemon {
     guard table.liveCount < config.limits.maxJobs,
       client.jobs.count < config.limits.maxJobsPerConnection
     else {
+      logOverload("job refused: too many jobs", ["job": id, "session": session.name, "code": "overloaded"])
       return fail(WireError(.overloaded, "too many jobs in flight; try again later"), id: id, client: client)
     }
     var merged = profile.merged(consume job)
@@ -174,6 +175,9 @@ extension Daemon {
     )
     if case .refuse(_, let error) = actions.first {
       descriptorOutput?.close()
+      if error.code == .overloaded {
+        logOverload("job refused: over a limit", ["job": id, "session": session.name, "code": "overloaded"])
+      }
       return fail(error, id: id, client: client)
     }
     let baseline = outputKey.map { claimOutput($0, serial: serial) }

@@ -45,7 +45,7 @@ extension Daemon {
     if let moved = opening.movedAside {
       logger.error(
         "journal damaged: moved aside, a new one started",
-        ["moved_to": moved.path, "reason": "\(moved.reason)"])
+        ["moved_to": moved.path, "reason": "\(moved.reason)"], event: .journalDamaged)
     }
     do {
       let wake = try LoopWake(loop: loop) { [unowned self] in self.journalReported() }

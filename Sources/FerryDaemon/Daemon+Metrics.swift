@@ -11,6 +11,15 @@ extension Daemon {
         clients: clients.count, journalJobs: max(0, journalJobsAdded - (journal?.removedCount ?? 0))))
   }
 
+  /// Logs a refusal for a limit (`overloaded`), at most once a second: under overload every
+  /// job would otherwise add a line.
+  func logOverload(_ message: String, _ fields: KeyValuePairs<String, String>) {
+    let now = loop.now()
+    if let last = overloadLoggedAtMs, now < last + 1_000 { return }
+    overloadLoggedAtMs = now
+    logger.warning(message, fields, event: .overloaded)
+  }
+
   /// Starts the metrics listener when the configuration names one; a start-up failure when it
   /// cannot bind.
   public func listenForMetrics() throws(StartupError) {

@@ -51,7 +51,7 @@ extension Daemon {
       [
         "jobs": "\(recovered.count)", "resumed": "\(resumed.count)", "results": "\(results)",
         "interrupted": "\(interrupted)",
-      ])
+      ], event: .journalRecovered)
   }
 
   /// A result kept across the restart waits for `attach` until `detached_ttl_s` from when the

@@ -17,7 +17,8 @@ extension Daemon {
     do {
       next = try ConfigLoader.load(path: path, environment: processEnvironment)
     } catch {
-      logger.error("reload failed, keeping the old configuration", ["reason": "\(error)"])
+      logger.error(
+        "reload failed, keeping the old configuration", ["reason": "\(error)"], event: .reloadFailed)
       return
     }
     apply(next, from: path)
@@ -34,7 +35,8 @@ extension Daemon {
       for name in next.sessions.keys where sessions[name] == nil { engines[name] = try Engine(loop: loop) }
     } catch {
       for engine in engines.values { engine.shutdown() }
-      logger.error("reload failed, keeping the old configuration", ["reason": "\(error)"])
+      logger.error(
+        "reload failed, keeping the old configuration", ["reason": "\(error)"], event: .reloadFailed)
       return
     }
     config = next
@@ -61,6 +63,7 @@ extension Daemon {
       sessions: next.sessions.mapValues(\.schedulingLimits), limits: JobTable.Limits(next.limits),
       nowMs: loop.now(), into: &actions)
     perform(actions)
-    logger.notice("configuration reloaded", ["config": path, "sessions": "\(next.sessions.count)"])
+    logger.notice(
+      "configuration reloaded", ["config": path, "sessions": "\(next.sessions.count)"], event: .reloaded)
   }
 }

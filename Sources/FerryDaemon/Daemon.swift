@@ -106,6 +106,8 @@ import FerryWire
   var metricsServer: MetricsServer?
   /// Jobs the journal holds: recovered ones, plus committed submissions, less removals.
   var journalJobsAdded = 0
+  /// When the last `overloaded` refusal was logged: at most one a second is (`logOverload`).
+  var overloadLoggedAtMs: UInt64?
 
   /// Builds the daemon from a validated configuration; nothing listens yet.
   public init(config: DaemonConfig, logger: Logger, environment: [String: String]) throws(StartupError) {
@@ -207,6 +209,7 @@ import FerryWire
     if clients.count >= config.limits.maxClients {
       // Kept in `clients` until its one line is flushed (clientClosed removes it).
       clients[client.serial] = client
+      logOverload("client refused: too many clients", ["code": "overloaded", "limit": "max_clients"])
       client.send(.error(WireError(.overloaded, "too many client connections"), id: nil))
       client.closeWhenFlushed()
       return
