@@ -10,6 +10,7 @@ import Testing
   /// The fixed `MESSAGE_ID`s docs/OPERATIONS.md lists.
   static let overloadedID = "7e1599a82ab54acdb0e979337fd4c9b5"
   static let reloadedID = "608e58e7eb7f4aa9814094f4018ca905"
+  static let recoveredID = "0c56f4d5245f403b9f7ab151cc3d1937"
 
   /// A private journal: the datagram socket, and the stream the daemon gets as stderr.
   final class FakeJournal {
@@ -158,6 +159,28 @@ import Testing
     #expect(try c.readUntilTerminal(id: "hold").last?.event == "cancelled")
     daemon.signal(SIGTERM)
     #expect(daemon.wait() == 0)
+  }
+
+  @Test func aRestartWithADurableJobLogsJournalRecovered() throws {
+    let fixture = try FixtureHarness()
+    let journal = try FakeJournal()
+    let config = #"{"sessions": {"default": {}}}"#
+    let (first, socket) = try journal.startDaemon(journalStream: journal.streamIdentity, config: config)
+    let c = try LineClient(path: socket)
+    try c.send(#"{"id":"dur","url":"\#(fixture.url("/stall"))","durable":true,"events":[]}"#)
+    #expect(try c.readEvent().event == "queued")
+    first.signal(SIGKILL)
+    #expect(first.wait() != nil)
+    let (second, _) = try journal.startDaemon(journalStream: journal.streamIdentity, config: config)
+    let entries = journal.entries(until: Self.recoveredID)
+    #expect(
+      entries.last == [
+        "PRIORITY": "5", "SYSLOG_IDENTIFIER": "ferryd", "MESSAGE_ID": Self.recoveredID,
+        "MESSAGE": "journal recovered jobs=1 resumed=1 results=0 interrupted=0", "FERRY_JOBS": "1",
+        "FERRY_RESUMED": "1", "FERRY_RESULTS": "0", "FERRY_INTERRUPTED": "0",
+      ])
+    second.signal(SIGKILL)
+    _ = second.wait()
   }
 
   @Test func withStderrNotTheJournalItWritesStreamLinesAndNoEntries() throws {

@@ -155,6 +155,27 @@ import Testing
     _ = daemon
   }
 
+  @Test func aRunningDurableJobIsInTheJournalGauges() throws {
+    let fixture = try FixtureHarness()
+    let port = try Scrape.freePort()
+    let daemon = try DaemonHarness(config: config(listen: "127.0.0.1:\(port)"), tag: "metrics")
+    let c = try daemon.connect()
+    // Its `queued` goes out once the journal has committed it.
+    try c.send(#"{"id":"d","session":"plain","url":"\#(fixture.url("/stall"))","durable":true,"events":[]}"#)
+    #expect(try c.readEvent().event == "queued")
+    let body = Scrape.body(try Scrape.get(port: port))
+    #expect(lines(body, "ferry_journal_jobs ") == ["ferry_journal_jobs 1"])
+    #expect(
+      lines(body, "ferry_jobs{") == [
+        #"ferry_jobs{state="queued"} 0"#, #"ferry_jobs{state="running"} 1"#,
+        #"ferry_jobs{state="waiting_retry"} 0"#,
+      ])
+    let commits = lines(body, "ferry_journal_commit_seconds_count ").first?.split(separator: " ").last
+    #expect(commits.flatMap { Int($0) }.map { $0 >= 1 } == true, "\(body)")
+    try c.send(#"{"op":"cancel","id":"d"}"#)
+    #expect(try c.readUntilTerminal(id: "d").last?.event == "cancelled")
+  }
+
   @Test func aNameInsteadOfAnAddressIsAStartupError() throws {
     let dir = Paths.tempDirectory("metrics-bad")
     defer { try? FileManager.default.removeItem(atPath: dir) }
