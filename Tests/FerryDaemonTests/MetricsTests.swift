@@ -1,3 +1,4 @@
+import FerryTestSupport
 import FerryWire
 import Foundation
 import Glibc
@@ -42,10 +43,15 @@ import Testing
     try runJobs(daemon, fixture)
     let stats = try daemon.stats()
     let c = try daemon.connect()
-    try c.send(#"{"op":"metrics"}"#)
-    let event = try c.readEvent()
-    #expect(event.event == "metrics")
-    let text = try #require(event["text"]?.stringValue)
+    // The earlier clients' closes may still be in flight: ask until only this one is counted.
+    var text = ""
+    let deadline = Clock.ms() + TestTime.ms(10_000)
+    while Clock.ms() < deadline, !text.contains("\nferry_clients 1\n") {
+      try c.send(#"{"op":"metrics"}"#)
+      let event = try c.readEvent()
+      #expect(event.event == "metrics")
+      text = try #require(event["text"]?.stringValue)
+    }
     #expect(
       lines(text, "ferry_jobs_total{").filter { !$0.hasSuffix(" 0") } == [
         #"ferry_jobs_total{session="default",outcome="done"} 2"#,
@@ -107,7 +113,12 @@ import Testing
       lines(body, #"ferry_jobs_total{session="plain",outcome="failed"}"#) == [
         #"ferry_jobs_total{session="plain",outcome="failed"} 2"#
       ])
-    #expect(lines(body, "ferry_clients ") == ["ferry_clients 0"])
+    var idle = body
+    let deadline = Clock.ms() + TestTime.ms(10_000)
+    while Clock.ms() < deadline, !idle.contains("\nferry_clients 0\n") {
+      idle = Scrape.body(try Scrape.get(port: port))
+    }
+    #expect(lines(idle, "ferry_clients ") == ["ferry_clients 0"])
     #expect(lines(body, "ferry_build_info{").first?.hasSuffix("} 1") == true)
     // Anything else gets a short error, and the connection closes after it.
     #expect(Scrape.exchange(try Scrape.connectTCP(port), "GET / HTTP/1.1\r\n\r\n").hasPrefix("HTTP/1.1 404 "))
@@ -174,6 +185,39 @@ import Testing
     #expect(commits.flatMap { Int($0) }.map { $0 >= 1 } == true, "\(body)")
     try c.send(#"{"op":"cancel","id":"d"}"#)
     #expect(try c.readUntilTerminal(id: "d").last?.event == "cancelled")
+  }
+
+  @Test func aJobWaitingOutARetryIsCountedAsWaitingRetryUntilItEnds() throws {
+    let fixture = try FixtureHarness()
+    let port = try Scrape.freePort()
+    let daemon = try DaemonHarness(config: config(listen: "127.0.0.1:\(port)"), tag: "metrics")
+    let c = try daemon.connect()
+    // A 503 with `Retry-After: 30`: the next attempt waits 30 s.
+    let url = fixture.url("/retry-after/30")
+    try c.send(
+      #"{"id":"w","session":"plain","url":"\#(url)","retry":{"max":1,"backoff_ms":1},"events":["response"]}"#)
+    #expect(try c.readEvent().event == "queued")
+    #expect(try c.readEvent().event == "response")
+    // The retry is scheduled once the transfer's end is handled, just after the response.
+    var waiting = ""
+    let deadline = Clock.ms() + TestTime.ms(10_000)
+    while Clock.ms() < deadline, !waiting.contains(#"ferry_jobs{state="waiting_retry"} 1"#) {
+      waiting = Scrape.body(try Scrape.get(port: port))
+    }
+    #expect(
+      lines(waiting, "ferry_jobs{") == [
+        #"ferry_jobs{state="queued"} 0"#, #"ferry_jobs{state="running"} 0"#,
+        #"ferry_jobs{state="waiting_retry"} 1"#,
+      ])
+    #expect(
+      lines(waiting, #"ferry_retries_total{session="plain",reason="status_5xx"}"#).last?.hasSuffix(" 1")
+        == true)
+    try c.send(#"{"op":"cancel","id":"w"}"#)
+    #expect(try c.readUntilTerminal(id: "w").last?.event == "cancelled")
+    let ended = Scrape.body(try Scrape.get(port: port))
+    #expect(lines(ended, "ferry_jobs{").map { $0.hasSuffix(" 0") } == [true, true, true])
+    #expect(
+      lines(ended, #"ferry_jobs_total{session="plain",outcome="cancelled"}"#).last?.hasSuffix(" 1") == true)
   }
 
   @Test func aNameInsteadOfAnAddressIsAStartupError() throws {
