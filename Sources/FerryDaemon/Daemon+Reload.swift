@@ -29,6 +29,11 @@ extension Daemon {
     if next.socket != config.socket {
       logger.warning("socket changes take effect at restart", ["socket": next.socket ?? "default"])
     }
+    if next.metricsListen != config.metricsListen {
+      logger.warning(
+        "metrics.listen changes take effect at restart",
+        ["listen": next.metricsListen.map { "\($0)" } ?? "none"])
+    }
     // New names get an engine first: failing here must leave everything as it was.
     var engines: [String: Engine] = [:]
     do {

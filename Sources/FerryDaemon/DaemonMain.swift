@@ -56,6 +56,8 @@ public enum DaemonMain {
     do {
       let daemon = try Daemon(config: config, logger: logger, environment: environment)
       daemon.configPath = configPath
+      // Before the socket: once clients can connect, a scraper can too.
+      try daemon.listenForMetrics()
       let path = SocketPath.resolve(
         argument: socketArgument, configured: config.socket, environment: environment, uid: getuid())
       // A socket passed by systemd wins unless --socket or the config names one.
@@ -69,7 +71,6 @@ public enum DaemonMain {
         }
         try daemon.listen(path: path)
       }
-      try daemon.listenForMetrics()
       if announce {
         var text = Array("ferryd: listening on \(path)\n".utf8)
         // socat's -t: wait for ferryd to close after the last job, not its default 0.5 s.
