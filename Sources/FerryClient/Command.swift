@@ -9,7 +9,7 @@ public enum Command: Sendable, Equatable {
   case events(RequestOptions)
   /// `ferry job …`: print the job line that would be sent, without contacting the daemon.
   case printJob(RequestOptions)
-  /// `ferry ping|hello|stats|sessions`: one op, its answer printed.
+  /// `ferry ping|hello|stats|metrics|sessions`: one op, its answer printed.
   case op(SimpleOp)
   /// `ferry cancel ID`.
   case cancel(id: String)
@@ -36,7 +36,7 @@ public struct Invocation: Sendable, Equatable {
 
 /// Ops that take no argument and answer with one event.
 public enum SimpleOp: String, Sendable, Equatable, CaseIterable {
-  case ping, hello, stats, sessions
+  case ping, hello, stats, metrics, sessions
 
   /// The event that answers the op.
   public var answer: String {
@@ -44,6 +44,7 @@ public enum SimpleOp: String, Sendable, Equatable, CaseIterable {
     case .ping: "pong"
     case .hello: "hello"
     case .stats: "stats"
+    case .metrics: "metrics"
     case .sessions: "sessions"
     }
   }

@@ -1,6 +1,7 @@
 /// A page of `ferry`'s help: the whole command, or one subcommand.
 public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
-  case general, request, explain, events, job, ping, hello, stats, sessions, cancel, attach, cache, purge
+  case general, request, explain, events, job, ping, hello, stats, metrics, sessions, cancel, attach, cache,
+    purge
 
   /// The topic of a command word; the method commands share `request`'s page.
   public init?(command: String) {
@@ -17,6 +18,7 @@ public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
     case .ping: self = .ping
     case .hello: self = .hello
     case .stats: self = .stats
+    case .metrics: self = .metrics
     case .sessions: self = .sessions
     }
   }
@@ -32,6 +34,7 @@ public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
     case .ping: HelpText.op("ping", "Checks that the daemon answers (prints pong).")
     case .hello: HelpText.op("hello", "Prints what the daemon speaks: protocol, version, libcurl, limits.")
     case .stats: HelpText.op("stats", "Prints the daemon's counters: jobs, clients, connections, bytes.")
+    case .metrics: HelpText.op("metrics", "Prints the daemon's Prometheus metrics (text format 0.0.4).")
     case .sessions: HelpText.op("sessions", "Prints the configured sessions (credentials redacted).")
     case .cancel: HelpText.cancel
     case .attach: HelpText.attach

@@ -220,6 +220,26 @@ import Testing
       lines(ended, #"ferry_jobs_total{session="plain",outcome="cancelled"}"#).last?.hasSuffix(" 1") == true)
   }
 
+  @Test func ferryMetricsPrintsTheTextForPromtool() throws {
+    let daemon = try DaemonHarness(config: #"{"sessions": {"default": {}}}"#, tag: "metrics")
+    let file = daemon.dir + "/cli.txt"
+    let (status, output) = try run(
+      "/bin/sh",
+      [
+        "-c",
+        "'\(Paths.product("ferry"))' --socket '\(daemon.socket)' metrics > '\(file)' && promtool check metrics < '\(file)' 2>&1",
+      ])
+    #expect(status == 0, "\(output)")
+    let text = try String(contentsOfFile: file, encoding: .utf8)
+    #expect(text.hasPrefix("# HELP ferry_build_info "), "\(text)")
+    #expect(
+      lines(text, "ferry_jobs_total{") == [
+        #"ferry_jobs_total{session="default",outcome="done"} 0"#,
+        #"ferry_jobs_total{session="default",outcome="failed"} 0"#,
+        #"ferry_jobs_total{session="default",outcome="cancelled"} 0"#,
+      ])
+  }
+
   @Test func aNameInsteadOfAnAddressIsAStartupError() throws {
     let dir = Paths.tempDirectory("metrics-bad")
     defer { try? FileManager.default.removeItem(atPath: dir) }
