@@ -205,7 +205,7 @@ extension JobRun: TransferDelegate {
     bodyStream = nil
     lifecycle.attemptWillRetry()
     daemon.metrics.recordRetry(
-      slot: session.metricsSlot, .of(status: error == nil ? status : nil, errorCode: error?.code.rawValue))
+      slot: session.metricsSlot, .of(status: error == nil ? status : nil, error: error?.code))
     isWaitingRetry = true
     if let key = journalKey {
       daemon.journal?.phaseChanged(key, to: .waitingRetry(attempt: lifecycle.attempt))

@@ -1,3 +1,5 @@
+import FerryWire
+
 /// The counters behind the Prometheus text (`metrics` op and listener), kept as work happens.
 ///
 /// Pure: the daemon calls one `record…` method where a job ends, a response arrives, a retry
@@ -41,7 +43,7 @@ public struct Metrics: Sendable, Equatable {
     }
 
     /// The reason for a retry after `status` (a response) or else an error with `code`.
-    public static func of(status: Int?, errorCode: String?) -> RetryReason {
+    public static func of(status: Int?, error code: ErrorCode?) -> RetryReason {
       if let status {
         switch status {
         case 408: return .status408
@@ -50,11 +52,11 @@ public struct Metrics: Sendable, Equatable {
         default: return .other
         }
       }
-      switch errorCode {
-      case "timeout": return .timeout
-      case "connect_failed": return .connectFailed
-      case "resolve_failed": return .resolveFailed
-      case "transfer_failed": return .transferFailed
+      switch code {
+      case .timeout: return .timeout
+      case .connectFailed: return .connectFailed
+      case .resolveFailed: return .resolveFailed
+      case .transferFailed: return .transferFailed
       default: return .other
       }
     }

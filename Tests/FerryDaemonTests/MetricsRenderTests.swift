@@ -1,3 +1,4 @@
+import FerryWire
 import Testing
 
 @testable import FerryDaemon
@@ -21,8 +22,8 @@ struct MetricsRenderTests {
     m.recordResponse(slot: a, status: 503)
     m.recordResponse(slot: a, status: 503)
     m.recordResponse(slot: b, status: 42)
-    m.recordRetry(slot: a, .of(status: 503, errorCode: nil))
-    m.recordRetry(slot: b, .of(status: nil, errorCode: "connect_failed"))
+    m.recordRetry(slot: a, .of(status: 503, error: nil))
+    m.recordRetry(slot: b, .of(status: nil, error: .connectFailed))
     m.recordRetryWaitEnded()
     m.recordCacheLookup(slot: b, .miss)
     m.recordCacheLookup(slot: b, .hit)
@@ -147,13 +148,13 @@ struct MetricsRenderTests {
   }
 
   @Test func retryReasonsAreAFixedSet() {
-    #expect(Metrics.RetryReason.of(status: 408, errorCode: nil) == .status408)
-    #expect(Metrics.RetryReason.of(status: 429, errorCode: nil) == .status429)
-    #expect(Metrics.RetryReason.of(status: 502, errorCode: nil) == .status5xx)
-    #expect(Metrics.RetryReason.of(status: nil, errorCode: "timeout") == .timeout)
-    #expect(Metrics.RetryReason.of(status: nil, errorCode: "resolve_failed") == .resolveFailed)
-    #expect(Metrics.RetryReason.of(status: nil, errorCode: "transfer_failed") == .transferFailed)
-    #expect(Metrics.RetryReason.of(status: nil, errorCode: "weird") == .other)
+    #expect(Metrics.RetryReason.of(status: 408, error: nil) == .status408)
+    #expect(Metrics.RetryReason.of(status: 429, error: nil) == .status429)
+    #expect(Metrics.RetryReason.of(status: 502, error: nil) == .status5xx)
+    #expect(Metrics.RetryReason.of(status: nil, error: .timeout) == .timeout)
+    #expect(Metrics.RetryReason.of(status: nil, error: .resolveFailed) == .resolveFailed)
+    #expect(Metrics.RetryReason.of(status: nil, error: .transferFailed) == .transferFailed)
+    #expect(Metrics.RetryReason.of(status: nil, error: .invalidJob) == .other)
   }
 
   @Test func metricsListenTakesNumericAddressesAndPathsOnly() {
