@@ -9,7 +9,7 @@ CONFIG ?= config/ferry.json
 # nodejs runs the HTTP Caching Tests (tools/cache-tests) against ferryd's cache. scdoc and
 # man-db build and check the manual pages (tools/man/build.py).
 DEPS := libevent-dev libcurl4-openssl-dev libsqlite3-dev media-types socat nginx-light openssl jq \
-	curl wrk hyperfine python3 python3-venv nodejs python3-jsonschema scdoc man-db
+	curl wrk hyperfine python3 python3-venv nodejs python3-jsonschema scdoc man-db prometheus
 SWIFTFLAGS := -Xswiftc -warnings-as-errors
 
 .PHONY: deps build build-debug run test lint format examples clean bench bench-smoke install fuzz test-sanitize \

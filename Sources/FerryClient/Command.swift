@@ -9,7 +9,7 @@ public enum Command: Sendable, Equatable {
   case events(RequestOptions)
   /// `ferry job …`: print the job line that would be sent, without contacting the daemon.
   case printJob(RequestOptions)
-  /// `ferry ping|hello|stats|sessions|jobs`: one op, its answer printed.
+  /// `ferry ping|hello|stats|metrics|sessions|jobs`: one op, its answer printed.
   case op(SimpleOp)
   /// `ferry cancel ID`.
   case cancel(id: String)
@@ -38,7 +38,7 @@ public struct Invocation: Sendable, Equatable {
 
 /// Ops that take no argument and answer with one event.
 public enum SimpleOp: String, Sendable, Equatable, CaseIterable {
-  case ping, hello, stats, sessions
+  case ping, hello, stats, metrics, sessions
   /// `ferry jobs`: the caller's detached and durable jobs (the `jobs` op).
   case jobs
 
@@ -48,6 +48,7 @@ public enum SimpleOp: String, Sendable, Equatable, CaseIterable {
     case .ping: "pong"
     case .hello: "hello"
     case .stats: "stats"
+    case .metrics: "metrics"
     case .sessions: "sessions"
     case .jobs: "jobs"
     }

@@ -40,7 +40,7 @@ public struct EventRenderer {
     case detached
     /// `ferry explain …`: the `explained` answer.
     case explain
-    /// `ferry ping|hello|stats|sessions`: the op's answer.
+    /// `ferry ping|hello|stats|metrics|sessions`: the op's answer.
     case op(SimpleOp)
     /// `ferry cancel ID`: no `error` before the `pong` that follows the cancel.
     case cancel
@@ -127,6 +127,10 @@ public struct EventRenderer {
   private func answer(_ op: SimpleOp, event: JSONObject, name: String) -> Rendering {
     guard name == op.answer else { return refusal(event, name: name) }
     if op == .ping { return Rendering(stdout: Array("pong\n".utf8), exit: .success) }
+    // The Prometheus text as it is, for promtool or a pipe.
+    if op == .metrics {
+      return Rendering(stdout: Array((event["text"]?.stringValue ?? "").utf8), exit: .success)
+    }
     return Rendering(stdout: payloadJSON(event), exit: .success)
   }
 

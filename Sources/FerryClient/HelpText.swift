@@ -27,7 +27,7 @@ enum HelpText {
       ferry explain [METHOD] URL [ITEM...]   how the daemon would send it, and the curl command
       ferry events [METHOD] URL [ITEM...]    the job's raw event lines (JSON), for scripts
       ferry job [METHOD] URL [ITEM...]       print the job line only; the daemon is not contacted
-      ferry ping | hello | stats | sessions | jobs
+      ferry ping | hello | stats | metrics | sessions | jobs
       ferry cancel ID | attach ID
       ferry cache [--session S] [--json]     a session's HTTP cache: counts and your URLs
       ferry purge URL|--all [--session S]    remove a URL's stored answers, or all of yours

@@ -1,7 +1,7 @@
 /// A page of `ferry`'s help: the whole command, or one subcommand.
 public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
-  case general, request, explain, events, job, ping, hello, stats, sessions, jobs, cancel, attach, cache,
-    purge, cookies
+  case general, request, explain, events, job, ping, hello, stats, metrics, sessions, jobs, cancel, attach,
+    cache, purge, cookies
   case clearCookies = "clear-cookies"
 
   /// The topic of a command word; the method commands share `request`'s page.
@@ -19,6 +19,7 @@ public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
     case .ping: self = .ping
     case .hello: self = .hello
     case .stats: self = .stats
+    case .metrics: self = .metrics
     case .sessions: self = .sessions
     case .jobs: self = .jobs
     }
@@ -35,6 +36,7 @@ public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
     case .ping: HelpText.op("ping", "Checks that the daemon answers (prints pong).")
     case .hello: HelpText.op("hello", "Prints what the daemon speaks: protocol, version, libcurl, limits.")
     case .stats: HelpText.op("stats", "Prints the daemon's counters: jobs, clients, connections, bytes.")
+    case .metrics: HelpText.op("metrics", "Prints the daemon's Prometheus metrics (text format 0.0.4).")
     case .sessions: HelpText.op("sessions", "Prints the configured sessions (credentials redacted).")
     case .jobs:
       HelpText.op(

@@ -121,6 +121,23 @@ struct ConfigReader {
     return sync
   }
 
+  /// `{"listen": "127.0.0.1:9469" | "[::1]:9469" | "/path/to/socket"}`; no listen: nil.
+  func metrics(_ v: JSONValue) throws(ConfigError) -> MetricsAddress? {
+    var address: MetricsAddress?
+    for m in try object(v, "metrics") {
+      let field = "metrics." + m.key
+      switch m.key {
+      case "listen":
+        guard let parsed = MetricsAddress(try string(m.value, field)) else {
+          throw fail(field, "expected a numeric HOST:PORT, [IPV6]:PORT or an absolute socket path")
+        }
+        address = parsed
+      default: throw fail(field, "unknown setting")
+      }
+    }
+    return address
+  }
+
   /// `{"allow_hosts": [...], "deny_hosts": [...], "deny_private": bool}`.
   func egress(_ v: JSONValue) throws(ConfigError) -> EgressPolicy? {
     var policy = EgressPolicy()

@@ -83,7 +83,7 @@ extension Daemon {
         // that follows finds it ended (decision 1), not unknown.
         descriptorOutput = nil
         httpCache.used(response, session: name, now: now)
-        countCache(.hit, session: name)
+        countCache(.hit, session: name, slot: session.metricsSlot)
         return .answered
       case .damaged:
         descriptorOutput = run.giveBackDescriptorOutput()
@@ -112,7 +112,7 @@ extension Daemon {
       let run = answering()
       run.answerOnlyIfCached()
       client.letGo(of: run)
-      countCache(.miss, session: name)
+      countCache(.miss, session: name, slot: session.metricsSlot)
       return .answered
     }
   }
@@ -171,17 +171,25 @@ extension Daemon {
     if httpCache.unavailable { return false }
     let dir = StateDirectory.resolve(configured: config.stateDirectory, environment: processEnvironment)
     if case .failure(let error)? = httpCache.open(stateDirectory: dir, sync: config.journalSync, loop: loop) {
-      logger.error("the HTTP cache cannot be opened: sessions run uncached", ["error": "\(error)"])
+      logger.error(
+        "the HTTP cache cannot be opened: sessions run uncached", ["error": "\(error)"],
+        event: .cacheUnavailable)
     }
     return httpCache.store != nil
   }
 
   /// Counts a job's `done.cache` for `stats`.
-  func countCache(_ outcome: CacheOutcome, session: String) {
+  func countCache(_ outcome: CacheOutcome, session: String, slot: Int) {
     switch outcome {
-    case .hit: cacheCounts[session, default: CacheCounts()].hit += 1
-    case .revalidated: cacheCounts[session, default: CacheCounts()].revalidated += 1
-    case .miss: cacheCounts[session, default: CacheCounts()].miss += 1
+    case .hit:
+      cacheCounts[session, default: CacheCounts()].hit += 1
+      metrics.recordCacheLookup(slot: slot, .hit)
+    case .revalidated:
+      cacheCounts[session, default: CacheCounts()].revalidated += 1
+      metrics.recordCacheLookup(slot: slot, .revalidated)
+    case .miss:
+      cacheCounts[session, default: CacheCounts()].miss += 1
+      metrics.recordCacheLookup(slot: slot, .miss)
     }
   }
 

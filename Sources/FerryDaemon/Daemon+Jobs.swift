@@ -23,6 +23,7 @@ extension Daemon {
       case .hello: client.send(.payload(name: "hello", helloPayload()))
       case .stats: client.send(.payload(name: "stats", statsPayload()))
       case .sessions: client.send(.payload(name: "sessions", sessionsPayload()))
+      case .metrics: client.send(.payload(name: "metrics", JSONObject(["text": .string(metricsText())])))
       case .jobs: jobsOp(client: client)
       case .explain(let job, let files): explain(job, files: files, client: client)
       case .cookies(let session, let values): cookiesOp(session: session, values: values, client: client)
@@ -78,6 +79,7 @@ extension Daemon {
     guard table.liveCount < config.limits.maxJobs,
       client.jobs.count < config.limits.maxJobsPerConnection
     else {
+      logOverload("job refused: too many jobs", ["job": id, "session": session.name, "code": "overloaded"])
       return fail(WireError(.overloaded, "too many jobs in flight; try again later"), id: id, client: client)
     }
     var merged = profile.merged(consume job)
@@ -174,6 +176,9 @@ extension Daemon {
     )
     if case .refuse(_, let error) = actions.first {
       descriptorOutput?.close()
+      if error.code == .overloaded {
+        logOverload("job refused: over a limit", ["job": id, "session": session.name, "code": "overloaded"])
+      }
       return fail(error, id: id, client: client)
     }
     let baseline = outputKey.map { claimOutput($0, serial: serial) }
@@ -220,14 +225,16 @@ extension Daemon {
 
   /// Called once per job, right after its terminal event was queued.
   func jobFinished(_ run: JobRun, event: JobEvent) {
-    guard jobs.removeValue(forKey: run.serial) != nil else { return }
-    releaseOutput(of: run)
     let outcome: JobTable.Outcome
     switch event {
     case .done: outcome = .done
     case .cancelled: outcome = .cancelled
     default: outcome = .failed
     }
+    // Counted before the table check: a cache hit answered at submission was never in it.
+    countEnded(run, outcome)
+    guard jobs.removeValue(forKey: run.serial) != nil else { return }
+    releaseOutput(of: run)
     var actions = takeActions()
     // A detached job's result may wait for attach from now: that clock is always read.
     let now = run.isDetached ? loop.now() : clock(run.session)
@@ -342,7 +349,25 @@ extension Daemon {
     }
   }
 
-  func recordTransfer(_ run: JobRun, metrics: TransferMetrics) {
+  /// The job's end in `Metrics`: its outcome, its duration, and a retry wait it ended in.
+  private func countEnded(_ run: JobRun, _ outcome: JobTable.Outcome) {
+    let seconds = Double(loop.now() - run.enqueuedAtMs) / 1000
+    let o: Metrics.Outcome = outcome == .done ? .done : outcome == .failed ? .failed : .cancelled
+    metrics.recordJobEnded(slot: run.session.metricsSlot, o, seconds: seconds)
+    if run.isWaitingRetry {
+      run.isWaitingRetry = false
+      metrics.recordRetryWaitEnded()
+    }
+  }
+
+  func recordTransfer(_ run: JobRun, metrics transfer: TransferMetrics) {
+    metrics.recordTransfer(
+      sent: transfer.bytesUp, received: transfer.bytesDown, connectionsOpened: transfer.connectionsOpened,
+      reused: transfer.connectionReused)
+    recordTableTransfer(run, metrics: transfer)
+  }
+
+  private func recordTableTransfer(_ run: JobRun, metrics: TransferMetrics) {
     table.measured(
       run.serial, session: run.session.name, bytesUp: metrics.bytesUp, bytesDown: metrics.bytesDown,
       connectionsOpened: metrics.connectionsOpened, connectionReused: metrics.connectionReused)

@@ -45,7 +45,7 @@ extension Daemon {
     if let moved = opening.movedAside {
       logger.error(
         "journal damaged: moved aside, a new one started",
-        ["moved_to": moved.path, "reason": "\(moved.reason)"])
+        ["moved_to": moved.path, "reason": "\(moved.reason)"], event: .journalDamaged)
     }
     do {
       let wake = try LoopWake(loop: loop) { [unowned self] in self.journalReported() }
@@ -114,6 +114,8 @@ extension Daemon {
         if let error { logger.warning("journal compaction failed", ["error": "\(error)"]) }
       case .batch(let flush):
         journalBatchesDone += 1
+        metrics.recordJournalCommit(seconds: flush.seconds)
+        journalJobsAdded += flush.committed.count
         var settling = journalInFlight.removeFirst()
         if let error = flush.error {
           logger.error(

@@ -23,6 +23,7 @@ extension Daemon {
       logger.error("cannot read the journal back", ["error": "\(error)"])
       return
     }
+    journalJobsAdded += recovered.count
     var resumed: [UInt64] = []
     var results = 0
     var interrupted = 0
@@ -50,7 +51,7 @@ extension Daemon {
       [
         "jobs": "\(recovered.count)", "resumed": "\(resumed.count)", "results": "\(results)",
         "interrupted": "\(interrupted)",
-      ])
+      ], event: .journalRecovered)
   }
 
   /// A result kept across the restart waits for `attach` until `detached_ttl_s` from when the

@@ -17,7 +17,8 @@ extension Daemon {
     do {
       next = try ConfigLoader.load(path: path, environment: processEnvironment)
     } catch {
-      logger.error("reload failed, keeping the old configuration", ["reason": "\(error)"])
+      logger.error(
+        "reload failed, keeping the old configuration", ["reason": "\(error)"], event: .reloadFailed)
       return
     }
     apply(next, from: path)
@@ -28,13 +29,19 @@ extension Daemon {
     if next.socket != config.socket {
       logger.warning("socket changes take effect at restart", ["socket": next.socket ?? "default"])
     }
+    if next.metricsListen != config.metricsListen {
+      logger.warning(
+        "metrics.listen changes take effect at restart",
+        ["listen": next.metricsListen.map { "\($0)" } ?? "none"])
+    }
     // New names get an engine first: failing here must leave everything as it was.
     var engines: [String: Engine] = [:]
     do {
       for name in next.sessions.keys where sessions[name] == nil { engines[name] = try Engine(loop: loop) }
     } catch {
       for engine in engines.values { engine.shutdown() }
-      logger.error("reload failed, keeping the old configuration", ["reason": "\(error)"])
+      logger.error(
+        "reload failed, keeping the old configuration", ["reason": "\(error)"], event: .reloadFailed)
       return
     }
     config = next
@@ -50,7 +57,9 @@ extension Daemon {
       if let session = sessions[name] {
         session.reconfigure(profile)
       } else if let engine = engines[name] {
-        sessions[name] = Session(profile: profile, engine: engine)
+        let session = Session(profile: profile, engine: engine)
+        session.metricsSlot = metrics.slot(for: name)
+        sessions[name] = session
       }
     }
     for (name, session) in sessions where next.sessions[name] == nil { session.retire() }
@@ -59,6 +68,7 @@ extension Daemon {
       sessions: next.sessions.mapValues(\.schedulingLimits), limits: JobTable.Limits(next.limits),
       nowMs: loop.now(), into: &actions)
     perform(actions)
-    logger.notice("configuration reloaded", ["config": path, "sessions": "\(next.sessions.count)"])
+    logger.notice(
+      "configuration reloaded", ["config": path, "sessions": "\(next.sessions.count)"], event: .reloaded)
   }
 }

@@ -30,6 +30,8 @@ extension Daemon {
     notifier?.send("STOPPING=1\nSTATUS=shutting down, \(jobs.count) jobs left")
     listener?.close()
     listener = nil
+    metricsServer?.close()
+    metricsServer = nil
     // Waiting jobs would only start to be cancelled: cancel them now, let running ones finish.
     var actions: [JobTable.Action] = []
     table.shutdownRequested(into: &actions)

@@ -108,6 +108,13 @@ import FerryWire
   var stateLock: StateDirectoryLock?
   /// `stats`' cache counters, per session.
   var cacheCounts: [String: CacheCounts] = [:]
+  /// The Prometheus counters (`Metrics`), kept as work happens; `metricsServer` serves them.
+  var metrics = Metrics()
+  var metricsServer: MetricsServer?
+  /// Jobs the journal holds: recovered ones, plus committed submissions, less removals.
+  var journalJobsAdded = 0
+  /// When the last `overloaded` refusal was logged: at most one a second is (`logOverload`).
+  var overloadLoggedAtMs: UInt64?
 
   /// Builds the daemon from a validated configuration; nothing listens yet.
   public init(config: DaemonConfig, logger: Logger, environment: [String: String]) throws(StartupError) {
@@ -134,7 +141,9 @@ import FerryWire
     do {
       for (name, sessionConfig) in config.sessions {
         let profile = SessionProfile(config: sessionConfig, environment: env, egress: config.egress)
-        sessions[name] = Session(profile: profile, engine: try Engine(loop: loop))
+        let session = Session(profile: profile, engine: try Engine(loop: loop))
+        session.metricsSlot = metrics.slot(for: name)
+        sessions[name] = session
       }
     } catch {
       throw StartupError("cannot start libcurl: \(error)")
@@ -208,6 +217,7 @@ import FerryWire
     if clients.count >= config.limits.maxClients {
       // Kept in `clients` until its one line is flushed (clientClosed removes it).
       clients[client.serial] = client
+      logOverload("client refused: too many clients", ["code": "overloaded", "limit": "max_clients"])
       client.send(.error(WireError(.overloaded, "too many client connections"), id: nil))
       client.closeWhenFlushed()
       return

@@ -36,6 +36,8 @@ public struct DaemonConfig: Sendable {
   public var journalSync: JournalSync = .normal
   /// `cookies`: the bounds of every session's jars.
   public var cookieLimits = CookieLimits()
+  /// `metrics.listen`: where Prometheus text is served; nil: only the `metrics` op.
+  public var metricsListen: MetricsAddress?
 
   public init() {}
 
@@ -129,6 +131,7 @@ public struct DaemonConfig: Sendable {
       case "allow_groups": config.allowGroups = try reader.groups(member.value, "allow_groups")
       case "state_dir": config.stateDirectory = try reader.absolutePath(member.value, "state_dir")
       case "journal": config.journalSync = try reader.journal(member.value)
+      case "metrics": config.metricsListen = try reader.metrics(member.value)
       case "cookies": config.cookieLimits = try reader.cookieLimits(member.value)
       // A note for whoever reads the file (JSON has no comments); ignored.
       case "comment": _ = try reader.string(member.value, "comment")

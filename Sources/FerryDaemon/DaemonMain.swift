@@ -58,6 +58,8 @@ public enum DaemonMain {
       daemon.configPath = configPath
       // Before listening: a second daemon must not take over the first one's socket path.
       try daemon.lockStateDirectory()
+      // Before the socket: once clients can connect, a scraper can too.
+      try daemon.listenForMetrics()
       let path = SocketPath.resolve(
         argument: socketArgument, configured: config.socket, environment: environment, uid: getuid())
       // A socket passed by systemd wins unless --socket or the config names one.

@@ -92,7 +92,7 @@ extension JobRun {
       case .answered:
         if write { daemon.httpCache.update(stored, session: state.session) }
         daemon.httpCache.used(stored, session: state.session, now: now)
-        daemon.countCache(outcome, session: state.session)
+        daemon.countCache(outcome, session: state.session, slot: session.metricsSlot)
         return true
       case .damaged:
         daemon.httpCache.drop(stored, session: state.session)
@@ -128,7 +128,7 @@ extension JobRun {
     {
     case .answered:
       daemon.httpCache.used(stored, session: state.session, now: now)
-      daemon.countCache(.hit, session: state.session)
+      daemon.countCache(.hit, session: state.session, slot: session.metricsSlot)
       return true
     case .damaged:
       daemon.httpCache.drop(stored, session: state.session)
@@ -157,7 +157,7 @@ extension JobRun {
     if !urls.isEmpty {
       daemon.httpCache.invalidate(urls, partition: state.request.key.partition, session: state.session)
     }
-    daemon.countCache(.miss, session: state.session)
+    daemon.countCache(.miss, session: state.session, slot: session.metricsSlot)
     return .miss
   }
 }

@@ -8,6 +8,7 @@ import FerryWire
 /// The engine's reports about a job's transfer, turned into events and a result.
 extension JobRun: TransferDelegate {
   func transferDidReceiveHead(_ head: ResponseHead) {
+    daemon.metrics.recordResponse(slot: session.metricsSlot, status: head.status)
     saveReceivedCookies(transfer)
     if cache != nil, cacheReceivedHead(head) { return }
     self.head = head
@@ -203,6 +204,9 @@ extension JobRun: TransferDelegate {
     bodyToDescriptor = false
     bodyStream = nil
     lifecycle.attemptWillRetry()
+    daemon.metrics.recordRetry(
+      slot: session.metricsSlot, .of(status: error == nil ? status : nil, error: error?.code))
+    isWaitingRetry = true
     if let key = journalKey {
       daemon.journal?.phaseChanged(key, to: .waitingRetry(attempt: lifecycle.attempt))
       daemon.journalStaged()

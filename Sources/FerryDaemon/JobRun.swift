@@ -46,6 +46,8 @@ import FerryWire
   let enqueuedAtMs: UInt64
   /// Waits out a retry's backoff.
   var retryTimer: Timer?
+  /// Counted in `Metrics.waitingRetry` until the next attempt starts or the job ends.
+  var isWaitingRetry = false
   /// Runs while the transfer is paused for its client's sake (budget spent, output full): a
   /// pause longer than the job's `idle_timeout` fails it `timeout` (timer `idle`), as a
   /// stalled server would, so a client that never reads cannot keep a session's slot.
@@ -167,6 +169,10 @@ import FerryWire
       return
     }
     if firstStartMs == nil { firstStartMs = daemon.loop.now() }
+    if isWaitingRetry {
+      isWaitingRetry = false
+      daemon.metrics.recordRetryWaitEnded()
+    }
     let seq = lifecycle.attemptStarted()
     cacheAttemptStarted()
     if let key = journalKey {
@@ -345,6 +351,10 @@ import FerryWire
     guard lifecycle.terminal() != nil else { return }
     pauseTimer?.cancel()
     retryTimer?.cancel()
+    if isWaitingRetry {
+      isWaitingRetry = false
+      daemon.metrics.recordRetryWaitEnded()
+    }
     transfer?.cancel()
     transfer = nil
     // The next start continues what came (a resent download, with If-Range).

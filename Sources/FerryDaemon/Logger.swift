@@ -18,6 +18,12 @@ import FerryLoop
 /// `maxBufferedBytes`, written when the descriptor is writable again (`attach(to:)`) or at the
 /// next line; past it whole lines are dropped and counted, and the count is logged once there
 /// is room (`log lines dropped count=N`).
+///
+/// When stderr is the journal, entries go to journald's native socket instead
+/// (`JournaldSocket`, `JournalEntry`): with `PRIORITY`, `SYSLOG_IDENTIFIER`, a `MESSAGE_ID` for
+/// the kinds an operator searches for (`LogEvent`) and each detail as a `FERRY_*` field. An
+/// entry the socket does not take at once is dropped and counted the same way; one it refuses
+/// for good is written to the stream as before.
 @MainActor public final class Logger {
   public var level: LogLevel
   public let isJournal: Bool
@@ -29,6 +35,8 @@ import FerryLoop
   /// Bytes written nowhere yet, whole lines (the first one maybe partly written).
   public var bufferedBytes: Int { pending.count - pendingStart }
   private let output: Output
+  /// journald's native socket, when stderr is the journal and the socket connects.
+  private let journald: JournaldSocket?
   private var pending: [UInt8] = []
   private var pendingStart = 0
   private var watch: IOWatch?
@@ -56,7 +64,11 @@ import FerryLoop
     self.maxBufferedBytes = maxBufferedBytes
     self.isJournal = Self.isJournalStream(fd, environment["JOURNAL_STREAM"])
     self.output = Self.output(for: fd)
+    self.journald = isJournal ? JournaldSocket(environment: environment) : nil
   }
+
+  /// Whether entries go to journald's native socket.
+  public var writesNativeJournal: Bool { journald != nil }
 
   isolated deinit {
     flush()
@@ -72,8 +84,12 @@ import FerryLoop
   }
 
   /// Logs `message` with `fields` when `severity` is at or above the configured level.
-  public func log(_ severity: LogLevel, _ message: String, _ fields: KeyValuePairs<String, String> = [:]) {
+  public func log(
+    _ severity: LogLevel, _ message: String, _ fields: KeyValuePairs<String, String> = [:],
+    event: LogEvent? = nil
+  ) {
     guard severity <= level else { return }
+    if let journald, send(to: journald, severity, message, fields, event) { return }
     var line = isJournal ? "<\(severity.priority)>" : "\(Self.timestamp()) \(severity.rawValue) "
     line += message
     for (key, value) in fields {
@@ -89,9 +105,15 @@ import FerryLoop
     flush()
   }
 
-  public func error(_ m: String, _ f: KeyValuePairs<String, String> = [:]) { log(.error, m, f) }
-  public func warning(_ m: String, _ f: KeyValuePairs<String, String> = [:]) { log(.warning, m, f) }
-  public func notice(_ m: String, _ f: KeyValuePairs<String, String> = [:]) { log(.notice, m, f) }
+  public func error(_ m: String, _ f: KeyValuePairs<String, String> = [:], event: LogEvent? = nil) {
+    log(.error, m, f, event: event)
+  }
+  public func warning(_ m: String, _ f: KeyValuePairs<String, String> = [:], event: LogEvent? = nil) {
+    log(.warning, m, f, event: event)
+  }
+  public func notice(_ m: String, _ f: KeyValuePairs<String, String> = [:], event: LogEvent? = nil) {
+    log(.notice, m, f, event: event)
+  }
   public func info(_ m: String, _ f: KeyValuePairs<String, String> = [:]) { log(.info, m, f) }
   public func debug(_ m: String, _ f: KeyValuePairs<String, String> = [:]) { log(.debug, m, f) }
 
@@ -127,10 +149,36 @@ import FerryLoop
     watch?.setInterest([])
   }
 
+  /// Sends one entry to journald; false when the socket refused it for good (the caller
+  /// writes a stream line instead). A count of entries dropped before goes first.
+  private func send(
+    to journald: JournaldSocket, _ severity: LogLevel, _ message: String,
+    _ fields: KeyValuePairs<String, String>, _ event: LogEvent?
+  ) -> Bool {
+    if droppedLines > 0 {
+      let notice = JournalEntry.encode(
+        priority: LogLevel.warning.priority, message: "log lines dropped count=\(droppedLines)", event: nil,
+        fields: ["count": "\(droppedLines)"])
+      if journald.send(notice) == .sent { droppedLines = 0 }
+    }
+    var text = message
+    for (key, value) in fields { text += " \(key)=\(Self.quoted(value))" }
+    switch journald.send(
+      JournalEntry.encode(priority: severity.priority, message: text, event: event, fields: fields))
+    {
+    case .sent: return true
+    case .wouldBlock:
+      droppedLines += 1
+      return true
+    case .failed: return false
+    }
+  }
+
   private func write(to output: Output, _ bytes: UnsafeRawBufferPointer) -> Int {
     switch output {
     case .plain(let fd), .reopened(let fd): Glibc.write(fd, bytes.baseAddress, bytes.count)
-    case .socket(let fd): send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
+    case .socket(let fd):
+      Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
     }
   }
 

@@ -21,6 +21,8 @@ import FerryWire
   /// Every `HOST:PORT` a configuration of the session has pinned (`resolve`): a later profile
   /// that no longer pins one takes it out of the DNS caches (`unpins(for:)`).
   private(set) var pinnedEver: Set<String> = []
+  /// The session's counters in the daemon's `Metrics`, resolved once when it was made.
+  var metricsSlot = 0
 
   init(profile: SessionProfile, engine: Engine) {
     self.name = profile.config.name

@@ -38,15 +38,46 @@ enum SocketAddress {
     }
   }
 
-  /// The port a bound IPv4 socket listens on.
-  static func localPort(of fd: Int32) throws(LoopError) -> UInt16 {
+  /// Calls `body` with a `sockaddr_in` or `sockaddr_in6` for the numeric `host` (inet_pton;
+  /// nothing is resolved); EINVAL when it is neither.
+  static func withNumeric<Result>(
+    host: String, port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
+  ) throws(LoopError) -> Result {
+    if host.contains(":") {
+      var address = sockaddr_in6()
+      address.sin6_family = sa_family_t(AF_INET6)
+      address.sin6_port = port.bigEndian
+      guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else {
+        throw LoopError(code: EINVAL, operation: "inet_pton")
+      }
+      return withUnsafePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          body($0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+        }
+      }
+    }
     var address = sockaddr_in()
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+      throw LoopError(code: EINVAL, operation: "inet_pton")
+    }
+    return withUnsafePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        body($0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+  }
+
+  /// The port a bound IPv4 or IPv6 socket listens on (both keep it at the same offset).
+  static func localPort(of fd: Int32) throws(LoopError) -> UInt16 {
+    var address = sockaddr_in6()
+    var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
     _ = try withUnsafeMutablePointer(to: &address) { (pointer) throws(LoopError) -> Int32 in
       try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (raw) throws(LoopError) in
         try Syscall.retrying("getsockname") { getsockname(fd, raw, &length) }
       }
     }
-    return UInt16(bigEndian: address.sin_port)
+    return UInt16(bigEndian: address.sin6_port)
   }
 }

@@ -1,7 +1,8 @@
 import CFerryEvent
 import Glibc
 
-/// A listening TCP socket on 127.0.0.1, for the fixture HTTP server in tests.
+/// A listening TCP socket on 127.0.0.1 (the fixture HTTP server in tests), or on the numeric
+/// address an admin names (the daemon's metrics listener).
 ///
 /// Accepted sockets are non-blocking, close-on-exec and have TCP_NODELAY set: request and
 /// response heads are small writes, and Nagle plus delayed ACKs would add 40 ms stalls to
@@ -13,18 +14,20 @@ import Glibc
   public let port: Int
   private var acceptor: Acceptor?
 
-  /// Binds 127.0.0.1:`port` (0: any free port), listens and starts accepting.
+  /// Binds `host`:`port` (a numeric IPv4 or IPv6 address, never a name to resolve; port 0:
+  /// any free port), listens and starts accepting. EINVAL for a host that is not numeric.
   public init(
-    loop: EventLoop, port: UInt16 = 0, backlog: Int32 = 511,
+    loop: EventLoop, host: String = "127.0.0.1", port: UInt16 = 0, backlog: Int32 = 511,
     onAccept: @escaping @MainActor (Int32) -> Void
   ) throws(LoopError) {
-    let fd = try Syscall.socket(domain: AF_INET, type: Int32(SOCK_STREAM.rawValue))
+    let isIPv6 = host.contains(":")
+    let fd = try Syscall.socket(domain: isIPv6 ? AF_INET6 : AF_INET, type: Int32(SOCK_STREAM.rawValue))
     do throws(LoopError) {
       var one: Int32 = 1
       _ = try Syscall.retrying("setsockopt(SO_REUSEADDR)") {
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
       }
-      _ = try SocketAddress.withLoopback(port: port) { address, length in
+      _ = try SocketAddress.withNumeric(host: host, port: port) { address, length in
         Syscall.retryingResult("bind") { bind(fd, address, length) }
       }.get()
       _ = try Syscall.retrying("listen") { listen(fd, backlog) }

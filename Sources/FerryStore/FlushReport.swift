@@ -16,6 +16,8 @@ public struct FlushReport: Sendable, Equatable {
   /// Transactions committed: 1 when the batch (or, after a failure, the part of it without
   /// its submissions) went in; 0 for an empty batch or when nothing could be written.
   public var transactions = 0
+  /// Seconds the commit took on the writer thread (the metrics' `ferry_journal_commit_seconds`).
+  public var seconds = 0.0
 
   public init() {}
 

@@ -158,7 +158,13 @@ public final class JournalWriter: @unchecked Sendable {
     switch item {
     case .batch(let batch):
       beforeCommit?()
-      return .batch(journal.commit(batch))
+      var start = timespec()
+      clock_gettime(CLOCK_MONOTONIC, &start)
+      var report = journal.commit(batch)
+      var end = timespec()
+      clock_gettime(CLOCK_MONOTONIC, &end)
+      report.seconds = Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+      return .batch(report)
     case .compact:
       do throws(StoreError) {
         if try journal.compactSlice() {

@@ -248,6 +248,8 @@ public enum ClientMessage: Sendable, Equatable {
   case explain(Job, files: [ExplainedFile])
   case stats
   case sessions
+  /// `{"op":"metrics"}`: the Prometheus text of the metrics listener, in one event.
+  case metrics
   /// `{"op":"jobs"}`: the caller's detached and durable jobs.
   case jobs
   /// `{"op":"cookies","session":"S"}`: the caller's jar in a session; values only with

@@ -111,6 +111,9 @@ public struct JobDecoder: Sendable {
     case "sessions":
       try onlyOp(object)
       return .sessions
+    case "metrics":
+      try onlyOp(object)
+      return .metrics
     case "jobs":
       try onlyOp(object)
       return .jobs

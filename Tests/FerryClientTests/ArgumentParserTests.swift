@@ -18,6 +18,7 @@ struct ArgumentParserTests {
       (["--socket", "/s", "stats"], Invocation(socket: "/s", command: .op(.stats))),
       (["hello", "--socket=/s"], Invocation(socket: "/s", command: .op(.hello))),
       (["sessions"], Invocation(command: .op(.sessions))),
+      (["metrics"], Invocation(command: .op(.metrics))),
       (["cancel", "J"], Invocation(command: .cancel(id: "J"))),
       (["attach", "J", "-i"], Invocation(command: .attach(id: "J", includeHeaders: true))),
       (["--help"], Invocation(command: .help(.general))),

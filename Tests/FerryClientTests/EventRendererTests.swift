@@ -276,6 +276,10 @@ struct EventRendererTests {
     #expect(
       stats.render(#"{"event":"stats","clients":1,"uptime_s":3}"#).stdoutText
         == #"{"clients":1,"uptime_s":3}"# + "\n")
+    var metrics = Fixture.renderer(.op(.metrics))
+    #expect(
+      metrics.render(#"{"event":"metrics","text":"ferry_clients 1\n"}"#)
+        == Rendering(stdout: Array("ferry_clients 1\n".utf8), exit: .success))
     var hello = Fixture.renderer(.op(.hello)) { $0.stdoutIsTerminal = true }
     #expect(hello.render(#"{"event":"hello","protocol":1}"#).stdoutText == "{\n  \"protocol\": 1\n}\n")
   }

@@ -15,6 +15,8 @@ import Testing
       var st = stat()
       _ = fstat(fds[1], &st)
       env["JOURNAL_STREAM"] = "\(st.st_dev):\(st.st_ino)"
+      // No native socket here, whatever the machine runs: the logger falls back to stream lines.
+      env["FERRY_JOURNAL_SOCKET"] = "/nonexistent/ferry-journal.sock"
     }
     body(Logger(level: level, environment: env, fd: fds[1]))
     close(fds[1])

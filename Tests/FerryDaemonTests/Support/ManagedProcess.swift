@@ -14,7 +14,7 @@ final class ManagedProcess {
 
   init(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-    privateDirectory: String? = nil
+    privateDirectory: String? = nil, standardError: FileHandle? = nil
   ) throws {
     ownDirectory = privateDirectory == nil ? Paths.tempDirectory("env") : nil
     process.executableURL = URL(fileURLWithPath: executable)
@@ -22,7 +22,8 @@ final class ManagedProcess {
     process.environment = TestEnvironment.isolated(
       environment, under: privateDirectory ?? ownDirectory ?? "/nonexistent")
     process.standardOutput = stdout
-    process.standardError = stderr
+    // A test that plays journald gives its own socket as stderr (`JOURNAL_STREAM`).
+    process.standardError = standardError ?? stderr
     process.standardInput = FileHandle.nullDevice
     try process.run()
   }

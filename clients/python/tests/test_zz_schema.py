@@ -64,7 +64,7 @@ class SchemaTests(DaemonTestCase):
         """Every op, each event kind, and the errors a library never provokes."""
         url = self.url
         with self.daemon.client() as c:
-            for name in ("ping", "hello", "stats", "sessions", "jobs"):
+            for name in ("ping", "hello", "stats", "metrics", "sessions", "jobs"):
                 c.op(name)
             c.op("explain", job={"url": url("/echo"), "method": "POST", "parts": [{"name": "a", "value": "1"}]})
             c.op("cookies", session="jar", values=True)
@@ -153,8 +153,8 @@ class SchemaTests(DaemonTestCase):
         # The run reached every kind of event the daemon writes (a smaller set would mean the
         # schema's other branches went untested).
         self.assertTrue({"queued", "started", "response", "progress", "data", "done", "failed", "cancelled", "pong",
-                         "hello", "explained", "stats", "sessions", "jobs", "cookies", "cookies_cleared", "cache",
-                         "purged", "error"} <= seen_events, seen_events)
+                         "hello", "explained", "stats", "metrics", "sessions", "jobs", "cookies", "cookies_cleared",
+                         "cache", "purged", "error"} <= seen_events, seen_events)
         self.assertTrue({"invalid_json", "invalid_job", "line_too_long", "duplicate_id", "unknown_op", "unknown_id",
                          "unknown_session", "unsupported_scheme", "unacceptable_status",
                          "unacceptable_content_type", "response_too_large", "timeout", "connect_failed"}
