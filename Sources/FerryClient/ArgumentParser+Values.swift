@@ -12,6 +12,7 @@ extension ArgumentParser {
     case .help: options.wantsHelp = true
     case .version: options.wantsVersion = true
     case .all: options.purgesAll = true
+    case .once: options.once = true
     default: try applyRequest(option, name: name, value: value, to: &options.request)
     }
   }
@@ -53,7 +54,7 @@ extension ArgumentParser {
       case "yes", "true": r.insecure = false
       default: r.caFile = try nonEmpty(value, name)
       }
-    case .socket, .help, .version, .all: break
+    case .socket, .help, .version, .all, .once: break
     }
   }
 
@@ -87,7 +88,7 @@ extension ArgumentParser {
 
   /// HTTPie's `-A basic|digest`.
   private static func authType(_ value: String) throws(UsageError) -> String {
-    guard value == "basic" || value == "digest" else {
+    guard authTypes.contains(value) else {
       throw UsageError("--auth-type '\(value)': expected basic or digest", topic: .request)
     }
     return value
@@ -131,8 +132,14 @@ extension ArgumentParser {
   }
 
   /// The job field `cache`'s policies (docs/PROTOCOL.md), after `NSURLRequestCachePolicy`.
+  static let cachePolicies = [
+    "use_protocol", "reload", "return_cache_else_load", "return_cache_dont_load", "no_store",
+  ]
+  static let arrayEncodings = ["brackets", "repeat", "indexed"]
+  static let authTypes = ["basic", "digest"]
+
   private static func cachePolicy(_ value: String) throws(UsageError) -> String {
-    let policies = ["use_protocol", "reload", "return_cache_else_load", "return_cache_dont_load", "no_store"]
+    let policies = cachePolicies
     guard policies.contains(value) else {
       throw UsageError("--cache '\(value)': expected \(policies.joined(separator: ", "))", topic: .request)
     }
@@ -140,7 +147,7 @@ extension ArgumentParser {
   }
 
   private static func arrayEncoding(_ value: String) throws(UsageError) -> String {
-    guard ["brackets", "repeat", "indexed"].contains(value) else {
+    guard arrayEncodings.contains(value) else {
       throw UsageError("--array-encoding '\(value)': expected brackets, repeat or indexed", topic: .request)
     }
     return value

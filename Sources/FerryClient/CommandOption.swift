@@ -5,12 +5,15 @@ enum CommandOption: Sendable, CaseIterable {
   case cacert, insecure, verify, cache
   case all
   case socket, help, version
+  case once
 
   /// Which commands an option makes sense for; others refuse it rather than ignore it.
   enum Scope {
     case everywhere, request, response
     /// `purge`'s alone (`--all`): request commands refuse it too.
     case purge
+    /// `top`'s alone (`--once`).
+    case top
   }
 
   var scope: Scope {
@@ -18,6 +21,7 @@ enum CommandOption: Sendable, CaseIterable {
     case .socket, .help, .version: .everywhere
     case .include: .response
     case .all: .purge
+    case .once: .top
     default: .request
     }
   }
@@ -26,7 +30,7 @@ enum CommandOption: Sendable, CaseIterable {
   var takesValue: Bool {
     switch self {
     case .json, .form, .multipart, .resume, .detach, .noFollow, .include, .verbose, .ignoreStdin, .insecure,
-      .all, .help, .version:
+      .all, .help, .version, .once:
       false
     default: true
     }
@@ -68,6 +72,7 @@ enum CommandOption: Sendable, CaseIterable {
     case .socket: ["--socket"]
     case .help: ["-h", "--help"]
     case .version: ["--version"]
+    case .once: ["-1", "--once"]
     }
   }
 
@@ -94,6 +99,8 @@ struct ParsedOptions: Sendable {
   var request = RequestOptions(method: nil, url: "")
   /// `--all` (purge).
   var purgesAll = false
+  /// `-1`, `--once` (top).
+  var once = false
 
   /// The first option given that `allowed` does not hold, as it was spelled.
   func firstGiven(notIn allowed: Set<CommandOption>) -> String? {

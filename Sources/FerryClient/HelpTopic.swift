@@ -1,6 +1,7 @@
 /// A page of `ferry`'s help: the whole command, or one subcommand.
 public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
   case general, request, explain, events, job, ping, hello, stats, sessions, cancel, attach, cache, purge
+  case top
 
   /// The topic of a command word; the method commands share `request`'s page.
   public init?(command: String) {
@@ -37,6 +38,7 @@ public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
     case .attach: HelpText.attach
     case .cache: HelpText.cache
     case .purge: HelpText.purge
+    case .top: HelpText.top
     }
   }
 }
