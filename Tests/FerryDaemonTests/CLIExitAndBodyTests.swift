@@ -38,8 +38,10 @@ extension CLIExitAndBodyTests {
   @Test func jobsListsTheDetachedJobsOfTheCaller() throws {
     let fixture = try FixtureHarness()
     let daemon = try DaemonHarness()
+    // Still running when listed: a job whose ending reached its connected client is collected
+    // and no longer listed, so a fast one can be gone before `ferry jobs` asks (a busy CI).
     let detached = try CLITests.ferry(
-      ["get", fixture.url("/json"), "--detach", "--id", "slow"], socket: daemon.socket)
+      ["get", fixture.url("/delay/20000"), "--detach", "--id", "slow"], socket: daemon.socket)
     #expect(detached.status == 0, "\(detached.stderr)")
     let jobs = try CLITests.ferry(["jobs"], socket: daemon.socket)
     #expect(jobs.status == 0, "\(jobs.stderr)")
