@@ -57,8 +57,10 @@ import Testing
       })
     let baseline = Self.size(state)
     // 20 durable jobs with 900 KB of headers each wait behind a job holding the one slot; their
-    // client leaves, so once they run their results wait for `attach`.
-    try c.send(#"{"id":"blocker","url":"\#(fixture.url("/stall"))","events":[]}"#)
+    // client leaves, so once they run their results wait for `attach`. The blocker never times
+    // out: under the sanitizers on a busy machine the 20 submissions took longer than the
+    // default 60 s idle timeout, and the jobs then started instead of queueing.
+    try c.send(#"{"id":"blocker","url":"\#(fixture.url("/stall"))","idle_timeout":31536000,"events":[]}"#)
     #expect(try c.readEvent().event == "queued")
     let value = String(repeating: "v", count: 60_000)
     let headers = (0..<15).map { #""X-H\#($0)":"\#(value)""# }.joined(separator: ",")

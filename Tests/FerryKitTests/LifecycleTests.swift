@@ -28,10 +28,13 @@ import Testing
   }
 
   /// A job that holds lane `kit` (a server that never answers) until it is cancelled, so a
-  /// job queued behind it waits for the test, not for a time.
+  /// job queued behind it waits for the test, not for a time. Its idle timeout is a year: the
+  /// default 60 s once ran out on a busy machine (sanitizers, the other core loaded), the
+  /// durable job then ran at once, its first client collected it, and nothing was left to attach.
   static func laneBlocker(_ client: FerryClient, _ fixture: KitFixture) async throws -> FerryJob {
     var blocker = FerryRequest("GET", fixture.url("/stall"))
     blocker.lane = "kit"
+    blocker.idleTimeout = 31_536_000
     let job = try await client.submit(blocker)
     for try await event in job.events {
       if case .started = event { break }
