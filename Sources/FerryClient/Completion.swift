@@ -36,28 +36,35 @@ public enum CompletionQuery: Sendable, Equatable {
 
 /// The answers to `CompletionQuery`, as text.
 public enum Completion {
-  /// The command words and a summary of each, in the order `ferry --help` gives them.
+  /// The command words and a summary of each: the methods, then every help topic's command
+  /// (a topic added to `HelpTopic` must get a summary below, or this does not compile).
   static let commands: [(word: String, summary: String)] =
-    ArgumentParser.methodCommands.map { ($0, "send a \($0.uppercased()) request") } + [
-      ("request", "send a request with any METHOD"),
-      ("explain", "how the daemon would send a request, and the curl command"),
-      ("events", "a job's raw event lines (JSON)"),
-      ("job", "print the job line only"),
-      ("ping", "check that the daemon answers"),
-      ("hello", "what the daemon speaks"),
-      ("stats", "the daemon's counters"),
-      ("metrics", "the daemon's Prometheus metrics"),
-      ("sessions", "the configured sessions"),
-      ("jobs", "your detached and durable jobs"),
-      ("top", "a live view of the daemon"),
-      ("cancel", "cancel a job"),
-      ("attach", "take over a detached job"),
-      ("cache", "a session's HTTP cache"),
-      ("purge", "remove cached answers"),
-      ("cookies", "your cookie jar in a session"),
-      ("clear-cookies", "empty your cookie jar, or a domain's cookies"),
-      ("help", "help on a command"),
-    ]
+    ArgumentParser.methodCommands.map { ($0, "send a \($0.uppercased()) request") }
+    + HelpTopic.allCases.compactMap { topic in summary(topic).map { (topic.rawValue, $0) } }
+    + [("help", "help on a command")]
+
+  private static func summary(_ topic: HelpTopic) -> String? {
+    switch topic {
+    case .general: nil
+    case .request: "send a request with any METHOD"
+    case .explain: "how the daemon would send a request, and the curl command"
+    case .events: "a job's raw event lines (JSON)"
+    case .job: "print the job line only"
+    case .ping: "check that the daemon answers"
+    case .hello: "what the daemon speaks"
+    case .stats: "the daemon's counters"
+    case .metrics: "the daemon's Prometheus metrics"
+    case .sessions: "the configured sessions"
+    case .jobs: "your detached and durable jobs"
+    case .cancel: "cancel a job"
+    case .attach: "take over a detached job"
+    case .cache: "a session's HTTP cache"
+    case .purge: "remove cached answers"
+    case .cookies: "your cookie jar in a session"
+    case .clearCookies: "empty your cookie jar, or a domain's cookies"
+    case .top: "a live view of the daemon"
+    }
+  }
 
   /// Header names offered for an item word, with the `:` that makes them headers.
   static let headerNames = [
