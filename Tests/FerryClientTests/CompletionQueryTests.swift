@@ -22,7 +22,8 @@ struct CompletionQueryTests {
     let commandLines: [String: [String]] = [
       "get": ["get", "http://h/"], "explain": ["explain", "http://h/"], "attach": ["attach", "j1"],
       "cancel": ["cancel", "j1"], "ping": ["ping"], "stats": ["stats"], "cache": ["cache"],
-      "purge": ["purge", "http://h/"], "top": ["top"],
+      "purge": ["purge", "http://h/"], "top": ["top"], "jobs": ["jobs"], "metrics": ["metrics"],
+      "cookies": ["cookies"], "clear-cookies": ["clear-cookies"],
     ]
     for (command, words) in commandLines {
       for option in CommandOption.allCases where ![.help, .version].contains(option) {
@@ -46,7 +47,10 @@ struct CompletionQueryTests {
     case .header: "A: b"
     case .auth: "u:p"
     case .authType: "basic"
-    case .timeout, .retry: "1"
+    case .timeout, .retry, .connectTimeout, .maxRedirects: "1"
+    case .continueAt: "-"
+    case .cookie, .curlForm: "a=b"
+    case .print: "hb"
     case .acceptStatus: "200"
     case .cache: "reload"
     case .arrayEncoding: "repeat"
