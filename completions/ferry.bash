@@ -41,6 +41,7 @@ _ferry_values() {
     local prefix=$1 kind=$2 choices=$3 partial=$4 socket=$5 value
     case $kind in
     file) _ferry_files "$prefix" "$partial" ;;
+    data) [[ $partial == *@* ]] && _ferry_files "$prefix${partial%%@*}@" "${partial#*@}" ;;
     session)
         while IFS= read -r value; do
             [[ $value == "$partial"* ]] && COMPREPLY+=("$prefix$value")
@@ -116,11 +117,14 @@ _ferry() {
             [[ $name == "$cur"* && $name != help ]] && COMPREPLY+=("$name")
         done < <(ferry --complete-commands 2>/dev/null)
         ;;
-    get | post | put | patch | delete | head | options | request | explain | events | job | *://* | :*)
-        # The URL (and request's METHOD) first, then items.
+    get | post | put | patch | delete | head | options | request | explain | events | job | [A-Z]* | \
+        *://* | :* | *:[0-9]* | localhost* | [0-9]*.[0-9]* | \[*)
+        # The URL (and request's METHOD) first, then items. A METHOD in capitals is a command;
+        # a URL as the first word (with a scheme, :PORT, HOST:PORT, localhost, an IP) is too.
         local before=0
         [[ $command == request ]] && before=1
-        [[ $command == *://* || $command == :* ]] && before=-1
+        [[ $command != [A-Z]* && $command != @(get|post|put|patch|delete|head|options|request|explain|events|job) ]] &&
+            before=-1
         ((positional > before)) || return 0
         if [[ $cur == *@* ]]; then
             # name@file, name=@file, name:=@file, and @file (the raw body).

@@ -14,6 +14,12 @@ function __ferry_values
             for path in (__fish_complete_path $argv[4])
                 echo $prefix$path
             end
+        case data
+            string match -q -- '*@*' $argv[4]; or return
+            set -l parts (string split -m 1 @ -- $argv[4])
+            for path in (__fish_complete_path $parts[2])
+                echo $prefix$parts[1]@$path
+            end
         case session
             set -l socket
             test -n "$argv[5]"; and set socket --socket $argv[5]
@@ -86,11 +92,17 @@ function __ferry_complete
             ferry --complete-commands 2>/dev/null
         case help
             test $positional -eq 0; and ferry --complete-commands 2>/dev/null
-        case get post put patch delete head options request explain events job '*://*' ':*'
-            # The URL (and request's METHOD) first, then items.
+        case '*'
+            # The URL (and request's METHOD) first, then items. A METHOD in capitals is a command;
+            # a URL as the first word (with a scheme, :PORT, HOST:PORT, localhost, an IP) is too.
+            # (fish's case patterns have no [..] classes, hence the regular expressions.)
             set -l before 0
             test "$command" = request; and set before 1
-            string match -q -- '*://*' $command; or string match -q -- ':*' $command; and set before -1
+            if not contains -- $command get post put patch delete head options request explain events job
+                and not string match -qr -- '^[A-Z]' $command
+                string match -qr -- '://|^:|:[0-9]|^localhost|^[0-9]+\.[0-9]|^\[' $command; or return
+                set before -1
+            end
             test $positional -gt $before; or return
             if string match -q -- '*@*' $cur
                 # name@file, name=@file, name:=@file, and @file (the raw body).

@@ -5,6 +5,8 @@ extension CommandOption {
   /// What the word after an option is, for completion.
   enum ValueKind: Equatable {
     case none, text, file, session
+    /// Text, or after an `@` a file: curl's `-d @FILE`, `--data-urlencode name@FILE`, `-F name=@FILE`.
+    case data
     case choices([String])
   }
 
@@ -13,6 +15,8 @@ extension CommandOption {
     switch self {
     case .bodyFile, .output, .cacert, .socket: return .file
     case .session: return .session
+    case .data, .dataBinary, .dataURLEncode, .curlForm: return .data
+    case .method: return .choices(ArgumentParser.methodCommands.map { $0.uppercased() })
     case .authType: return .choices(ArgumentParser.authTypes)
     case .cache: return .choices(ArgumentParser.cachePolicies)
     case .arrayEncoding: return .choices(ArgumentParser.arrayEncodings)

@@ -10,7 +10,8 @@ public enum CompletionQuery: Sendable, Equatable {
   /// `--complete-commands`: `WORD<TAB>summary` lines.
   case commands
   /// `--complete-options [COMMAND]`: `SPELLING<TAB>KIND[<TAB>CHOICES]` lines; KIND is `flag`,
-  /// `text`, `file`, `session` or `choice` (CHOICES separated by spaces). Without COMMAND,
+  /// `text`, `file`, `session`, `data` (text, or a file after `@`) or `choice` (CHOICES
+  /// separated by spaces). Without COMMAND,
   /// every option the parser knows.
   case options(command: String?)
   /// `--complete-item WORD`: request items that start with WORD (`Header:` forms, `name==` …).
@@ -92,6 +93,7 @@ public enum Completion {
       case .text: kind = "text"
       case .file: kind = "file"
       case .session: kind = "session"
+      case .data: kind = "data"
       case .choices(let choices): kind = "choice\t" + choices.joined(separator: " ")
       }
       for spelling in option.spellings { text += "\(spelling)\t\(kind)\n" }

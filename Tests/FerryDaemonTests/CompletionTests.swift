@@ -59,6 +59,9 @@ import Testing
     #expect(try Self.complete("ferry st") == ["stats"])
     #expect(try Self.complete("ferry help ca") == ["cancel", "cache"])
     #expect(try Self.complete("ferry t") == ["top"])
+    #expect(try Self.complete("ferry c") == ["cancel", "cache", "cookies", "clear-cookies"])
+    #expect(try Self.complete("ferry j") == ["job", "jobs"])
+    #expect(try Self.complete("ferry m") == ["metrics"])
   }
 
   @Test func completesTheOptionsOfTheCommand() throws {
@@ -68,6 +71,13 @@ import Testing
     #expect(
       try Self.complete("ferry cache --") == ["--json", "--session", "--socket", "--help", "--version"])
     #expect(try Self.complete("ferry ping --") == ["--socket", "--help", "--version"])
+    #expect(try Self.complete("ferry jobs --") == ["--socket", "--help", "--version"])
+    #expect(
+      try Self.complete("ferry clear-cookies --") == [
+        "--json", "--session", "--domain", "--socket", "--help", "--version",
+      ])
+    #expect(try Self.complete("ferry cookies --v") == ["--values", "--version"])
+    #expect(try Self.complete("ferry get http://x --max-r") == ["--max-redirs"])
     #expect(
       try Self.complete("ferry top -") == [
         "-j", "--json", "--session", "--socket", "-h", "--help", "--version", "-1", "--once",
@@ -81,6 +91,7 @@ import Testing
       ])
     #expect(try Self.complete("ferry get http://x --array-encoding=b") == ["brackets"])
     #expect(try Self.complete("ferry get http://x --auth-type ") == ["basic", "digest"])
+    #expect(try Self.complete("ferry request -X P") == ["POST", "PUT", "PATCH"])
   }
 
   @Test func completesItemFormsAndHeaderNames() throws {
@@ -91,6 +102,12 @@ import Testing
     #expect(try Self.complete("ferry post http://x page") == ["page:", "page==", "page=", "page:=", "page@"])
     // The URL itself gets no item forms.
     #expect(try Self.complete("ferry get Acc") == [])
+    // A METHOD in capitals, or a URL without a scheme, is the command (as the parser reads it).
+    let forms = ["page:", "page==", "page=", "page:=", "page@"]
+    #expect(try Self.complete("ferry PROPFIND http://x page") == forms)
+    #expect(try Self.complete("ferry localhost:8080/x page") == forms)
+    #expect(try Self.complete("ferry 127.0.0.1/x page") == forms)
+    #expect(try Self.complete("ferry cookies page") == [])
   }
 
   @Test func completesFilesAfterAt() throws {
@@ -105,6 +122,10 @@ import Testing
     #expect(try Self.complete("ferry post http://x @no", directory: dir) == ["@notes.txt"])
     #expect(try Self.complete("ferry post http://x data:=@no", directory: dir) == ["@notes.txt"])
     #expect(try Self.complete("ferry get http://x -o no", directory: dir) == ["notes.txt"])
+    // curl's data options read a file after `@`, and are text otherwise.
+    #expect(try Self.complete("ferry post http://x -d @no", directory: dir) == ["@notes.txt"])
+    #expect(try Self.complete("ferry post http://x --data-urlencode a@no", directory: dir) == ["a@notes.txt"])
+    #expect(try Self.complete("ferry post http://x -d no", directory: dir) == [])
   }
 
   @Test func completesSessionNamesFromTheDaemon() throws {
@@ -153,6 +174,10 @@ import Testing
     try Data("x".utf8).write(to: URL(fileURLWithPath: dir + "/photo.png"))
     // fish sorts what it offers.
     #expect(try Self.fish("ferry p") == ["patch", "ping", "post", "purge", "put"])
+    #expect(try Self.fish("ferry c") == ["cache", "cancel", "clear-cookies", "cookies"])
+    #expect(try Self.fish("ferry clear-cookies --d") == ["--domain"])
+    #expect(try Self.fish("ferry post http://x -F a=@ph", directory: dir) == ["a=@photo.png"])
+    #expect(try Self.fish("ferry localhost:8080/x pag") == ["pag:", "pag:=", "pag=", "pag==", "pag@"])
     #expect(try Self.fish("ferry cache --") == ["--help", "--json", "--session", "--socket", "--version"])
     #expect(
       try Self.fish("ferry get http://x --cache return") == [
