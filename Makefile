@@ -7,9 +7,12 @@ CONFIG ?= config/ferry.json
 # Python library's tests against docs/schema (make test-python). curl, wrk,
 # hyperfine and python3(-venv) are the benchmark's peers and driver (make bench, bench-smoke).
 # nodejs runs the HTTP Caching Tests (tools/cache-tests) against ferryd's cache. scdoc and
-# man-db build and check the manual pages (tools/man/build.py).
+# man-db build and check the manual pages (tools/man/build.py). fish and zsh check and run the
+# shell completions (CompletionTests drives bash's, fish's and checks zsh's); tmux runs `ferry top`
+# on a terminal in TopTerminalTests.
 DEPS := libevent-dev libcurl4-openssl-dev libsqlite3-dev media-types socat nginx-light openssl jq \
-	curl wrk hyperfine python3 python3-venv nodejs python3-jsonschema scdoc man-db prometheus
+	curl wrk hyperfine python3 python3-venv nodejs python3-jsonschema scdoc man-db prometheus \
+	fish zsh tmux
 SWIFTFLAGS := -Xswiftc -warnings-as-errors
 
 .PHONY: deps build build-debug run test lint format examples clean bench bench-smoke install fuzz test-sanitize \
@@ -114,10 +117,15 @@ bench: build
 bench-smoke: build
 	$(BENCH) --smoke
 
-# Installs the binaries, the config (never over an existing one) and the systemd units.
-# PREFIX and DESTDIR as usual; the units' ExecStart is rewritten to $(PREFIX)/bin/ferryd.
+# Installs the binaries, the config (never over an existing one), the systemd units and the
+# shell completions. PREFIX and DESTDIR as usual; the units' ExecStart is rewritten to
+# $(PREFIX)/bin/ferryd. The completions go where each shell looks under PREFIX: for /usr,
+# Debian's places (zsh's vendor-completions); for /usr/local, zsh's site-functions.
 DESTDIR ?=
 SYSTEMD_DIR ?= /etc/systemd/system
+BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
+ZSH_COMPLETION_DIR ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
+FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
 install: build man
 	install -D -m 0755 .build/release/ferryd $(DESTDIR)$(PREFIX)/bin/ferryd
 	install -D -m 0755 .build/release/ferry $(DESTDIR)$(PREFIX)/bin/ferry
@@ -131,6 +139,9 @@ install: build man
 	sed 's#/usr/local/bin/ferryd#$(PREFIX)/bin/ferryd#' systemd/ferryd.service > $(DESTDIR)$(SYSTEMD_DIR)/ferryd.service
 	install -m 0644 systemd/ferryd.socket $(DESTDIR)$(SYSTEMD_DIR)/ferryd.socket
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/ferry/README.md
+	install -D -m 0644 completions/ferry.bash $(DESTDIR)$(BASH_COMPLETION_DIR)/ferry
+	install -D -m 0644 completions/_ferry $(DESTDIR)$(ZSH_COMPLETION_DIR)/_ferry
+	install -D -m 0644 completions/ferry.fish $(DESTDIR)$(FISH_COMPLETION_DIR)/ferry.fish
 	for page in .build/man/*.[0-9]; do \
 	  install -D -m 0644 $$page $(DESTDIR)$(PREFIX)/share/man/man$${page##*.}/$$(basename $$page); \
 	done

@@ -6,8 +6,7 @@ extension ArgumentParser {
   {
     let isPurge = name == "purge"
     let topic: HelpTopic = isPurge ? .purge : .cache
-    try refuseOptions(
-      options, command: name, allowing: isPurge ? [.session, .json, .all] : [.session, .json])
+    try refuseOptions(options, command: name)
     let printsJSON = options.given.contains { $0.option == .json }
     let session = options.request.session
     guard isPurge else {

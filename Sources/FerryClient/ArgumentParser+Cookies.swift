@@ -7,8 +7,7 @@ extension ArgumentParser {
   {
     let isClear = name == "clear-cookies"
     let topic: HelpTopic = isClear ? .clearCookies : .cookies
-    try refuseOptions(
-      options, command: name, allowing: isClear ? [.session, .json, .domain] : [.session, .json, .values])
+    try refuseOptions(options, command: name)
     guard rest.isEmpty else { throw UsageError("\(name) takes no arguments", topic: topic) }
     let printsJSON = options.given.contains { $0.option == .json }
     let action: CookieCommand.Action =

@@ -14,6 +14,7 @@ extension ArgumentParser {
     case .all: options.purgesAll = true
     case .values: options.showsCookieValues = true
     case .domain: options.cookieDomain = try nonEmpty(value, name)
+    case .once: options.once = true
     default:
       if option.isForeign {
         try applyForeign(option, name: name, value: value, to: &options)
@@ -94,7 +95,7 @@ extension ArgumentParser {
 
   /// HTTPie's `-A basic|digest`.
   private static func authType(_ value: String) throws(UsageError) -> String {
-    guard value == "basic" || value == "digest" else {
+    guard authTypes.contains(value) else {
       throw UsageError("--auth-type '\(value)': expected basic or digest", topic: .request)
     }
     return value
@@ -138,8 +139,14 @@ extension ArgumentParser {
   }
 
   /// The job field `cache`'s policies (docs/PROTOCOL.md), after `NSURLRequestCachePolicy`.
+  static let cachePolicies = [
+    "use_protocol", "reload", "return_cache_else_load", "return_cache_dont_load", "no_store",
+  ]
+  static let arrayEncodings = ["brackets", "repeat", "indexed"]
+  static let authTypes = ["basic", "digest"]
+
   private static func cachePolicy(_ value: String) throws(UsageError) -> String {
-    let policies = ["use_protocol", "reload", "return_cache_else_load", "return_cache_dont_load", "no_store"]
+    let policies = cachePolicies
     guard policies.contains(value) else {
       throw UsageError("--cache '\(value)': expected \(policies.joined(separator: ", "))", topic: .request)
     }
@@ -147,7 +154,7 @@ extension ArgumentParser {
   }
 
   private static func arrayEncoding(_ value: String) throws(UsageError) -> String {
-    guard ["brackets", "repeat", "indexed"].contains(value) else {
+    guard arrayEncodings.contains(value) else {
       throw UsageError("--array-encoding '\(value)': expected brackets, repeat or indexed", topic: .request)
     }
     return value

@@ -9,6 +9,9 @@ public enum ArgumentParser {
 
   /// Parses the arguments after the program name.
   public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+    if let first = arguments.first, first.hasPrefix("--complete-") {
+      return Invocation(command: .complete(try CompletionQuery(arguments)))
+    }
     var options = ParsedOptions()
     var words: [String] = []
     var i = 0
@@ -138,10 +141,15 @@ public enum ArgumentParser {
     case "cancel", "attach": return try jobOp(first, rest, options: options)
     case "cache", "purge": return .cache(try cacheCommand(first, rest, options: options))
     case "cookies", "clear-cookies": return .cookies(try cookieCommand(first, rest, options: options))
+    case "top":
+      try refuseOptions(options, command: first)
+      guard rest.isEmpty else { throw UsageError("top takes no arguments", topic: .top) }
+      let printsJSON = options.given.contains { $0.option == .json }
+      return .top(TopOptions(printsJSON: printsJSON, once: options.once, filter: options.request.session))
     default: break
     }
     if let op = SimpleOp(rawValue: first) {
-      try refuseRequestOptions(options, command: first, allowsResponse: false)
+      try refuseOptions(options, command: first)
       guard rest.isEmpty else { throw UsageError("\(first) takes no arguments", topic: HelpTopic(op)) }
       return .op(op)
     }
@@ -157,7 +165,7 @@ public enum ArgumentParser {
     -> Command
   {
     let topic: HelpTopic = name == "cancel" ? .cancel : .attach
-    try refuseRequestOptions(options, command: name, allowsResponse: name == "attach")
+    try refuseOptions(options, command: name)
     guard rest.count == 1, let id = rest.first, !id.isEmpty else {
       throw UsageError("\(name) needs exactly one job ID", topic: topic)
     }
@@ -186,7 +194,7 @@ public enum ArgumentParser {
     throws(UsageError) -> RequestOptions
   {
     guard let url = words.first, !url.isEmpty else { throw UsageError("a URL is needed", topic: topic) }
-    if let name = options.given.first(where: { $0.option.scope == .op })?.name {
+    if let name = options.given.first(where: { !$0.option.isAccepted(by: nil) })?.name {
       throw UsageError("\(name) does not apply to requests", topic: topic)
     }
     var request = options.request
@@ -248,18 +256,10 @@ public enum ArgumentParser {
     return topic
   }
 
-  /// Ops take no request options: refusing them beats ignoring a typo'd command line.
-  private static func refuseRequestOptions(_ options: ParsedOptions, command: String, allowsResponse: Bool)
-    throws(UsageError)
-  {
-    try refuseOptions(options, command: command, allowing: allowsResponse ? [.include] : [])
-  }
-
-  /// Refuses the first option given that `command` does not take (`allowed` are the ones it does).
-  static func refuseOptions(_ options: ParsedOptions, command: String, allowing allowed: Set<CommandOption>)
-    throws(UsageError)
-  {
-    if let name = options.firstGiven(notIn: allowed) {
+  /// Refuses the first option given that `command` does not take (`CommandOption.accepted`):
+  /// refusing beats ignoring a typo'd command line.
+  static func refuseOptions(_ options: ParsedOptions, command: String) throws(UsageError) {
+    if let name = options.firstGiven(notIn: CommandOption.accepted(by: command)) {
       throw UsageError("\(name) does not apply to \(command)", topic: HelpTopic(command: command) ?? .general)
     }
   }

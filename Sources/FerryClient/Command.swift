@@ -23,6 +23,10 @@ public enum Command: Sendable, Equatable {
   case help(HelpTopic)
   /// `ferry --version`.
   case version
+  /// `ferry --complete-…`: what the shell completions ask (hidden).
+  case complete(CompletionQuery)
+  /// `ferry top`: the live view.
+  case top(TopOptions)
 }
 
 /// A parsed command line: the command and the socket chosen with `--socket`, if any.

@@ -9,11 +9,13 @@ enum CommandOption: Sendable, CaseIterable {
   case connectTimeout, maxRedirects
   case all, values, domain
   case socket, help, version
+  case once
 
   /// Which commands an option makes sense for; others refuse it rather than ignore it.
   enum Scope {
     case everywhere, request, response
-    /// One op command's alone (`--all`, `--values`, `--domain`): request commands refuse it too.
+    /// One op command's alone (`--all`, `--values`, `--domain`, `--once`): request commands
+    /// refuse it too (`isAccepted(by:)` says whose).
     case op
   }
 
@@ -21,7 +23,7 @@ enum CommandOption: Sendable, CaseIterable {
     switch self {
     case .socket, .help, .version: .everywhere
     case .include: .response
-    case .all, .values, .domain: .op
+    case .all, .values, .domain, .once: .op
     default: .request
     }
   }
@@ -31,7 +33,7 @@ enum CommandOption: Sendable, CaseIterable {
     switch self {
     case .json, .form, .multipart, .resume, .detach, .noFollow, .include, .verbose, .ignoreStdin, .insecure,
       .all, .values, .help, .version, .location, .remoteName, .compressed, .silent, .showError, .head,
-      .getData, .fail, .offline:
+      .getData, .fail, .offline, .once:
       false
     default: true
     }
@@ -99,6 +101,7 @@ enum CommandOption: Sendable, CaseIterable {
     case .socket: ["--socket"]
     case .help: ["-h", "--help"]
     case .version: ["--version"]
+    case .once: ["-1", "--once"]
     }
   }
 
@@ -151,6 +154,8 @@ struct ParsedOptions: Sendable {
   var showsCookieValues = false
   /// `--domain D` (clear-cookies).
   var cookieDomain: String?
+  /// `-1`, `--once` (top).
+  var once = false
   /// curl's `-X METHOD`, or `HEAD` for `--head`.
   var explicitMethod: String?
   /// HTTPie's `--offline`: a request command becomes `explain`.

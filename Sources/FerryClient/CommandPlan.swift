@@ -8,6 +8,11 @@ public enum CommandPlan: Sendable, Equatable {
   /// Connect, send `lines` (each without its newline), render every line that comes back.
   /// `descriptors` go with the last line (the job's), in the order its `fd` fields index.
   case converse(lines: [[UInt8]], settings: EventRenderer.Settings, descriptors: [PassedDescriptor] = [])
+  /// Ask the daemon for its sessions with a short timeout and print their names, one a line;
+  /// nothing, and exit 0, when it does not answer (`ferry --complete-sessions`).
+  case sessionNames(socket: String?)
+  /// The live view (`ferry top`).
+  case top(TopOptions)
 
   /// The terminals `main` found, which shape the job (progress events) and the output.
   public struct Terminals: Sendable, Equatable {
@@ -76,6 +81,12 @@ public enum CommandPlan: Sendable, Equatable {
       return .converse(lines: [line(.object(cache.op))], settings: opSettings(.cache(cache), terminals))
     case .cookies(let cookies):
       return .converse(lines: [line(.object(cookies.op))], settings: opSettings(.cookies(cookies), terminals))
+    case .complete(.sessions(let socket)): return .sessionNames(socket: socket)
+    case .complete(let query): return .print(Completion.text(query))
+    case .top(let options) where options.printsJSON:
+      // What `ferry stats` prints: one answer, the same rendering.
+      return try make(.op(.stats), context: context, terminals: terminals)
+    case .top(let options): return .top(options)
     }
   }
 

@@ -28,6 +28,7 @@ enum HelpText {
       ferry events [METHOD] URL [ITEM...]    the job's raw event lines (JSON), for scripts
       ferry job [METHOD] URL [ITEM...]       print the job line only; the daemon is not contacted
       ferry ping | hello | stats | metrics | sessions | jobs
+      ferry top [--session S] [--json] [-1]  a live view of the daemon (q quits)
       ferry cancel ID | attach ID
       ferry cache [--session S] [--json]     a session's HTTP cache: counts and your URLs
       ferry purge URL|--all [--session S]    remove a URL's stored answers, or all of yours
@@ -205,6 +206,21 @@ enum HelpText {
       --session NAME   the session (an unknown one is an error, exit 1)
       --domain DOMAIN  only DOMAIN's cookies and its subdomains'
       --json           the daemon's answer as JSON, for scripts
+
+    """ + exitCodes
+
+  static let top = """
+    Usage: ferry top [--session NAME] [--json] [-1|--once]
+
+    A full-screen view of the daemon, refreshed every second from its stats: jobs per second,
+    running and queued jobs per session, retries, bytes per second up and down, connections,
+    cache hit ratio, clients. It shows what the daemon's stats show the caller.
+    Keys: q quits, s changes the sort (name, running, queued, done), / filters by session
+    (Enter applies, an empty filter clears it).
+    Off a terminal (stdout not a tty) it prints one pass without escape codes and exits.
+      --session NAME   start filtered to sessions whose name holds NAME
+      --json           print the stats answer once, as JSON
+      -1, --once       print one pass and exit
 
     """ + exitCodes
 

@@ -3,6 +3,7 @@ public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
   case general, request, explain, events, job, ping, hello, stats, metrics, sessions, jobs, cancel, attach,
     cache, purge, cookies
   case clearCookies = "clear-cookies"
+  case top
 
   /// The topic of a command word; the method commands share `request`'s page.
   public init?(command: String) {
@@ -48,6 +49,7 @@ public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
     case .purge: HelpText.purge
     case .cookies: HelpText.cookies
     case .clearCookies: HelpText.clearCookies
+    case .top: HelpText.top
     }
   }
 }

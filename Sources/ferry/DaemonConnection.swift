@@ -41,6 +41,12 @@ struct DaemonConnection {
     return .success(DaemonConnection(fd: fd))
   }
 
+  /// Makes a read that waits longer than `milliseconds` end as if the daemon had closed.
+  func setReceiveTimeout(milliseconds: Int) {
+    var limit = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
+    _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+  }
+
   /// The uid of the process that listens on the other end (SO_PEERCRED: for a listening
   /// socket, whoever created it), or nil when the kernel does not say.
   func peerUID() -> UInt32? {

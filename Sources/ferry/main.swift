@@ -23,12 +23,16 @@ func run(_ arguments: [String]) -> ExitCode {
     System.write(STDERR_FILENO, "ferry: \(error.message)\nferry: see `\(hint)`\n")
     return .usage
   }
+  let locator = SocketLocator(environment: System.environment, exists: System.exists, uid: getuid())
   switch plan {
   case .print(let text):
     System.write(STDOUT_FILENO, text)
     return .success
+  case .sessionNames(let socket):
+    return printSessionNames(socket: locator.locate(argument: socket))
+  case .top(let options):
+    return TopCommand(options: options, socket: locator.locate(argument: invocation.socket)).run()
   case .converse(let lines, let settings, let passing):
-    let locator = SocketLocator(environment: System.environment, exists: System.exists, uid: getuid())
     var descriptors: [Int32] = []
     for item in passing {
       switch System.openPassed(item) {

@@ -1,0 +1,86 @@
+import FerryClient
+import Glibc
+
+/// `ferry top`: samples `stats` every second and draws `TopView` full-screen; one pass (no
+/// escape codes) off a terminal or with `--once`. (`--json` is `ferry stats`: `CommandPlan`.)
+struct TopCommand {
+  let options: TopOptions
+  let socket: SocketLocator.Choice
+
+  func run() -> ExitCode {
+    var connection: DaemonConnection
+    switch DaemonConnection.open(socket.path) {
+    case .success(let c): connection = c
+    case .failure(let error):
+      System.write(STDERR_FILENO, SocketLocator.unreachableMessage(socket, reason: error.reason))
+      return .unreachable
+    }
+    defer { close(connection.fd) }
+    if let refusal = DaemonTrust.refusal(
+      peerUID: connection.peerUID() ?? UInt32.max, callerUID: getuid(),
+      trustedUID: System.environment("FERRY_DAEMON_UID"), path: socket.path)
+    {
+      System.write(STDERR_FILENO, refusal)
+      return .unreachable
+    }
+    connection.setReceiveTimeout(milliseconds: 10_000)
+    var view = TopView(filter: options.filter ?? "", configured: sessionNames(&connection))
+    let interactive = !options.once && System.isTerminal(STDOUT_FILENO) && System.isTerminal(STDIN_FILENO)
+    guard interactive, let terminal = Terminal.enter() else {
+      guard let sample = sample(&connection) else { return lost() }
+      let width = System.isTerminal(STDOUT_FILENO) ? Terminal.size().columns : Int.max
+      let lines = view.lines(previous: nil, current: sample, width: width, height: nil)
+      System.write(STDOUT_FILENO, lines.map { $0 + "\n" }.joined())
+      return .success
+    }
+    let code = loop(&connection, terminal: terminal, view: &view)
+    terminal.restore()
+    return code ?? lost()
+  }
+
+  /// Draws a sample a second until `q` or a signal; nil when the daemon went away.
+  private func loop(_ connection: inout DaemonConnection, terminal: Terminal, view: inout TopView)
+    -> ExitCode?
+  {
+    var previous: StatsSample?
+    guard var current = sample(&connection) else { return nil }
+    while true {
+      let size = Terminal.size()
+      let lines = view.lines(previous: previous, current: current, width: size.columns, height: size.rows)
+      // Home, each line over the old one with the rest of its row cleared, then the rest cleared.
+      System.write(
+        STDOUT_FILENO, "\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J")
+      switch terminal.wait(milliseconds: max(current.atMs + 1000 - System.nowMs(), 0)) {
+      case .key(let byte):
+        if view.press(byte) == .quit { return .success }
+      case .resized: continue
+      case .stop: return .success
+      case .timeout:
+        guard let next = sample(&connection) else { return nil }
+        previous = current
+        current = next
+      }
+    }
+  }
+
+  /// The daemon's `stats` now.
+  private func sample(_ connection: inout DaemonConnection) -> StatsSample? {
+    guard connection.send([Array(#"{"op":"stats"}"#.utf8)]), let line = connection.readLine() else {
+      return nil
+    }
+    return StatsSample(answer: line, atMs: System.nowMs())
+  }
+
+  /// The configured sessions' names, so idle ones show too.
+  private func sessionNames(_ connection: inout DaemonConnection) -> [String] {
+    guard connection.send([Array(#"{"op":"sessions"}"#.utf8)]), let line = connection.readLine() else {
+      return []
+    }
+    return Completion.sessionNames(answer: line)
+  }
+
+  private func lost() -> ExitCode {
+    System.write(STDERR_FILENO, "ferry: the daemon closed the connection\n")
+    return .unreachable
+  }
+}
