@@ -138,6 +138,7 @@ install: build man
 	install -d -m 0755 $(DESTDIR)$(SYSTEMD_DIR)
 	sed 's#/usr/local/bin/ferryd#$(PREFIX)/bin/ferryd#' systemd/ferryd.service > $(DESTDIR)$(SYSTEMD_DIR)/ferryd.service
 	install -m 0644 systemd/ferryd.socket $(DESTDIR)$(SYSTEMD_DIR)/ferryd.socket
+	install -m 0644 systemd/ferryd-metrics.socket $(DESTDIR)$(SYSTEMD_DIR)/ferryd-metrics.socket
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/ferry/README.md
 	install -D -m 0644 completions/ferry.bash $(DESTDIR)$(BASH_COMPLETION_DIR)/ferry
 	install -D -m 0644 completions/_ferry $(DESTDIR)$(ZSH_COMPLETION_DIR)/_ferry

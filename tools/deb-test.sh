@@ -27,7 +27,7 @@ dpkg-query -W -f='${Status}' ferry 2>/dev/null | grep -q "ok installed" && fail 
 # Install, as apt would (its dependencies are Debian's libraries, already here for the build).
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" > "$work/install.log" 2>&1 ||
   { cat "$work/install.log"; fail "apt-get install"; }
-for f in /usr/bin/ferryd /usr/bin/ferry /lib/systemd/system/ferryd.service /lib/systemd/system/ferryd.socket \
+for f in /usr/bin/ferryd /usr/bin/ferry /lib/systemd/system/ferryd.service /lib/systemd/system/ferryd.socket /lib/systemd/system/ferryd-metrics.socket \
   /usr/lib/sysusers.d/ferry.conf /usr/share/man/man1/ferry.1.gz /usr/share/man/man8/ferryd.8.gz \
   /usr/share/man/man5/ferry.json.5.gz /usr/share/man/man7/ferry-protocol.7.gz /usr/share/doc/ferry/README.md.gz; do
   [ -e "$f" ] || fail "$f is not installed"
@@ -35,6 +35,7 @@ done
 getent group ferry > /dev/null || fail "no ferry group"
 [ -L /etc/systemd/system/sockets.target.wants/ferryd.socket ] || fail "ferryd.socket is not enabled"
 [ -e /etc/systemd/system/multi-user.target.wants/ferryd.service ] && fail "ferryd.service is enabled by itself"
+[ -e /etc/systemd/system/sockets.target.wants/ferryd-metrics.socket ] && fail "ferryd-metrics.socket is enabled"
 dpkg-query -W -f='${Conffiles}' ferry | grep -q "/etc/ferry/ferry.json" || fail "ferry.json is no conffile"
 grep -q '^ExecStart=/usr/bin/ferryd ' /lib/systemd/system/ferryd.service || fail "the unit does not run /usr/bin/ferryd"
 readelf -d /usr/bin/ferryd | grep -q 'libswift' && fail "ferryd links the Swift runtime dynamically"

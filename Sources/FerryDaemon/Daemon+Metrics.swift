@@ -20,10 +20,24 @@ extension Daemon {
     logger.warning(message, fields, event: .overloaded)
   }
 
-  /// Starts the metrics listener when the configuration names one; a start-up failure when it
-  /// cannot bind.
-  public func listenForMetrics() throws(StartupError) {
+  /// Starts the metrics listener when the configuration names one, or on the socket systemd
+  /// passed named `metrics` (`FileDescriptorName=metrics`); a start-up failure when it cannot
+  /// bind. The configuration wins, as `socket` does over the activated control socket.
+  public func listenForMetrics(activatedFD: Int32? = nil) throws(StartupError) {
+    if config.metricsListen == nil, let fd = activatedFD {
+      do {
+        metricsServer = try MetricsServer(loop: loop, adoptingFD: fd) { [unowned self] in self.metricsText() }
+      } catch {
+        throw StartupError("cannot serve metrics on the activated socket: \(error)")
+      }
+      logger.notice("serving metrics", ["listen": "activated socket"])
+      return
+    }
     guard let address = config.metricsListen else { return }
+    if activatedFD != nil {
+      logger.warning(
+        "metrics.listen is set: the activated metrics socket is not used", ["listen": "\(address)"])
+    }
     do {
       metricsServer = try MetricsServer(loop: loop, address: address) { [unowned self] in self.metricsText() }
     } catch {

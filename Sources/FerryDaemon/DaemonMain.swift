@@ -58,13 +58,14 @@ public enum DaemonMain {
       daemon.configPath = configPath
       // Before listening: a second daemon must not take over the first one's socket path.
       try daemon.lockStateDirectory()
+      let activated = SystemdNotifier.activatedSockets(environment: environment)
       // Before the socket: once clients can connect, a scraper can too.
-      try daemon.listenForMetrics()
+      try daemon.listenForMetrics(activatedFD: activated.metrics)
       let path = SocketPath.resolve(
         argument: socketArgument, configured: config.socket, environment: environment, uid: getuid())
       // A socket passed by systemd wins unless --socket or the config names one.
       if socketArgument == nil, config.socket == nil,
-        let fd = SystemdNotifier.activatedSocket(environment: environment)
+        let fd = activated.control
       {
         try daemon.listen(path: nil, adoptingFD: fd)
       } else {

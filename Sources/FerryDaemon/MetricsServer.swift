@@ -15,7 +15,8 @@ import FerryLoop
   static let maxConnections = 16
   static let timeoutMs = 5_000
   let loop: EventLoop
-  let address: MetricsAddress
+  /// Where it listens; nil on a socket systemd passed (`FileDescriptorName=metrics`).
+  let address: MetricsAddress?
   private let render: @MainActor () -> String
   private var tcp: TCPListener?
   private var unix: UnixListener?
@@ -35,6 +36,14 @@ import FerryLoop
       tcp = try TCPListener(loop: loop, host: host, port: port, onAccept: onAccept)
     case .unix(let path): unix = try UnixListener(loop: loop, path: path, mode: 0o666, onAccept: onAccept)
     }
+  }
+
+  /// Serves on a listening socket systemd passed, TCP or Unix alike (accept is the same).
+  init(loop: EventLoop, adoptingFD fd: Int32, render: @escaping @MainActor () -> String) throws(LoopError) {
+    self.loop = loop
+    self.address = nil
+    self.render = render
+    unix = try UnixListener(loop: loop, adoptingFD: fd) { [unowned self] fd in self.accept(fd) }
   }
 
   /// The bound TCP port (the kernel's pick for port 0), nil on a Unix socket.

@@ -54,12 +54,40 @@ public struct SystemdNotifier {
     }
   }
 
-  /// The descriptor systemd passed for socket activation (`LISTEN_FDS`/`LISTEN_PID`), if any.
-  public static func activatedSocket(environment: [String: String]) -> Int32? {
+  /// The descriptors systemd passed for socket activation (`LISTEN_FDS`/`LISTEN_PID`), sorted
+  /// by their names (`LISTEN_FDNAMES`, from each socket unit's `FileDescriptorName=`): the one
+  /// named `metrics` serves the metrics text, the first other one is the control socket.
+  /// Without names (or with a count that does not match) the first descriptor is the control
+  /// socket and none is for metrics, as before names existed.
+  public static func activatedSockets(environment: [String: String]) -> ActivatedSockets {
     guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == getpid(),
-      let count = environment["LISTEN_FDS"].flatMap(Int.init), count >= 1
-    else { return nil }
+      let count = environment["LISTEN_FDS"].flatMap(Int32.init), count >= 1
+    else { return ActivatedSockets() }
     // SD_LISTEN_FDS_START: the first passed descriptor is 3.
-    return 3
+    let names = environment["LISTEN_FDNAMES"].map {
+      $0.split(separator: ":", omittingEmptySubsequences: false)
+    }
+    guard let names, names.count == Int(count) else { return ActivatedSockets(control: 3) }
+    var sockets = ActivatedSockets()
+    for (index, name) in names.enumerated() {
+      let fd = 3 + Int32(index)
+      if name == "metrics" {
+        if sockets.metrics == nil { sockets.metrics = fd }
+      } else if sockets.control == nil {
+        sockets.control = fd
+      }
+    }
+    return sockets
+  }
+}
+
+/// What socket activation passed: the control socket and the metrics socket, each optional.
+public struct ActivatedSockets: Equatable, Sendable {
+  public var control: Int32?
+  public var metrics: Int32?
+
+  public init(control: Int32? = nil, metrics: Int32? = nil) {
+    self.control = control
+    self.metrics = metrics
   }
 }

@@ -10,13 +10,14 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: dir) }
     // SocketGroup=ferry must name a group; `make install` creates it the same way.
     _ = try run("/bin/sh", ["-c", "getent group ferry >/dev/null || groupadd --system ferry"])
-    for unit in ["ferryd.socket", "ferryd.service"] {
+    for unit in ["ferryd.socket", "ferryd-metrics.socket", "ferryd.service"] {
       var text = try String(contentsOfFile: Paths.repo + "/systemd/" + unit, encoding: .utf8)
       text = text.replacingOccurrences(of: "/usr/local/bin/ferryd", with: Paths.product("ferryd"))
       try text.write(toFile: dir + "/" + unit, atomically: true, encoding: .utf8)
     }
     let (status, output) = try run(
-      "/usr/bin/systemd-analyze", ["verify", dir + "/ferryd.socket", dir + "/ferryd.service"])
+      "/usr/bin/systemd-analyze",
+      ["verify", dir + "/ferryd.socket", dir + "/ferryd-metrics.socket", dir + "/ferryd.service"])
     #expect(status == 0, "\(output)")
   }
 
@@ -40,6 +41,43 @@ import Testing
     #expect(pong.event == "pong")
     p.signal(SIGTERM)
     #expect(p.wait(timeoutMs: 10_000) != nil)
+  }
+
+  /// Two sockets, as ferryd.socket and ferryd-metrics.socket pass them: the one named
+  /// `metrics` answers `GET /metrics`, the other is the control socket, whatever their order.
+  @Test(arguments: [["ferryd.socket", "metrics"], ["metrics", "ferryd.socket"]])
+  func socketActivationTellsTheMetricsSocketByItsName(names: [String]) throws {
+    let dir = Paths.tempDirectory("activate2")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let config = dir + "/ferry.json"
+    try "{}".write(toFile: config, atomically: true, encoding: .utf8)
+    let paths = names.map { dir + "/\($0).sock" }
+    let control = paths[names.firstIndex(of: "ferryd.socket")!]
+    let metrics = paths[names.firstIndex(of: "metrics")!]
+    let p = try ManagedProcess(
+      "/usr/bin/systemd-socket-activate",
+      [
+        "-l", paths[0], "-l", paths[1], "--fdname=" + names.joined(separator: ":"), Paths.product("ferryd"),
+        "--config", config,
+      ])
+    defer {
+      p.signal(SIGTERM)
+      _ = p.wait(timeoutMs: 10_000)
+    }
+    var client: LineClient?
+    let deadline = Clock.ms() + TestTime.ms(10_000)
+    while client == nil, Clock.ms() < deadline {
+      client = try? LineClient(path: control)
+      if client == nil { usleep(20_000) }
+    }
+    let c = try #require(client)
+    try c.send(#"{"op":"ping"}"#)
+    #expect(try c.readEvent().event == "pong")
+    // The metrics socket answers HTTP, not the protocol.
+    let (status, output) = try run(
+      "/usr/bin/curl", ["-s", "--max-time", "10", "--unix-socket", metrics, "http://localhost/metrics"])
+    #expect(status == 0, "\(output)")
+    #expect(output.contains("ferry_build_info"), "\(output)")
   }
 
   @Test func notifyProtocolSaysReadyWatchdogAndStopping() throws {
