@@ -21,7 +21,8 @@ extension Daemon {
       case .attach(let id): attach(id, from: client)
       case .ping: client.send(.pong)
       case .hello: client.send(.payload(name: "hello", helloPayload()))
-      case .stats: client.send(.payload(name: "stats", statsPayload()))
+      case .stats(let slowest):
+        client.send(.payload(name: "stats", statsPayload(slowest: slowest, for: client)))
       case .sessions: client.send(.payload(name: "sessions", sessionsPayload()))
       case .metrics: client.send(.payload(name: "metrics", JSONObject(["text": .string(metricsText())])))
       case .jobs: jobsOp(client: client)

@@ -29,10 +29,39 @@ extension Daemon {
     config.sessions["default"]?.defaults.maxInlineBytes ?? JobRun.defaultMaxInlineBytes
   }
 
-  func statsPayload() -> JSONObject {
+  func statsPayload(slowest: Int = 0, for client: Client? = nil) -> JSONObject {
     var o = table.stats.payload(clients: clients.count, uptimeSeconds: Int((loop.now() - startedAtMs) / 1000))
     if let cache = cacheStats() { o.append(key: "cache", value: cache) }
+    if slowest > 0 { o.append(key: "slowest", value: .array(slowestJobs(slowest, visibleTo: client))) }
     return o
+  }
+
+  /// The `limit` jobs running longest (since accepted) that `client` may see: its user's own,
+  /// every user's for root, none for a client without credentials. Each shows its URL's
+  /// origin only (the path and query may hold what the job's owner alone should read). A walk
+  /// of the live jobs, asked for once a second by `ferry top`, never by a scrape.
+  func slowestJobs(_ limit: Int, visibleTo client: Client?) -> [JSONValue] {
+    guard let uid = client?.credentials?.uid else { return [] }
+    let now = loop.now()
+    var running: [JobRun] = []
+    for run in jobs.values where run.transfer != nil && !run.isFinished {
+      guard uid == 0 || run.outputOwner?.uid == uid else { continue }
+      running.append(run)
+    }
+    running.sort { ($0.enqueuedAtMs, $0.serial) < ($1.enqueuedAtMs, $1.serial) }
+    return running.prefix(limit).map { run in
+      var o = JSONObject()
+      o.append(key: "id", value: .string(run.id))
+      o.append(key: "session", value: .string(run.session.name))
+      o.append(key: "origin", value: .string(URLOrigin(run.request.url).description))
+      o.append(key: "age_ms", value: .number(JSONNumber(Int(now - run.enqueuedAtMs))))
+      o.append(
+        key: "received_bytes", value: .number(JSONNumber(validatedText: String(run.bodyBytesDelivered))))
+      if uid == 0, let owner = run.outputOwner?.uid {
+        o.append(key: "uid", value: .number(JSONNumber(validatedText: String(owner))))
+      }
+      return .object(o)
+    }
   }
 
   /// Each session's settings; credentials are never shown.

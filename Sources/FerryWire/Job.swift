@@ -246,7 +246,8 @@ public enum ClientMessage: Sendable, Equatable {
   /// `{"op":"explain","job":{…},"files":[…]}`: `files` describes the descriptors the job's
   /// `fd` fields name, which the op's line does not carry.
   case explain(Job, files: [ExplainedFile])
-  case stats
+  /// `{"op":"stats"}`; `"slowest": N` (0–50) adds the caller's N longest-running jobs.
+  case stats(slowest: Int)
   case sessions
   /// `{"op":"metrics"}`: the Prometheus text of the metrics listener, in one event.
   case metrics

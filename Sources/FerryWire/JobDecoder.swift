@@ -92,6 +92,9 @@ public struct JobDecoder: Sendable {
     return job
   }
 
+  /// The most running jobs `stats` lists (`slowest`).
+  public static let maxSlowest = 50
+
   /// Dispatches an op line on its `op` string and checks its other members.
   private func decodeOp(_ op: JSONValue, _ object: JSONObject) throws(WireError) -> ClientMessage {
     let opField = Field(parent: "", key: "op", value: op)
@@ -106,8 +109,13 @@ public struct JobDecoder: Sendable {
       try onlyOp(object)
       return .hello
     case "stats":
-      try onlyOp(object)
-      return .stats
+      var slowest = 0
+      for member in object.members where member.key != "op" {
+        let field = Field(parent: "", key: member.key, value: member.value)
+        guard member.key == "slowest" else { throw field.invalid("unknown field") }
+        slowest = try field.integer(0...Self.maxSlowest)
+      }
+      return .stats(slowest: slowest)
     case "sessions":
       try onlyOp(object)
       return .sessions
