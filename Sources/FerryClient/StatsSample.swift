@@ -64,6 +64,25 @@ public struct StatsSample: Sendable, Equatable {
   /// Per session, in the daemon's order.
   public var sessions: [(name: String, counts: Counts)] = []
   public var cache: [String: CacheCounts] = [:]
+  /// The longest-running jobs the caller may see (`"slowest"` in the answer), oldest first.
+  public var slowest: [SlowJob] = []
+
+  /// A running job in the `slowest` list: its URL's origin only, as the daemon gives it.
+  public struct SlowJob: Sendable, Equatable {
+    public var id: String
+    public var session: String
+    public var origin: String
+    public var ageMs: Int64
+    public var receivedBytes: Int64
+
+    public init(id: String, session: String, origin: String, ageMs: Int64, receivedBytes: Int64) {
+      self.id = id
+      self.session = session
+      self.origin = origin
+      self.ageMs = ageMs
+      self.receivedBytes = receivedBytes
+    }
+  }
 
   public init(atMs: Int64) { self.atMs = atMs }
 
@@ -84,6 +103,13 @@ public struct StatsSample: Sendable, Equatable {
       cache[m.key] = CacheCounts(
         hit: Self.int(c["hit"]), revalidated: Self.int(c["revalidated"]), miss: Self.int(c["miss"]))
     }
+    guard case .array(let jobs)? = o["slowest"] else { return }
+    slowest = jobs.compactMap(\.objectValue).map { j in
+      SlowJob(
+        id: j["id"]?.stringValue ?? "", session: j["session"]?.stringValue ?? "",
+        origin: j["origin"]?.stringValue ?? "", ageMs: Self.int(j["age_ms"]),
+        receivedBytes: Self.int(j["received_bytes"]))
+    }
   }
 
   /// The counts of session `name` (zero when the daemon has none yet).
@@ -93,7 +119,7 @@ public struct StatsSample: Sendable, Equatable {
     a.atMs == b.atMs && a.total == b.total && a.clients == b.clients && a.uptimeSeconds == b.uptimeSeconds
       && a.sessions.map(\.name) == b.sessions.map(\.name)
       && a.sessions.map(\.counts) == b.sessions.map(\.counts)
-      && a.cache == b.cache
+      && a.cache == b.cache && a.slowest == b.slowest
   }
 
   static func int(_ value: JSONValue?) -> Int64 {

@@ -77,10 +77,13 @@ public struct TopView: Sendable, Equatable {
         rows = Array(rows.prefix(max(room - 1, 0))) + (room > 0 ? ["... \(hidden) more"] : [])
       }
       lines += rows
+      // The slowest jobs where room is left: their head and at least one.
+      let left = height - lines.count - 1
+      if left >= 3 { lines += slowLines(current).prefix(left) }
       while lines.count < height - 1 { lines.append("") }
       lines.append(keys)
     } else {
-      lines += rows
+      lines += rows + slowLines(current)
     }
     return lines.map { Self.cut($0, width) }
   }

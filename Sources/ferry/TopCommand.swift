@@ -63,9 +63,11 @@ struct TopCommand {
     }
   }
 
-  /// The daemon's `stats` now.
+  /// The daemon's `stats` now, with the five slowest running jobs the caller may see.
+  static let statsLine = Array(#"{"op":"stats","slowest":5}"#.utf8)
+
   private func sample(_ connection: inout DaemonConnection) -> StatsSample? {
-    guard connection.send([Array(#"{"op":"stats"}"#.utf8)]), let line = connection.readLine() else {
+    guard connection.send([Self.statsLine]), let line = connection.readLine() else {
       return nil
     }
     return StatsSample(answer: line, atMs: System.nowMs())
