@@ -105,7 +105,10 @@ public struct JobTable: Sendable {
   /// The daemon-wide counters (each session's are in its runtime).
   private var totals = Stats.Counters()
   public internal(set) var limits: Limits
-  public private(set) var isShuttingDown = false
+  /// Where the daemon is in stopping: the one copy of that state (`Daemon` reads it here).
+  public private(set) var shutdown = ShutdownState.running
+  /// From `shutdownRequested` on: no new jobs.
+  public var isShuttingDown: Bool { shutdown != .running }
 
   public init(sessions: [String: SessionLimits], limits: Limits) {
     self.limits = limits
@@ -270,8 +273,8 @@ public struct JobTable: Sendable {
   /// cancelled), running ones may finish. A waiting durable job is abandoned instead: it stays
   /// queued in the journal for the next start.
   public mutating func shutdownRequested(into actions: inout [Action]) {
-    guard !isShuttingDown else { return }
-    isShuttingDown = true
+    guard shutdown == .running else { return }
+    shutdown = .draining
     for serial in entries.filter({ $0.value.phase == .waiting }).keys.sorted() {
       if entries[serial]?.isDurable == true {
         abandon(serial, into: &actions)
@@ -285,7 +288,7 @@ public struct JobTable: Sendable {
   /// every durable one abandoned (the journal holds it as running: the next start sends it
   /// again when that is safe, else ends it `interrupted`).
   public mutating func graceExpired(into actions: inout [Action]) {
-    isShuttingDown = true
+    shutdown = .flushing
     for serial in entries.keys.sorted() {
       if entries[serial]?.isDurable == true {
         abandon(serial, into: &actions)

@@ -300,12 +300,14 @@ struct JobTableTests {
     var actions: [A] = []
     t.shutdownRequested(into: &actions)
     #expect(actions == [.cancel(2, .shutdown), .cancel(3, .shutdown)])
+    #expect(t.shutdown == .draining)
     #expect(submit(&t, 4) == [.refuse(4, WireError(.shuttingDown, "the daemon is shutting down"))])
     #expect(end(&t, 2, .cancelled) == [])
     #expect(end(&t, 3, .cancelled) == [])
     actions = []
     t.graceExpired(into: &actions)
     #expect(actions == [.cancel(1, .shutdown)])
+    #expect(t.shutdown == .flushing)
   }
 
   /// A cache hit still delivering its answer holds no slot, but is live: it counts for
