@@ -57,7 +57,7 @@ import Testing
         "/usr/bin/setpriv",
         [
           "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", Paths.product("ferryd"), "--config",
-          dir + "/ferry.json",
+          dir + "/ferry.json", "--announce",
         ],
         environment: ["PATH": "/usr/bin:/bin"])
     }
@@ -77,8 +77,7 @@ import Testing
       started.signal(SIGKILL)
       _ = started.wait()
     }
-    let deadline = Clock.ms() + 10_000
-    while access(fallback + "/ferryd.sock", F_OK) != 0, Clock.ms() < deadline { usleep(5_000) }
+    #expect(started.waitForAnnouncement())
     var st = stat()
     #expect(lstat(fallback, &st) == 0)
     #expect(st.st_uid == uid)
