@@ -41,7 +41,8 @@ import Testing
 
     // The hit fills the pipe (and the daemon's own) and waits for its reader.
     let pipe = WatchedPipe()
-    try client.send(#"{"id":"hit","url":"\#(url)","output_fd":0,"events":["response"]}"#, descriptors: [pipe.write])
+    try client.send(
+      #"{"id":"hit","url":"\#(url)","output_fd":0,"events":["response"]}"#, descriptors: [pipe.write])
     pipe.closeWrite()
     var seen: [String] = []
     while !seen.contains("response") { seen.append(try client.readEvent().event) }
@@ -60,7 +61,8 @@ import Testing
     pipe.closeRead()
     #expect(body?.count == Self.size)
     let ending = try client.readUntilTerminal(id: "hit").last
-    #expect(ending?.event == "done" && ending?["cache"]?.stringValue == "hit", "\(String(describing: ending))")
+    #expect(
+      ending?.event == "done" && ending?["cache"]?.stringValue == "hit", "\(String(describing: ending))")
     #expect(ending?.int("bytes") == Self.size)
     #expect(daemon.process.wait(timeoutMs: 20_000) == 0)
   }

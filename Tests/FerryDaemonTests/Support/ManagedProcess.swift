@@ -41,7 +41,9 @@ final class ManagedProcess {
   /// Waits for the exit itself (no polling).
   func wait(timeoutMs: Int = 10_000) -> Int32? {
     if !hasExited {
-      guard exited.wait(timeout: .now() + .milliseconds(TestTime.ms(timeoutMs))) == .success else { return nil }
+      guard exited.wait(timeout: .now() + .milliseconds(TestTime.ms(timeoutMs))) == .success else {
+        return nil
+      }
       hasExited = true
     }
     return process.terminationStatus
