@@ -57,7 +57,8 @@ import Testing
     try client.send(#"{"id":"s","url":"\#(fixture.url("/stall"))","events":[]}"#)
     #expect(try client.readEvent().event == "queued")
     daemon.process.signal(SIGTERM)
-    usleep(100_000)
+    // The first signal taken (the daemon says so), the second cuts the grace short.
+    #expect(daemon.process.waitForStderr("shutting down"))
     // The grace is 60 s: the job can only end within the reads' 10 s if the second signal
     // cut the grace short.
     daemon.process.signal(SIGTERM)
