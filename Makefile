@@ -16,7 +16,7 @@ DEPS := libevent-dev libcurl4-openssl-dev libsqlite3-dev media-types socat nginx
 SWIFTFLAGS := -Xswiftc -warnings-as-errors
 
 .PHONY: deps build build-debug run test lint format examples clean bench bench-smoke install fuzz test-sanitize \
-	cache-tests test-python bench-python man deb deb-test
+	cache-tests test-python bench-python man deb deb-test architecture-check
 
 deps:
 	@missing=""; for p in $(DEPS); do \
@@ -46,6 +46,15 @@ format:
 examples:
 	cd examples/swift && $(SWIFT) build $(SWIFTFLAGS)
 
+# The architecture check (issue 28, docs/ARCHITECTURE.md "The architecture check"), first and
+# in about a second: no Glibc in FerryDaemon, no new @unchecked Sendable (each one says why it
+# is safe), no usleep in tests, no function over 60 lines or file over 400 in Sources, except
+# for tools/architecture-allow.txt's entries, which may only go. Its own tests plant offenders
+# in a temp tree first.
+architecture-check:
+	$(PYTHON) tools/test_architecture_check.py
+	$(PYTHON) tools/architecture-check.py
+
 # Black-box tests run the release binaries (FERRY_PRODUCTS): what ships, at its speed. The
 # benchmark smoke runs on the same release products, and the fuzz targets a few seconds each
 # from their seeds, and the HTTP Caching Tests against ferryd's cache (at least 95 % of their
@@ -53,7 +62,7 @@ examples:
 # checked against docs/schema), before the Swift tests, so their summary ends the output.
 # FerryKit's tests run first, logging every line they exchange, which tools/schema-check.py
 # then checks against the schema as the Python tests' lines are.
-test: deps lint examples
+test: architecture-check deps lint examples
 	$(SWIFT) build -c release $(SWIFTFLAGS)
 	$(BENCH) --smoke
 	Fuzz/run.sh smoke

@@ -84,6 +84,7 @@ extension Daemon {
         descriptorOutput = nil
         httpCache.used(response, session: name, now: now)
         countCache(.hit, session: name, slot: session.metricsSlot)
+        if !run.isFinished { answeringStarted(run) }
         return .answered
       case .damaged:
         descriptorOutput = run.giveBackDescriptorOutput()
@@ -115,6 +116,16 @@ extension Daemon {
       countCache(.miss, session: name, slot: session.metricsSlot)
       return .answered
     }
+  }
+
+  /// A hit whose answer is still going out (paced by its `output_fd` or its client's reads) is
+  /// a live job until it ends: the table holds it as `answering`, so it counts for `max_jobs`
+  /// and in `stats`' `running`, a graceful shutdown waits for it, and the grace period's end
+  /// cancels it (`jobFinished` takes it out again).
+  private func answeringStarted(_ run: JobRun) {
+    guard let client = run.client else { return }
+    jobs[run.serial] = run
+    table.answering(run.serial, session: run.session.name, client: client.serial)
   }
 
   /// Why the cache takes no part in a job (the message `not_cached` gives when it had to).

@@ -232,7 +232,8 @@ extension Daemon {
     case .cancelled: outcome = .cancelled
     default: outcome = .failed
     }
-    // Counted before the table check: a cache hit answered at submission was never in it.
+    // Counted before the table check: a cache hit answered within its submission was never in
+    // it (one still delivering its answer is, as `answering`).
     countEnded(run, outcome)
     guard jobs.removeValue(forKey: run.serial) != nil else { return }
     releaseOutput(of: run)

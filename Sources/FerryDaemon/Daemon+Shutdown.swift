@@ -5,34 +5,25 @@ import FerryWire
   import Glibc
 #endif
 
-/// Where the daemon is in stopping.
-enum ShutdownState: Equatable {
-  case running
-  /// No new clients or jobs; running jobs may finish until the grace period ends.
-  case draining
-  /// Remaining jobs were cancelled; waiting for clients' output to flush.
-  case flushing
-}
-
 /// SIGTERM and SIGINT: stop accepting, let running jobs finish for the grace period, cancel
 /// the rest with reason `shutdown`, flush every client, exit 0. Durable jobs do not end: the
 /// journal keeps them (waiting ones at once, running ones when the grace period ends) and the
 /// next start gives them back, as after a crash; their clients are told nothing terminal.
 extension Daemon {
   func beginShutdown(signal: Int32) {
-    guard case .running = shutdown else {
+    guard case .running = table.shutdown else {
       // A second signal: stop waiting for the grace period.
-      if case .draining = shutdown { cancelRemaining() }
+      if case .draining = table.shutdown { cancelRemaining() }
       return
     }
     logger.notice("shutting down", ["signal": "\(signal)", "jobs": "\(jobs.count)"])
-    shutdown = .draining
     notifier?.send("STOPPING=1\nSTATUS=shutting down, \(jobs.count) jobs left")
     listener?.close()
     listener = nil
     metricsServer?.close()
     metricsServer = nil
     // Waiting jobs would only start to be cancelled: cancel them now, let running ones finish.
+    // The table is `draining` from here: it refuses new jobs, and `accept` new clients.
     var actions: [JobTable.Action] = []
     table.shutdownRequested(into: &actions)
     perform(actions)
@@ -43,8 +34,7 @@ extension Daemon {
   }
 
   private func cancelRemaining() {
-    guard shutdown != .flushing else { return }
-    shutdown = .flushing
+    guard table.shutdown != .flushing else { return }
     var actions: [JobTable.Action] = []
     table.graceExpired(into: &actions)
     perform(actions)
@@ -68,7 +58,7 @@ extension Daemon {
 
   /// Moves shutdown on when the jobs, then the clients, are gone.
   func shutdownProgress() {
-    switch shutdown {
+    switch table.shutdown {
     case .running: return
     case .draining:
       if jobs.isEmpty { cancelRemaining() }

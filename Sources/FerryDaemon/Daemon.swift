@@ -46,7 +46,6 @@ import FerryWire
   var nextSerial: UInt64 = 0
   var signals: [SignalWatch] = []
   let startedAtMs: UInt64
-  var shutdown: ShutdownState = .running
   var shutdownTimer: Timer?
   let notifier: SystemdNotifier?
   var watchdogTimer: Timer?
@@ -206,7 +205,7 @@ import FerryWire
   /// Takes a connected, non-blocking client descriptor (from the listener, or a test's
   /// socketpair, which may name the peer's `credentials` instead of SO_PEERCRED's).
   func accept(_ fd: Int32, credentials: PeerCredentials? = nil) {
-    guard case .running = shutdown else {
+    guard case .running = table.shutdown else {
       close(fd)
       return
     }

@@ -204,17 +204,20 @@ import FerryWire
     switch kind {
     case .pipe: return try pushThroughStaging(bytes)
     case .file, .socket, .terminal:
-      var offset = 0
-      while offset < bytes.count {
-        let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
-        switch directWrite(rest) {
-        case .success(let n): offset += n
-        case .failure(let error):
-          if error.isWouldBlock { return offset }
-          throw Self.failure(error)
-        }
-      }
-      return offset
+      return try Self.taken(
+        SystemCall.writeLoop(count: bytes.count) { offset in
+          directWrite(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+        })
+    }
+  }
+
+  /// The bytes an outcome took; a failure, or a write that took nothing (which would spin the
+  /// loop if written again), is `output_failed`.
+  private static func taken(_ outcome: WriteOutcome) throws(WireError) -> Int {
+    switch outcome {
+    case .taken(let n), .wouldBlock(let n): return n
+    case .failed(let error, _): throw failure(error)
+    case .stalled: throw failure("the descriptor took no bytes of a write")
     }
   }
 
@@ -248,15 +251,16 @@ import FerryWire
     try flushStaged()
     while staged == 0, offset < bytes.count {
       let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
-      switch SystemCall.retrying({ Glibc.write(staging.write, rest.baseAddress, rest.count) }) {
-      case .success(let n):
-        offset += n
-        staged += n
-      case .failure(let error):
-        if !error.isWouldBlock { throw Self.failure(error) }
-      }
+      // Our pipe is empty here: it takes what it has room for, then that is spliced on.
+      let taken = try Self.taken(
+        SystemCall.writeLoop(count: rest.count) { done in
+          SystemCall.retrying { Glibc.write(staging.write, rest.baseAddress! + done, rest.count - done) }
+        })
+      offset += taken
+      staged += taken
       try flushStaged()
-      if staged > 0 { break }
+      // An empty pipe of ours that takes nothing would not take more next time round.
+      if staged > 0 || taken == 0 { break }
     }
     return offset
   }
@@ -264,14 +268,12 @@ import FerryWire
   /// Splices what waits in our pipe into the client's, until it is empty or theirs is full.
   private func flushStaged() throws(WireError) {
     guard let staging else { return }
-    while staged > 0 {
-      switch SystemCall.splice(from: staging.read, to: fd, count: staged) {
-      case .success(let n): staged -= n
-      case .failure(let error):
-        if error.isWouldBlock { return }
-        throw Self.failure(error)
-      }
-    }
+    let fd = self.fd
+    let count = staged
+    staged -= try Self.taken(
+      SystemCall.writeLoop(count: count) { done in
+        SystemCall.splice(from: staging.read, to: fd, count: count - done)
+      })
   }
 
   /// Watches for room; the handler writes what is kept.

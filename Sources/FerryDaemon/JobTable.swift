@@ -7,8 +7,9 @@ import FerryWire
 /// reports. Events go in (one `mutating func` each), actions come out; `Daemon` performs them.
 ///
 /// This is the one place where a job changes phase: `submitted` makes it `waiting` or
-/// `running`, the scheduler's releases (`ended`, `reloaded`, `rateDue`) make a waiting job
-/// `running`, and `ended` removes it. A removed entry is the job's end; nothing else moves it.
+/// `running`, `answering` enters a cache hit still delivering its answer, the scheduler's
+/// releases (`ended`, `reloaded`, `rateDue`) make a waiting job `running`, and `ended` removes
+/// it. A removed entry is the job's end; nothing else moves it.
 ///
 /// Actions are appended to the caller's list and performed after the call returns, so an
 /// action that leads to another event (a `fail` ends a job) is a new call, never a re-entry.
@@ -17,6 +18,10 @@ public struct JobTable: Sendable {
   public enum Phase: Sendable, Equatable {
     case waiting
     case running
+    /// A cache hit answered at submission whose answer is still going out (paced by its
+    /// reader): no session slot, but a live job (`max_jobs`), `running` in `stats`, and one
+    /// that a graceful shutdown waits for.
+    case answering
   }
 
   /// One live job.
@@ -100,7 +105,10 @@ public struct JobTable: Sendable {
   /// The daemon-wide counters (each session's are in its runtime).
   private var totals = Stats.Counters()
   public internal(set) var limits: Limits
-  public private(set) var isShuttingDown = false
+  /// Where the daemon is in stopping: the one copy of that state (`Daemon` reads it here).
+  public private(set) var shutdown = ShutdownState.running
+  /// From `shutdownRequested` on: no new jobs.
+  public var isShuttingDown: Bool { shutdown != .running }
 
   public init(sessions: [String: SessionLimits], limits: Limits) {
     self.limits = limits
@@ -201,6 +209,16 @@ public struct JobTable: Sendable {
     if let rateDelay { actions.append(.armRateTimer(session: session, afterMs: rateDelay)) }
   }
 
+  /// A cache hit answered at submission still has its answer to deliver (`Phase.answering`):
+  /// it holds no session slot and waits for nothing, but it is live until `ended`. Its ending
+  /// counts in `stats`' `cache`, not its `jobs` (PROTOCOL decision 41).
+  public mutating func answering(_ serial: UInt64, session: String, client: UInt64) {
+    guard let slot = slots[session] else { return }
+    entries[serial] = Entry(
+      session: session, lane: nil, phase: .answering, client: client, heldRequestBytes: 0, slot: slot)
+    count(slot) { $0.running += 1 }
+  }
+
   /// The job's terminal event was sent: it leaves the table, its body bytes leave its client's
   /// budget (what held a chunk back there may resume), a detached job's result waits for
   /// `attach` when no client took it, and what waited for its slot or lane starts.
@@ -218,6 +236,7 @@ public struct JobTable: Sendable {
     }
     if let key = entry.detached { detachedJobEnded(key, hadClient: entry.client != nil, nowMs: nowMs) }
     let slot = entry.slot
+    guard entry.phase != .answering else { return count(slot) { $0.running -= 1 } }
     count(slot) { c in
       if entry.phase == .waiting { c.queued -= 1 } else { c.running -= 1 }
       switch outcome {
@@ -254,8 +273,8 @@ public struct JobTable: Sendable {
   /// cancelled), running ones may finish. A waiting durable job is abandoned instead: it stays
   /// queued in the journal for the next start.
   public mutating func shutdownRequested(into actions: inout [Action]) {
-    guard !isShuttingDown else { return }
-    isShuttingDown = true
+    guard shutdown == .running else { return }
+    shutdown = .draining
     for serial in entries.filter({ $0.value.phase == .waiting }).keys.sorted() {
       if entries[serial]?.isDurable == true {
         abandon(serial, into: &actions)
@@ -269,7 +288,7 @@ public struct JobTable: Sendable {
   /// every durable one abandoned (the journal holds it as running: the next start sends it
   /// again when that is safe, else ends it `interrupted`).
   public mutating func graceExpired(into actions: inout [Action]) {
-    isShuttingDown = true
+    shutdown = .flushing
     for serial in entries.keys.sorted() {
       if entries[serial]?.isDurable == true {
         abandon(serial, into: &actions)

@@ -6,6 +6,10 @@ import FerryWire
 /// The duplicate is the plan's: `release` closes it when the last plan holding it is gone, so
 /// whoever owns the descriptor the line came with may close theirs at any time. Used on the
 /// loop only (`bytesTaken` changes as the body is sent).
+///
+/// @unchecked Sendable: `fd` and `kind` never change; `bytesTaken` and `displayPath` are
+/// read and written on the loop thread only (a `Request` holding it may cross threads, but no
+/// other thread touches those fields), and the descriptor is closed once, in `deinit`.
 public final class BodyDescriptor: @unchecked Sendable {
   public enum Kind: Sendable, Equatable {
     /// A regular file: `length` bytes from `offset` (its position when the job was accepted),

@@ -4,6 +4,9 @@ import CFerryCurl
 /// `-HOST:PORT` to take a pin of an earlier configuration out of the DNS cache), built once per
 /// configuration and shared, read-only, by its transfers; curl reads the list when a transfer
 /// starts, so it lives as long as the specs holding it.
+///
+/// @unchecked Sendable: immutable once built (`entries` and `list` are `let`); curl only reads
+/// the list, and it is freed in `deinit`, when no transfer's spec holds it any more.
 public final class ResolveList: @unchecked Sendable, Equatable {
   public let entries: [String]
   let list: UnsafeMutablePointer<curl_slist>?

@@ -16,6 +16,10 @@ import Glibc
 /// writer is behind, batches grow instead of multiplying (`submit` takes more only for a
 /// `drain`). The connection is used under the `Journal`'s own lock: commits and reads here, a
 /// read of the loop (`recover` at start, before this thread) there, never both at once.
+///
+/// @unchecked Sendable: what the two threads share (`work`, `reports`, `isBusy`,
+/// `isStopping`) is read and written only under `lock`; `thread` is the loop's alone; the rest
+/// is `let` and Sendable itself.
 public final class JournalWriter: @unchecked Sendable {
   /// What the thread did with one piece of work, in the order it was handed over.
   public enum Report: Sendable, Equatable {

@@ -4,6 +4,10 @@ import Glibc
 /// loop share (`JournalWriter`), and what keeps the journal's connection to one thread at a
 /// time (`Journal`). What a thread did before `unlock` is seen by the next one to `lock`
 /// (ThreadSanitizer knows these primitives).
+///
+/// @unchecked Sendable: it exists to be shared; pthread's mutex and condition variable are
+/// made for use from many threads, and their storage (`let` pointers) is freed in `deinit`,
+/// when no thread holds the lock any more.
 final class StoreLock: @unchecked Sendable {
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
   private let condition: UnsafeMutablePointer<pthread_cond_t>

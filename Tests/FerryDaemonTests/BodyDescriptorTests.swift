@@ -235,11 +235,10 @@ import Testing
         if event.isTerminal || event.event == "error" { waiting.remove(event.id) }
       }
     }
-    let deadline = Clock.ms() + TestTime.ms(5_000)
     var after = daemon.descriptors().other
-    while after > before, Clock.ms() < deadline {
-      usleep(20_000)
+    _ = Poll.until(timeoutMs: 5_000, intervalMs: 20) {
       after = daemon.descriptors().other
+      return after <= before
     }
     #expect(after <= before, "the daemon holds \(after - before) more descriptors")
   }

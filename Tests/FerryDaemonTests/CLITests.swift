@@ -49,6 +49,8 @@ import Testing
     } else {
       process.standardInput = stdin == nil ? FileHandle.nullDevice : input
     }
+    let exited = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in exited.signal() }
     try process.run()
     if let stdin {
       // A ferry that exits before reading its input must not end this test process by SIGPIPE.
@@ -62,9 +64,8 @@ import Testing
     // Read both pipes to the end before waiting, so a large body cannot fill a pipe and stall.
     let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
     let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-    let deadline = Clock.ms() + TestTime.ms(timeoutMs)
-    while process.isRunning, Clock.ms() < deadline { usleep(2_000) }
-    if process.isRunning {
+    // The exit itself, not a poll of `isRunning`.
+    if exited.wait(timeout: .now() + .milliseconds(TestTime.ms(timeoutMs))) == .timedOut {
       process.terminate()
       throw TestFailure("ferry \(arguments) did not exit")
     }

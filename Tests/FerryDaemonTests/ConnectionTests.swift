@@ -78,12 +78,10 @@ import Testing
     let events = try other.run(#"{"id":"y","url":"\#(fixture.url("/echo"))","events":[]}"#, id: "y")
     #expect(events.last?.event == "done")
     var cancelled = 0
-    for _ in 0..<100 {
+    _ = try Poll.until(timeoutMs: 2_000, intervalMs: 20) {
       try other.send(#"{"op":"stats"}"#)
-      let stats = try other.readEvent()
-      cancelled = stats["jobs"]?.objectValue?.int("cancelled") ?? 0
-      if cancelled == 1 { break }
-      usleep(20_000)
+      cancelled = try other.readEvent()["jobs"]?.objectValue?.int("cancelled") ?? 0
+      return cancelled == 1
     }
     #expect(cancelled == 1)
   }

@@ -57,7 +57,8 @@ import Testing
     try client.send(#"{"id":"s","url":"\#(fixture.url("/stall"))","events":[]}"#)
     #expect(try client.readEvent().event == "queued")
     daemon.process.signal(SIGTERM)
-    usleep(100_000)
+    // The first signal taken (the daemon says so), the second cuts the grace short.
+    #expect(daemon.process.waitForStderr("shutting down"))
     // The grace is 60 s: the job can only end within the reads' 10 s if the second signal
     // cut the grace short.
     daemon.process.signal(SIGTERM)
@@ -102,7 +103,8 @@ import Testing
     for round in 0..<5 {
       try configs[round % 2].write(toFile: daemon.dir + "/ferry.json", atomically: true, encoding: .utf8)
       daemon.process.signal(SIGHUP)
-      usleep(30_000)
+      // Each reload done before the next file is written (signals sent together may merge).
+      #expect(daemon.process.waitForStderr("configuration reloaded", count: round + 1))
     }
     for client in clients {
       let (ends, counts) = try client.collectTerminals(200)
@@ -111,13 +113,8 @@ import Testing
       #expect(ends.values.allSatisfy { $0.event == "done" })
     }
     // The last reload (round 4: the first config) is in force: its session answers.
-    var last: JSONObject?
-    for _ in 0..<100 {
-      last = try clients[0].run(#"{"id":"x","session":"extra","url":"echo","events":[]}"#, id: "x").last
-      if last?.event == "done" { break }
-      usleep(20_000)
-    }
-    #expect(last?.event == "done")
+    let last = try clients[0].run(#"{"id":"x","session":"extra","url":"echo","events":[]}"#, id: "x").last
+    #expect(last?.event == "done", "\(last.map { JSONWriter.string(.object($0)) } ?? "no end")")
   }
 
   @Test func clientLeavingMidUploadCancelsTheJobAndClosesItsFile() throws {

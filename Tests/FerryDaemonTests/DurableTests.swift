@@ -28,16 +28,11 @@ import Testing
   /// Polls `{"op":"jobs"}` until job `id` is in `phase`.
   private static func waitForPhase(_ daemon: DaemonHarness, _ id: String, _ phase: String) throws -> Bool {
     let c = try daemon.connect()
-    let deadline = Clock.ms() + TestTime.ms(10_000)
-    while Clock.ms() < deadline {
+    return try Poll.until(timeoutMs: 10_000) {
       try c.send(#"{"op":"jobs"}"#)
       let jobs = try c.readEvent()["jobs"]?.arrayElements?.compactMap(\.objectValue) ?? []
-      if jobs.contains(where: { $0["id"]?.stringValue == id && $0["phase"]?.stringValue == phase }) {
-        return true
-      }
-      usleep(10_000)
+      return jobs.contains { $0["id"]?.stringValue == id && $0["phase"]?.stringValue == phase }
     }
-    return false
   }
 
   @Test func aDurableResultSurvivesSIGKILLAndIsAttachedOnce() throws {
@@ -226,8 +221,7 @@ import Testing
       // No `resume`: a durable GET continues its `.part` after a restart all the same.
       try c.send(#"{"id":"f","url":"\#(server.url("/half/f"))","output":"\#(out)","durable":true}"#)
       #expect(try c.readEvent().event == "queued")
-      let deadline = Clock.ms() + TestTime.ms(10_000)
-      while Clock.ms() < deadline, (fileSize(out + ".part") ?? 0) < half { usleep(5_000) }
+      _ = Poll.until(timeoutMs: 10_000, intervalMs: 5) { (fileSize(out + ".part") ?? 0) >= half }
       #expect(fileSize(out + ".part") == half)
       Self.crash(daemon)
     }

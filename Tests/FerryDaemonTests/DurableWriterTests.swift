@@ -1,5 +1,6 @@
 import FerryTestSupport
 import FerryWire
+import Foundation
 import Testing
 
 @testable import FerryDaemon
@@ -13,7 +14,8 @@ import Testing
 /// run on the writer thread before each commit). A commit that waits longer than `limitMs`
 /// goes on anyway, so a daemon that commits on its loop cannot hang the test.
 final class CommitGate: @unchecked Sendable {
-  private let lock = StoreLock()
+  /// Guards every field below; `open` and `allow` wake a commit waiting in the gate.
+  private let condition = NSCondition()
   private var isClosed = false
   private var holding = false
   private var timedOut = false
@@ -23,41 +25,52 @@ final class CommitGate: @unchecked Sendable {
 
   init(limitMs: Int) { self.limitMs = limitMs }
 
-  func close() { lock.withLock { isClosed = true } }
-  func open() { lock.withLock { isClosed = false } }
-  /// Lets `count` more commits through while closed.
-  func allow(_ count: Int) { lock.withLock { passes += count } }
-  /// Commits that reached the gate so far.
-  var entered: Int { lock.withLock { entries } }
-  /// A commit is waiting in the gate now.
-  var isHolding: Bool { lock.withLock { holding } }
-  /// A commit gave up waiting (the gate was closed for longer than `limitMs`).
-  var hasTimedOut: Bool { lock.withLock { timedOut } }
+  private func locked<T>(_ body: () -> T) -> T {
+    condition.lock()
+    defer { condition.unlock() }
+    return body()
+  }
 
-  /// The hook: waits while the gate is closed (polling its state, at most `limitMs`).
-  func pass() {
-    var start = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &start)
-    lock.withLock {
-      holding = true
-      entries += 1
+  func close() { locked { isClosed = true } }
+  func open() {
+    locked {
+      isClosed = false
+      condition.broadcast()
     }
-    defer { lock.withLock { holding = false } }
-    while lock.withLock({ () -> Bool in
-      guard isClosed else { return false }
-      guard passes == 0 else {
+  }
+  /// Lets `count` more commits through while closed.
+  func allow(_ count: Int) {
+    locked {
+      passes += count
+      condition.broadcast()
+    }
+  }
+  /// Commits that reached the gate so far.
+  var entered: Int { locked { entries } }
+  /// A commit is waiting in the gate now.
+  var isHolding: Bool { locked { holding } }
+  /// A commit gave up waiting (the gate was closed for longer than `limitMs`).
+  var hasTimedOut: Bool { locked { timedOut } }
+
+  /// The hook: waits while the gate is closed (woken by `open` or `allow`, at most `limitMs`).
+  func pass() {
+    let deadline = Date().addingTimeInterval(Double(limitMs) / 1000)
+    condition.lock()
+    defer {
+      holding = false
+      condition.unlock()
+    }
+    holding = true
+    entries += 1
+    while isClosed {
+      if passes > 0 {
         passes -= 1
-        return false
-      }
-      return true
-    }) {
-      var now = timespec()
-      clock_gettime(CLOCK_MONOTONIC, &now)
-      if (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1_000_000 > limitMs {
-        lock.withLock { timedOut = true }
         return
       }
-      usleep(1_000)
+      if !condition.wait(until: deadline) {
+        timedOut = true
+        return
+      }
     }
   }
 }

@@ -36,12 +36,11 @@ import Testing
       try c.send(#"{"id":"k","url":"\#(url)"}"#)
       guard try c.awaitResponse(id: "k") else { return }
       // The body is being written: its temporary file holds the bytes that came.
-      let deadline = Date().addingTimeInterval(Double(TestTime.ms(5_000)) / 1000)
       var temporary: String?
-      while Date() < deadline {
+      _ = Poll.until(timeoutMs: 5_000) {
         temporary = cacheFiles(state).first { $0.hasPrefix("tmp-") }
-        if let t = temporary, fileSize(state + "/cache/" + t) >= 3000 { break }
-        usleep(10_000)
+        guard let t = temporary else { return false }
+        return fileSize(state + "/cache/" + t) >= 3000
       }
       #expect(temporary != nil && fileSize(state + "/cache/" + (temporary ?? "")) >= 3000)
       daemon.process.signal(SIGKILL)

@@ -300,12 +300,47 @@ struct JobTableTests {
     var actions: [A] = []
     t.shutdownRequested(into: &actions)
     #expect(actions == [.cancel(2, .shutdown), .cancel(3, .shutdown)])
+    #expect(t.shutdown == .draining)
     #expect(submit(&t, 4) == [.refuse(4, WireError(.shuttingDown, "the daemon is shutting down"))])
     #expect(end(&t, 2, .cancelled) == [])
     #expect(end(&t, 3, .cancelled) == [])
     actions = []
     t.graceExpired(into: &actions)
     #expect(actions == [.cancel(1, .shutdown)])
+    #expect(t.shutdown == .flushing)
+  }
+
+  /// A cache hit still delivering its answer holds no slot, but is live: it counts for
+  /// `max_jobs` and as running, shutdown leaves it to finish, and the grace period's end
+  /// cancels it.
+  @Test func anAnsweringHitIsLiveWithoutASlot() {
+    var t = table()
+    t.answering(7, session: "s", client: 1)
+    #expect(t.entries[7]?.phase == .answering)
+    #expect(t.liveCount == 1)
+    #expect(t.stats.sessions["s"] == counters(running: 1))
+    // The session's one slot is still free.
+    #expect(submit(&t, 1) == [.announceQueued(1, position: nil), .start(1)])
+    var actions: [A] = []
+    t.shutdownRequested(into: &actions)
+    #expect(actions == [])
+    #expect(end(&t, 1) == [])
+    actions = []
+    t.graceExpired(into: &actions)
+    #expect(actions == [.cancel(7, .shutdown)])
+    #expect(end(&t, 7, .cancelled) == [])
+    #expect(t.liveCount == 0)
+    #expect(t.stats.sessions["s"] == counters(done: 1))
+  }
+
+  @Test func answeringHitsCountTowardMaxJobs() {
+    var t = JobTable(
+      sessions: ["s": .init(maxConcurrent: 1)],
+      limits: JobTable.Limits(maxJobs: 1, maxJobsPerConnection: 10, maxRequestBytes: 1000))
+    t.answering(7, session: "s", client: 1)
+    #expect(submit(&t, 1) == [.refuse(1, WireError(.overloaded, "too many jobs in flight; try again later"))])
+    #expect(end(&t, 7) == [])
+    #expect(submit(&t, 2) == [.announceQueued(2, position: nil), .start(2)])
   }
 
   func counters(running: Int = 0, done: Int = 0, failed: Int = 0, cancelled: Int = 0) -> Stats.Counters {

@@ -21,14 +21,9 @@ import Testing
     return stat(state + "/journal.db-wal", &info) == 0 ? Int(info.st_size) : -1
   }
 
-  /// Polls `condition` every 20 ms until it holds or `timeoutMs` passes.
+  /// Polls `condition` every 20 ms until it holds or `timeoutMs` passes (`Poll.until`).
   static func poll(timeoutMs: Int, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Clock.ms() + TestTime.ms(timeoutMs)
-    while Clock.ms() < deadline {
-      if try condition() { return true }
-      usleep(20_000)
-    }
-    return try condition()
+    try Poll.until(timeoutMs: timeoutMs, intervalMs: 20, condition)
   }
 
   /// The phases `jobs` lists (root sees every user's).

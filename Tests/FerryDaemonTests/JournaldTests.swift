@@ -60,11 +60,11 @@ import Testing
       env["FERRY_JOURNAL_SOCKET"] = path
       let socket = dir + "/ferryd.sock"
       let p = try ManagedProcess(
-        Paths.product("ferryd"), ["--config", configPath, "--socket", socket, "--log-level", "info"],
+        Paths.product("ferryd"),
+        ["--config", configPath, "--socket", socket, "--log-level", "info", "--announce"],
         environment: env, privateDirectory: dir,
         standardError: FileHandle(fileDescriptor: stream[1], closeOnDealloc: false))
-      let deadline = Clock.ms() + TestTime.ms(10_000)
-      while Clock.ms() < deadline, (try? LineClient(path: socket)) == nil { usleep(10_000) }
+      guard p.waitForAnnouncement() else { throw TestFailure("ferryd did not start listening on \(socket)") }
       return (p, socket)
     }
 

@@ -152,20 +152,15 @@ extension OutputOwnershipTests {
       "/usr/bin/setpriv",
       [
         "--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", Paths.product("ferryd"),
-        "--config", dir + "/ferry.json", "--socket", socket,
+        "--config", dir + "/ferry.json", "--socket", socket, "--announce",
       ],
       environment: ["PATH": "/usr/bin:/bin"])
     defer {
       daemon.signal(SIGKILL)
       _ = daemon.wait()
     }
-    let deadline = Clock.ms() + TestTime.ms(10_000)
-    var connected: LineClient?
-    while connected == nil, Clock.ms() < deadline {
-      connected = try? LineClient(path: socket)
-      if connected == nil { usleep(10_000) }
-    }
-    let client = try #require(connected, "\(daemon.stderrText())")
+    #expect(daemon.waitForAnnouncement())
+    let client = try #require(try? LineClient(path: socket), "\(daemon.stderrText())")
     let events = try client.run(
       #"{"id":"a","url":"\#(fixture.url("/text"))","output":"\#(dir)/out/f"}"#, id: "a")
     #expect(events.last?.event == "failed")

@@ -21,8 +21,8 @@ import Testing
         "CREATE:\(got)",
       ])
     defer { squatter.signal(SIGKILL) }
-    let deadline = Clock.ms() + 10_000
-    while access(socket, F_OK) != 0, Clock.ms() < deadline { usleep(5_000) }
+    // socat says nothing when it listens: its socket file is polled.
+    _ = Poll.until(timeoutMs: 10_000, intervalMs: 5) { access(socket, F_OK) == 0 }
     let token = "tok-\(UInt32.random(in: 0...UInt32.max))"
     let run = try CLITests.ferry(["get", "http://127.0.0.1:1/x", "--bearer", token], socket: socket)
     #expect(run.status == 3)
@@ -57,7 +57,7 @@ import Testing
         "/usr/bin/setpriv",
         [
           "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", Paths.product("ferryd"), "--config",
-          dir + "/ferry.json",
+          dir + "/ferry.json", "--announce",
         ],
         environment: ["PATH": "/usr/bin:/bin"])
     }
@@ -77,8 +77,7 @@ import Testing
       started.signal(SIGKILL)
       _ = started.wait()
     }
-    let deadline = Clock.ms() + 10_000
-    while access(fallback + "/ferryd.sock", F_OK) != 0, Clock.ms() < deadline { usleep(5_000) }
+    #expect(started.waitForAnnouncement())
     var st = stat()
     #expect(lstat(fallback, &st) == 0)
     #expect(st.st_uid == uid)

@@ -29,13 +29,9 @@ import Testing
     let socket = dir + "/activated.sock"
     let p = try ManagedProcess(
       "/usr/bin/systemd-socket-activate", ["-l", socket, Paths.product("ferryd"), "--config", config])
-    var client: LineClient?
-    let deadline = Clock.ms() + TestTime.ms(10_000)
-    while client == nil, Clock.ms() < deadline {
-      client = try? LineClient(path: socket)
-      if client == nil { usleep(20_000) }
-    }
-    let c = try #require(client)
+    // systemd-socket-activate says when its socket listens ("Listening on PATH as 3.").
+    #expect(p.waitForStderr("Listening on"))
+    let c = try #require(try? LineClient(path: socket), "\(p.stderrText())")
     try c.send(#"{"op":"ping"}"#)
     let pong = try c.readEvent()
     #expect(pong.event == "pong")

@@ -23,11 +23,11 @@ import Testing
 
     /// Waits for the screen to satisfy `condition`; the last screen either way.
     func waitForScreen(timeoutMs: Int = 10_000, _ condition: (String) -> Bool) -> String {
-      let deadline = Clock.ms() + TestTime.ms(timeoutMs)
-      var text = screen()
-      while !condition(text), Clock.ms() < deadline {
-        usleep(50_000)
+      // A terminal's screen sends no event: polled (`Poll.until`).
+      var text = ""
+      _ = Poll.until(timeoutMs: timeoutMs, intervalMs: 50) {
         text = screen()
+        return condition(text)
       }
       return text
     }
@@ -118,10 +118,9 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: setup.dir) }
     // Wait until the daemon has the jobs in place: one running, two queued.
     var run = try CLITests.ferry(["top"], socket: setup.daemon.socket)
-    let deadline = Clock.ms() + TestTime.ms(10_000)
-    while Self.row("slow", in: run.stdout).prefix(3) != ["slow", "1", "2"], Clock.ms() < deadline {
-      usleep(50_000)
+    _ = try Poll.until(timeoutMs: 10_000, intervalMs: 50) {
       run = try CLITests.ferry(["top"], socket: setup.daemon.socket)
+      return Self.row("slow", in: run.stdout).prefix(3) == ["slow", "1", "2"]
     }
     #expect(run.status == 0)
     #expect(Self.row("slow", in: run.stdout).prefix(3) == ["slow", "1", "2"], "\(run.stdout)")

@@ -33,15 +33,15 @@ extension DaemonHarness {
   /// Polls `stats` on `client` (one connection for every poll: a connection each would log a
   /// line each at debug level) until the daemon is idle with `clients` connections.
   private func idleStats(on client: LineClient, clients: Int, timeoutMs: Int) throws -> JSONObject {
-    let deadline = Clock.ms() + TestTime.ms(timeoutMs)
-    while true {
+    var s = JSONObject()
+    let idle = try Poll.until(timeoutMs: timeoutMs, intervalMs: 20) {
       try client.send(#"{"op":"stats"}"#)
-      let s = try client.readEvent()
+      s = try client.readEvent()
       let jobs = s["jobs"]?.objectValue
-      if jobs?.int("queued") == 0, jobs?.int("running") == 0, s.int("clients") == clients { return s }
-      if Clock.ms() > deadline { throw TestFailure("daemon not idle: \(JSONWriter.string(.object(s)))") }
-      usleep(20_000)
+      return jobs?.int("queued") == 0 && jobs?.int("running") == 0 && s.int("clients") == clients
     }
+    guard idle else { throw TestFailure("daemon not idle: \(JSONWriter.string(.object(s)))") }
+    return s
   }
 
   /// The daemon's open descriptors: TCP sockets (curl's connections, found through

@@ -30,7 +30,7 @@ final class DaemonHarness {
       config = #"{"files": {"read_roots": ["/tmp"], "write_roots": ["/tmp"]}"# + separator + rest
     }
     try config.write(toFile: configPath, atomically: true, encoding: .utf8)
-    let arguments = ["--config", configPath, "--socket", socket, "--log-level", logLevel]
+    let arguments = ["--config", configPath, "--socket", socket, "--log-level", logLevel, "--announce"]
     process =
       prlimit.isEmpty
       ? try ManagedProcess(
@@ -38,11 +38,8 @@ final class DaemonHarness {
       : try ManagedProcess(
         "/usr/bin/prlimit", prlimit + ["--", Paths.product("ferryd")] + arguments, environment: environment,
         privateDirectory: dir)
-    let deadline = Clock.ms() + TestTime.ms(10_000)
-    while Clock.ms() < deadline {
-      if (try? LineClient(path: socket)) != nil { return }
-      usleep(10_000)
-    }
+    // `--announce`'s line: written once the socket accepts.
+    if process.waitForAnnouncement() { return }
     throw TestFailure("ferryd did not start listening on \(socket): \(process.stderrText())")
   }
 

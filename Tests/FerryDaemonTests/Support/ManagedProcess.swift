@@ -11,6 +11,9 @@ final class ManagedProcess {
   let stderr = Pipe()
   /// The directory this process made for its environment, removed when it goes.
   private let ownDirectory: String?
+  /// Signalled when Foundation has seen the process exit (its `terminationHandler`).
+  private let exited = DispatchSemaphore(value: 0)
+  private var hasExited = false
 
   init(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
@@ -25,6 +28,7 @@ final class ManagedProcess {
     // A test that plays journald gives its own socket as stderr (`JOURNAL_STREAM`).
     process.standardError = standardError ?? stderr
     process.standardInput = FileHandle.nullDevice
+    process.terminationHandler = { [exited] _ in exited.signal() }
     try process.run()
   }
 
@@ -34,10 +38,40 @@ final class ManagedProcess {
   func signal(_ sig: Int32 = SIGTERM) { kill(process.processIdentifier, sig) }
 
   /// Waits for exit up to `timeoutMs`; returns the exit status or nil when still running.
+  /// Waits for the exit itself (no polling).
   func wait(timeoutMs: Int = 10_000) -> Int32? {
-    let deadline = Date().addingTimeInterval(Double(TestTime.ms(timeoutMs)) / 1000)
-    while process.isRunning, Date() < deadline { usleep(5_000) }
-    return process.isRunning ? nil : process.terminationStatus
+    if !hasExited {
+      guard exited.wait(timeout: .now() + .milliseconds(TestTime.ms(timeoutMs))) == .success else {
+        return nil
+      }
+      hasExited = true
+    }
+    return process.terminationStatus
+  }
+
+  /// What `waitForAnnouncement` has read of stdout so far.
+  private var stdoutSeen: [UInt8] = []
+
+  /// Waits until ferryd, started with `--announce`, prints that it is listening (its stdout's
+  /// `ferryd: listening on` line, written once the socket accepts); false when it exits first
+  /// or `timeoutMs` passes.
+  func waitForAnnouncement(timeoutMs: Int = 10_000) -> Bool {
+    let fd = stdout.fileHandleForReading.fileDescriptor
+    let deadline = Clock.ms() + TestTime.ms(timeoutMs)
+    while !String(decoding: stdoutSeen, as: UTF8.self).contains("ferryd: listening on") {
+      let left = deadline - Clock.ms()
+      guard left > 0 else { return false }
+      var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      let r = poll(&p, 1, Int32(left))
+      if r < 0, errno == EINTR { continue }
+      guard r > 0 else { return false }
+      var chunk = [UInt8](repeating: 0, count: 4096)
+      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n < 0, errno == EINTR { continue }
+      guard n > 0 else { return false }
+      stdoutSeen += chunk[..<n]
+    }
+    return true
   }
 
   /// Reads stdout up to the first line containing `prefix` and returns that line.
