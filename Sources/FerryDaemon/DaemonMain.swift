@@ -58,22 +58,7 @@ public enum DaemonMain {
       daemon.configPath = configPath
       // Before listening: a second daemon must not take over the first one's socket path.
       try daemon.lockStateDirectory()
-      let activated = SystemdNotifier.activatedSockets(environment: environment)
-      // Before the socket: once clients can connect, a scraper can too.
-      try daemon.listenForMetrics(activatedFD: activated.metrics)
-      let path = SocketPath.resolve(
-        argument: socketArgument, configured: config.socket, environment: environment, uid: getuid())
-      // A socket passed by systemd wins unless --socket or the config names one.
-      if socketArgument == nil, config.socket == nil,
-        let fd = activated.control
-      {
-        try daemon.listen(path: nil, adoptingFD: fd)
-      } else {
-        if path == SocketPath.resolve(argument: nil, configured: nil, environment: [:], uid: getuid()) {
-          try SocketPath.prepareFallbackDirectory(uid: getuid())
-        }
-        try daemon.listen(path: path)
-      }
+      let path = try listen(daemon, socketArgument: socketArgument, environment: environment)
       if announce {
         var text = Array("ferryd: listening on \(path)\n".utf8)
         // socat's -t: wait for ferryd to close after the last job, not its default 0.5 s.
@@ -86,6 +71,27 @@ public enum DaemonMain {
     } catch {
       return fail("\(error)")
     }
+  }
+
+  /// Starts the metrics listener, then the control socket: one systemd passed (unless
+  /// `--socket` or the config names a path), else the path. Returns the path named.
+  @MainActor private static func listen(
+    _ daemon: Daemon, socketArgument: String?, environment: [String: String]
+  ) throws -> String {
+    let activated = SystemdNotifier.activatedSockets(environment: environment)
+    // Before the socket: once clients can connect, a scraper can too.
+    try daemon.listenForMetrics(activatedFD: activated.metrics)
+    let path = SocketPath.resolve(
+      argument: socketArgument, configured: daemon.config.socket, environment: environment, uid: getuid())
+    if socketArgument == nil, daemon.config.socket == nil, let fd = activated.control {
+      try daemon.listen(path: nil, adoptingFD: fd)
+    } else {
+      if path == SocketPath.resolve(argument: nil, configured: nil, environment: [:], uid: getuid()) {
+        try SocketPath.prepareFallbackDirectory(uid: getuid())
+      }
+      try daemon.listen(path: path)
+    }
+    return path
   }
 
   private static func fail(_ message: String) -> Int32 {

@@ -60,13 +60,10 @@ import Testing
       p.signal(SIGTERM)
       _ = p.wait(timeoutMs: 10_000)
     }
-    var client: LineClient?
-    let deadline = Clock.ms() + TestTime.ms(10_000)
-    while client == nil, Clock.ms() < deadline {
-      client = try? LineClient(path: control)
-      if client == nil { usleep(20_000) }
-    }
-    let c = try #require(client)
+    // systemd-socket-activate says when each socket listens ("Listening on PATH as N."), in order.
+    #expect(p.waitForStderr("Listening on \(paths[1])"))
+    let client = try? LineClient(path: control)
+    let c = try #require(client, "\(p.stderrText())")
     try c.send(#"{"op":"ping"}"#)
     #expect(try c.readEvent().event == "pong")
     // The metrics socket answers HTTP, not the protocol.
