@@ -39,11 +39,10 @@ extension Daemon {
   /// changed jars (issue 26: once per jar, not once per response), at the end of the loop
   /// iteration and in any case before a client's events go out (`Client.flush`), so a cookie
   /// acknowledged by a `response` event is committed before that event is written.
-  ///
-  /// Bounded there only (issue 26): a bound exports and parses the whole jar, which done per
-  /// response held the loop through a batch of responses that came together; between two
-  /// saves the jar holds what one iteration's responses set.
   func cookieJarChanged(_ entry: CookieJars.Entry) {
+    // Bounded at once: curl scans the whole jar for every cookie it adds, so a jar left to
+    // grow until the save would make every later response of the iteration slower.
+    _ = cookieJars.bound(entry, limits: config.cookieLimits, wallMs: Journal.wallClockMs())
     cookieJars.changed(entry)
     if cookieJars.saveTimer == nil {
       cookieJars.saveTimer = Timer(loop: loop) { [unowned self] in self.saveDirtyCookieJars() }
