@@ -33,6 +33,8 @@ import FerryStore
     /// The lines the store holds for the jar (as last written or loaded): a save writes only
     /// the difference, and nothing when there is none.
     var savedLines: Set<String> = []
+    /// What the bound of the jar's last change kept, for its save (`Daemon.saveNow`).
+    var boundRows: [CookieStore.Row]?
 
     init(key: Key, jar: CookieJar, persist: Bool) {
       self.key = key
