@@ -77,12 +77,17 @@ import Glibc
   /// A `refreshCachedTime()` in the iteration does not restart it (it did: every timer
   /// scheduled by a callback reset the count, so the engine's yield never came).
   public func iterationElapsedMs() -> Int64 {
-    guard var start = cachedTime() else { return 0 }
-    if Self.same(start, refreshedTo) { start = iterationStart }
     var current = timeval()
     gettimeofday(&current, nil)
-    return (Int64(current.tv_sec) - Int64(start.tv_sec)) * 1000
-      + (Int64(current.tv_usec) - Int64(start.tv_usec)) / 1000
+    return (Int64(current.tv_sec) * 1_000_000 + Int64(current.tv_usec) - iterationStartMicros()) / 1000
+  }
+
+  /// When this loop iteration began (libevent's cached wall-clock time, in microseconds): the
+  /// same value for every callback of one iteration, so it also tells iterations apart.
+  public func iterationStartMicros() -> Int64 {
+    guard var start = cachedTime() else { return 0 }
+    if Self.same(start, refreshedTo) { start = iterationStart }
+    return Int64(start.tv_sec) * 1_000_000 + Int64(start.tv_usec)
   }
 
   /// Sets libevent's cached time to now, from which a timer added next measures its deadline

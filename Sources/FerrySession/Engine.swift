@@ -56,6 +56,8 @@ import FerryWire
   /// that same run, after the round it is in.
   private var isDelivering = false
   var curlTimer: Timer?
+  /// The loop iteration (`EventLoop.iterationStartMicros`) of curl's last run (`mayActNow`).
+  var lastActedIteration: Int64 = -1
   var isShutDown = false
 
   @MainActor private static var isCurlInitialized = false
