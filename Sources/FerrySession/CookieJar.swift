@@ -54,7 +54,9 @@ import FerryLoop
     let now = Int64(time(nil))
     var node: UnsafeMutablePointer<curl_slist>? = head
     while let current = node {
-      if let data = current.pointee.data, !Self.hasExpired(data, now: now) { out.append(String(cString: data)) }
+      if let data = current.pointee.data, !Self.hasExpired(data, now: now) {
+        out.append(String(cString: data))
+      }
       node = current.pointee.next
     }
     return out

@@ -106,7 +106,9 @@ public enum FixtureRoutes {
       return .text("bad cookies\n", status: 400)
     }
     let value = String(repeating: "v", count: 90)
-    let fields = (0..<count).map { FixtureHeader("Set-Cookie", "\(prefix)_\($0)=\(value); Path=/; Max-Age=9999") }
+    let fields = (0..<count).map {
+      FixtureHeader("Set-Cookie", "\(prefix)_\($0)=\(value); Path=/; Max-Age=9999")
+    }
     return .full(
       status: 200, headers: [FixtureHeader("Content-Type", "application/json")] + fields,
       body: Array("{}".utf8))
