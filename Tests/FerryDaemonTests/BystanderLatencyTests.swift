@@ -71,4 +71,63 @@ import Testing
     }
     #expect(rounds.contains { $0 < bound }, "bystander ping p99 per round (ms): \(rounds)")
   }
+
+  /// Counts the `done` lines `client` has ready (failing on a `failed` or `error`).
+  static func doneCount(_ client: LineClient) throws -> Int {
+    var done = 0
+    while let line = client.readLine(timeoutMs: 1) {
+      guard case .object(let o) = try JSONReader().read(line) else { continue }
+      if o.event == "failed" || o.event == "error" { throw TestFailure("job \(o.id) \(o.event): \(o)") }
+      if o.event == "done" { done += 1 }
+    }
+    return done
+  }
+
+  /// A cookie flood into one's own jar: 200 responses of 50 `Set-Cookie` each (the jar
+  /// bounded at its default 300 cookies), 64 in flight. Up to three rounds, one must pass, as
+  /// for `purge`. On 7855049 the rounds' p99 were 344, 124 and 126 ms; with the engine's yield
+  /// working (the iteration clock fixed) 60-145 ms, most pings 40 ms, and a few still 0.1-0.3 s:
+  /// one `curl_multi_socket_action` runs every transfer whose timer came (up to 200 ms inside
+  /// curl, each response's 50 cookies scanned against the jar), and their responses are then
+  /// delivered, each bounding the jar, before the loop polls again. Not fixed: docs/RELIABILITY.md
+  /// "Known gaps".
+  @Test(.disabled("issue 26: the cookie flood still stalls the loop; see the doc comment"))
+  func floodingOnesOwnCookieJarDoesNotStallOtherClients() throws {
+    let fixture = try FixtureHarness()
+    let state = Paths.tempDirectory("bystander-cookies")
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let daemon = try DaemonHarness(
+      config: #"""
+        {"state_dir": "\#(state)", "limits": {"max_jobs_per_connection": 5000},
+         "sessions": {"default": {"cookies": true}}}
+        """#, logLevel: "warning")
+    let alice = try daemon.connect()
+    let count = 200
+    let bound = Double(TestTime.ms(50))
+    var rounds: [Double] = []
+    var slowest: [[Double]] = []
+    for round in 0..<3 where rounds.allSatisfy({ $0 >= bound }) {
+      var lines = ""
+      for i in 0..<count {
+        let url = fixture.url("/cookies/50?name=r\(round)n\(i)")
+        lines += #"{"id":"r\#(round)j\#(i)","url":"\#(url)","events":[]}"# + "\n"
+      }
+      try alice.send(Array(lines.utf8))
+      var done = 0
+      let times = try Bystander.pings(daemon) {
+        done += try Self.doneCount(alice)
+        return done == count
+      }
+      #expect(done == count)
+      rounds.append(Bystander.p99(times))
+      slowest.append(Array(times.sorted().suffix(5)))
+    }
+    // The jar kept its bound through the flood.
+    try alice.send(#"{"op":"cookies"}"#)
+    let jar = try alice.readEvent()
+    guard case .array(let cookies)? = jar["cookies"] else { throw TestFailure("no cookies: \(jar)") }
+    #expect(cookies.count == 300)
+    #expect(
+      rounds.contains { $0 < bound }, "bystander ping p99 per round (ms): \(rounds); slowest: \(slowest)")
+  }
 }
