@@ -85,12 +85,12 @@ import Testing
 
   /// A cookie flood into one's own jar: 200 responses of 50 `Set-Cookie` each (the jar
   /// bounded at its default 300 cookies), 64 in flight. Up to three rounds, one must pass, as
-  /// for `purge`. On 7855049 the rounds' p99 were 344, 124 and 126 ms; with the engine's yield
-  /// working (the iteration clock fixed) 60-145 ms, most pings 40 ms, and a few still 0.1-0.3 s:
-  /// one `curl_multi_socket_action` runs every transfer whose timer came (up to 200 ms inside
-  /// curl, each response's 50 cookies scanned against the jar), and their responses are then
-  /// delivered, each bounding the jar, before the loop polls again. Not fixed: docs/RELIABILITY.md
-  /// "Known gaps".
+  /// for `purge`. On 8e239ab the rounds' p99 were 344, 124 and 126 ms; with the engine's yield
+  /// working (the iteration clock fixed) and a socket action's responses delivered in slices,
+  /// 60-170 ms: most pings 35-50 ms, as each response still bounds the jar (10-20 ms of Swift in
+  /// a debug build), and one `curl_multi_socket_action` can spend up to 200 ms inside curl
+  /// (every transfer whose timer came, each response's 50 cookies scanned against the jar).
+  /// Not fixed: docs/RELIABILITY.md "Known gaps".
   @Test(.disabled("issue 26: the cookie flood still stalls the loop; see the doc comment"))
   func floodingOnesOwnCookieJarDoesNotStallOtherClients() throws {
     let fixture = try FixtureHarness()
