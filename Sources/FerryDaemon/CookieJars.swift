@@ -33,6 +33,8 @@ import FerryStore
     /// The lines the store holds for the jar (as last written or loaded): a save writes only
     /// the difference, and nothing when there is none.
     var savedLines: Set<String> = []
+    /// What the bound of the jar's last change kept, for its save (`Daemon.saveNow`).
+    var boundRows: [CookieStore.Row]?
 
     init(key: Key, jar: CookieJar, persist: Bool) {
       self.key = key
@@ -129,29 +131,38 @@ import FerryStore
   }
 
   /// Bounds the jar after a change: returns the lines it keeps, with when each was first
-  /// stored, oldest first.
+  /// stored (oldest first when some were dropped).
+  ///
+  /// It runs for every response that set cookies (issue 26), so under the bounds it only reads
+  /// each line's identity, and sorts and rebuilds `firstStored` only when it must.
   func bound(_ entry: Entry, limits: DaemonConfig.CookieLimits, wallMs: Int64) -> [CookieStore.Row] {
     var cookies: [(line: String, identity: String, first: Int64)] = []
+    var bytes = 0
+    var added = false
     for line in entry.jar.lines() {
-      guard let cookie = CookieLine(line) else { continue }
-      let first = entry.firstStored[cookie.identity] ?? wallMs
-      cookies.append((line, cookie.identity, first))
+      guard let identity = CookieLine.identity(of: line) else { continue }
+      let first = entry.firstStored[identity]
+      added = added || first == nil
+      cookies.append((line, identity, first ?? wallMs))
+      bytes += line.utf8.count
     }
-    cookies.sort { $0.first < $1.first }
-    var bytes = cookies.reduce(0) { $0 + $1.line.utf8.count }
     var dropped = 0
-    while !cookies.isEmpty, cookies.count - dropped > limits.maxCookiesPerJar || bytes > limits.maxJarBytes {
-      bytes -= cookies[dropped].line.utf8.count
-      dropped += 1
-    }
-    if dropped > 0 {
+    if cookies.count > limits.maxCookiesPerJar || bytes > limits.maxJarBytes {
+      cookies.sort { $0.first < $1.first }
+      while !cookies.isEmpty, cookies.count - dropped > limits.maxCookiesPerJar || bytes > limits.maxJarBytes
+      {
+        bytes -= cookies[dropped].line.utf8.count
+        dropped += 1
+      }
       entry.jar.remove(cookies.prefix(dropped).map(\.line))
       cookies.removeFirst(dropped)
     }
-    var seen: [String: Int64] = [:]
-    seen.reserveCapacity(cookies.count)
-    for c in cookies { seen[c.identity] = c.first }
-    entry.firstStored = seen
+    if added || dropped > 0 || cookies.count != entry.firstStored.count {
+      var seen: [String: Int64] = [:]
+      seen.reserveCapacity(cookies.count)
+      for c in cookies { seen[c.identity] = c.first }
+      entry.firstStored = seen
+    }
     return cookies.map { CookieStore.Row(line: $0.line, firstMs: $0.first) }
   }
 }
@@ -202,6 +213,33 @@ struct CookieLine {
 
   /// What makes a cookie the same cookie: its domain, path and name.
   var identity: String { "\(domain)\t\(path)\t\(name)" }
+
+  /// `identity` of an exported line without splitting all of it (the bound reads every line
+  /// of the jar for each response that set cookies); nil for a line of fewer than six fields.
+  static func identity(of line: String) -> String? {
+    var line = line
+    return line.withUTF8 { bytes -> String? in
+      var tabs: [Int] = []
+      tabs.reserveCapacity(6)
+      var i = 0
+      while i < bytes.count, tabs.count < 6 {
+        if bytes[i] == 9 { tabs.append(i) }
+        i += 1
+      }
+      guard tabs.count >= 5 else { return nil }
+      let httpOnly = "#HttpOnly_".utf8
+      let start = bytes.starts(with: httpOnly) ? httpOnly.count : 0
+      let nameEnd = tabs.count == 6 ? tabs[5] : bytes.count
+      var out: [UInt8] = []
+      out.reserveCapacity(tabs[0] - start + tabs[2] - tabs[1] + nameEnd - tabs[4])
+      out += bytes[start..<tabs[0]]
+      out.append(9)
+      out += bytes[(tabs[1] + 1)..<tabs[2]]
+      out.append(9)
+      out += bytes[(tabs[4] + 1)..<nameEnd]
+      return String(decoding: out, as: UTF8.self)
+    }
+  }
 
   /// The domain without curl's leading dot, lower-cased.
   var bareDomain: String {

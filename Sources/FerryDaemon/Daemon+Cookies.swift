@@ -42,7 +42,7 @@ extension Daemon {
   func cookieJarChanged(_ entry: CookieJars.Entry) {
     // Bounded at once: curl scans the whole jar for every cookie it adds, so a jar left to
     // grow until the save would make every later response of the iteration slower.
-    _ = cookieJars.bound(entry, limits: config.cookieLimits, wallMs: Journal.wallClockMs())
+    entry.boundRows = cookieJars.bound(entry, limits: config.cookieLimits, wallMs: Journal.wallClockMs())
     cookieJars.changed(entry)
     if cookieJars.saveTimer == nil {
       cookieJars.saveTimer = Timer(loop: loop) { [unowned self] in self.saveDirtyCookieJars() }
@@ -58,7 +58,12 @@ extension Daemon {
   }
 
   private func saveNow(_ entry: CookieJars.Entry) {
-    let rows = cookieJars.bound(entry, limits: config.cookieLimits, wallMs: Journal.wallClockMs())
+    // The last change's bound exported the jar already: a second export and parse of the
+    // whole jar per iteration was half the saves' cost (issue 26). A cookie curl took since
+    // (a head whose `response` is still to come) is saved with that response's change.
+    let rows =
+      entry.boundRows ?? cookieJars.bound(entry, limits: config.cookieLimits, wallMs: Journal.wallClockMs())
+    entry.boundRows = nil
     guard entry.persist, let store = openCookieStore() else { return }
     // A server that sets the same cookie again (a session id on every response) changes
     // nothing: the store already holds exactly these lines.

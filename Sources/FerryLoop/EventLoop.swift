@@ -13,6 +13,12 @@ import Glibc
 
   /// A one-shot timer that bounds `run(until:timeoutMs:)`, created on first use.
   private var deadlineEvent: OpaquePointer?
+  /// libevent's cached time as this iteration began, kept while `refreshCachedTime()` moves
+  /// the cache on (`iterationElapsedMs`).
+  private var iterationStart = timeval()
+  /// The cached time `refreshCachedTime()` last set: while the cache still holds it, the
+  /// iteration running is the one that began at `iterationStart`.
+  private var refreshedTo = timeval()
 
   /// Creates a fresh event base.
   ///
@@ -67,13 +73,39 @@ import Glibc
   /// Milliseconds since this loop iteration began running its callbacks (libevent's cached
   /// time; 0 outside a callback): for work that yields to the other ready events once an
   /// iteration has run long enough (the curl engine, issue 26).
+  ///
+  /// A `refreshCachedTime()` in the iteration does not restart it (it did: every timer
+  /// scheduled by a callback reset the count, so the engine's yield never came).
   public func iterationElapsedMs() -> Int64 {
-    var cached = timeval()
-    guard event_base_gettimeofday_cached(base, &cached) == 0 else { return 0 }
     var current = timeval()
     gettimeofday(&current, nil)
-    return (Int64(current.tv_sec) - Int64(cached.tv_sec)) * 1000
-      + (Int64(current.tv_usec) - Int64(cached.tv_usec)) / 1000
+    return (Int64(current.tv_sec) * 1_000_000 + Int64(current.tv_usec) - iterationStartMicros()) / 1000
+  }
+
+  /// When this loop iteration began (libevent's cached wall-clock time, in microseconds): the
+  /// same value for every callback of one iteration, so it also tells iterations apart.
+  public func iterationStartMicros() -> Int64 {
+    guard var start = cachedTime() else { return 0 }
+    if Self.same(start, refreshedTo) { start = iterationStart }
+    return Int64(start.tv_sec) * 1_000_000 + Int64(start.tv_usec)
+  }
+
+  /// Sets libevent's cached time to now, from which a timer added next measures its deadline
+  /// (`Timer.schedule`), keeping the iteration's start for `iterationElapsedMs`.
+  public func refreshCachedTime() {
+    if let cached = cachedTime(), !Self.same(cached, refreshedTo) { iterationStart = cached }
+    _ = event_base_update_cache_time(base)
+    refreshedTo = cachedTime() ?? timeval()
+  }
+
+  /// libevent's cached wall-clock time (the current time outside a callback).
+  private func cachedTime() -> timeval? {
+    var cached = timeval()
+    return event_base_gettimeofday_cached(base, &cached) == 0 ? cached : nil
+  }
+
+  private static func same(_ a: timeval, _ b: timeval) -> Bool {
+    a.tv_sec == b.tv_sec && a.tv_usec == b.tv_usec
   }
 
   /// Monotonic milliseconds since an arbitrary start; never goes backwards.

@@ -31,7 +31,7 @@ import CFerryEvent
     // libevent measures the deadline from the time cached when this loop iteration began; a
     // timer scheduled late in a busy iteration would fire early by that lag. Refresh it first
     // (one vDSO clock read).
-    if afterMs > 0 { _ = event_base_update_cache_time(loop.base) }
+    if afterMs > 0 { loop.refreshCachedTime() }
     _ = ferry_event_add_ms(event, max(afterMs, 0))
   }
 

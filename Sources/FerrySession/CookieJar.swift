@@ -1,6 +1,10 @@
 import CFerryCurl
 import FerryLoop
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// One cookie jar: libcurl's cookie engine (RFC 6265 as curl implements it: domain and path
 /// matching, `Secure`, `HttpOnly`, expiry, the `__Host-`/`__Secure-` prefixes, public suffixes
 /// refused through libpsl) in a share handle of its own (`CURL_LOCK_DATA_COOKIE`).
@@ -37,7 +41,8 @@ import FerryLoop
   /// Every cookie in the jar, one line each in curl's Netscape cookie-file format
   /// (`domain\tsubdomains\tpath\tsecure\texpires\tname\tvalue`, the domain prefixed with
   /// `#HttpOnly_` for an HttpOnly cookie, expiry 0 for a session cookie). Expired cookies are
-  /// not in it.
+  /// not in it: curl exports the cookie `remove` expired last until its next add, so they are
+  /// left out here.
   public func lines() -> [String] {
     var raw: UnsafeMutableRawPointer?
     guard ferry_curl_easy_getinfo_ptr(control, CURLINFO_COOKIELIST, &raw) == CURLE_OK, let raw else {
@@ -46,12 +51,33 @@ import FerryLoop
     let head = raw.assumingMemoryBound(to: curl_slist.self)
     defer { curl_slist_free_all(head) }
     var out: [String] = []
+    let now = Int64(time(nil))
     var node: UnsafeMutablePointer<curl_slist>? = head
     while let current = node {
-      if let data = current.pointee.data { out.append(String(cString: data)) }
+      if let data = current.pointee.data, !Self.hasExpired(data, now: now) {
+        out.append(String(cString: data))
+      }
       node = current.pointee.next
     }
     return out
+  }
+
+  /// Whether an exported line's expiry (its fifth field; 0 for a session cookie) is past, as
+  /// curl's own `remove_expired` decides.
+  static func hasExpired(_ line: UnsafePointer<CChar>, now: Int64) -> Bool {
+    var p = line
+    var tabs = 0
+    while p.pointee != 0, tabs < 4 {
+      if p.pointee == 9 { tabs += 1 }
+      p += 1
+    }
+    guard tabs == 4 else { return false }
+    var expires: Int64 = 0
+    while (48...57).contains(p.pointee), expires < Int64.max / 10 - 9 {
+      expires = expires * 10 + Int64(p.pointee - 48)
+      p += 1
+    }
+    return expires != 0 && expires < now
   }
 
   /// Adds cookies given as `lines()` gives them (or as `Set-Cookie:` header lines); curl

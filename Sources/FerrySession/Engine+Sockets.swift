@@ -96,7 +96,7 @@ extension Engine {
     // socket waits for the next iteration (its watch is level-triggered: it is reported again),
     // so one user's burst of heavy responses (50 cookies each) cannot keep the loop from the
     // other clients for longer than that plus one response.
-    if loop.iterationElapsedMs() >= Self.yieldAfterMs { return }
+    if !mayActNow() { return }
     var mask: Int32 = 0
     if events.contains(.read) { mask |= FERRY_CURL_CSELECT_IN }
     if events.contains(.write) { mask |= FERRY_CURL_CSELECT_OUT }
@@ -106,7 +106,24 @@ extension Engine {
   /// Milliseconds of callbacks after which a loop iteration takes no more ready sockets.
   static let yieldAfterMs: Int64 = 5
 
+  /// Whether curl may run now: under `yieldAfterMs` into the iteration, or the engine's first
+  /// action in it, so that curl still makes progress in an iteration whose other callbacks
+  /// (a client's bulk input) took the whole budget before it.
+  private func mayActNow() -> Bool {
+    let iteration = loop.iterationStartMicros()
+    if iteration == lastActedIteration, loop.iterationElapsedMs() >= Self.yieldAfterMs { return false }
+    lastActedIteration = iteration
+    return true
+  }
+
+  /// curl's timeout: past `yieldAfterMs` in this iteration it waits for the next one, as a
+  /// ready socket does (it runs every transfer whose time came, each adding what its
+  /// response set to the jar, issue 26).
   func curlTimerFired() {
+    if !mayActNow() {
+      curlTimer?.schedule(afterMs: 0)
+      return
+    }
     socketAction(FERRY_CURL_SOCKET_TIMEOUT, 0)
   }
 

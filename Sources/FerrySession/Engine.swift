@@ -55,7 +55,14 @@ import FerryWire
   /// Set while `deliverEvents()` runs: what a delegate's unpause records then is delivered by
   /// that same run, after the round it is in.
   private var isDelivering = false
+  /// The round `deliverEvents` stopped in when it yielded: its size and the next event's index
+  /// (size 0: no round in progress).
+  private var round = (count: 0, next: 0)
+  /// Goes on with a round `deliverEvents` yielded in, in the next loop iteration.
+  private var deliveryTimer: Timer?
   var curlTimer: Timer?
+  /// The loop iteration (`EventLoop.iterationStartMicros`) of curl's last run (`mayActNow`).
+  var lastActedIteration: Int64 = -1
   var isShutDown = false
 
   @MainActor private static var isCurlInitialized = false
@@ -76,6 +83,7 @@ import FerryWire
     hasAsynchronousResolver = Int(info.features) & Int(FERRY_CURL_VERSION_ASYNCHDNS) != 0
     curlVersion = String(cString: info.version)
     curlTimer = Timer(loop: loop) { [unowned self] in self.curlTimerFired() }
+    deliveryTimer = Timer(loop: loop) { [unowned self] in self.deliverEvents() }
     closer.engine = self
     let me = Unmanaged.passUnretained(self).toOpaque()
     _ = ferry_curl_multi_setopt_socketfunction(multi, CURLMOPT_SOCKETFUNCTION, CurlTrampolines.socket)
@@ -139,6 +147,7 @@ import FerryWire
     let running = Array(active.values)
     active.removeAll()
     curlTimer?.cancel()
+    deliveryTimer?.cancel()
     // Removing handles and cleanup may still announce timers and sockets and close sockets;
     // from here (and from `deinit`) nothing must call back into us or re-arm the timer.
     closer.engine = nil
@@ -283,19 +292,31 @@ extension Engine {
   ///
   /// Once everything is delivered, transfers that stopped recording at their limit are
   /// unpaused (curl records again from inside that call, and the loop goes on).
+  ///
+  /// Past `yieldAfterMs` into the loop iteration, a head or an end (a response's cookies, a
+  /// job's end) waits for the next iteration, after at least one event of this run (issue 26:
+  /// one socket action can end many transfers). The round stays as it is meanwhile; what curl
+  /// records in between goes into the other round, delivered after it.
   func deliverEvents() {
-    guard !isDelivering, !events.isIdle else { return }
+    guard !isDelivering, round.count > 0 || !events.isIdle else { return }
     isDelivering = true
     defer { isDelivering = false }
+    var delivered = 0
     while true {
-      if !events.isEmpty {
-        let count = events.beginDelivery()
-        var index = 0
-        while index < count {
-          deliver(events.delivered(index))
-          index += 1
+      if round.count == 0, !events.isEmpty { round = (events.beginDelivery(), 0) }
+      if round.count > 0 {
+        while round.next < round.count {
+          let event = events.delivered(round.next)
+          if delivered > 0, event.isHeavy, loop.iterationElapsedMs() >= Self.yieldAfterMs {
+            deliveryTimer?.schedule(afterMs: 0)
+            return
+          }
+          round.next += 1
+          delivered += 1
+          deliver(event)
         }
         events.endDelivery()
+        round = (0, 0)
         continue
       }
       guard let transfer = events.popDraining() else { return }

@@ -22,6 +22,14 @@ import FerryWire
     case ended(Transfer, CURLcode)
     /// The read callback paused curl's send side: the body's stream `fd` had nothing yet.
     case sendBlocked(Transfer, Int32)
+
+    /// A head or an end: what may take a delegate long (a jar's bound, a job's end).
+    var isHeavy: Bool {
+      switch self {
+      case .head, .ended: true
+      case .body, .progress, .sendBlocked: false
+      }
+    }
   }
 
   /// Recording.

@@ -87,6 +87,8 @@ public enum FixtureRoutes {
       return .halt(count: number)
     case "versioned":
       return versioned(argument, head)
+    case "cookies":
+      return cookies(count: number, head)
     case "retry-after":
       return .full(
         status: 503, headers: [FixtureHeader("Retry-After", String(number))],
@@ -94,6 +96,22 @@ public enum FixtureRoutes {
     default:
       return .text("no route for \(head.path)\n", status: 404)
     }
+  }
+
+  /// `/cookies/N?name=P`: N `Set-Cookie` fields `P_i=` (90 bytes of value), `Path=/` and
+  /// `Max-Age=9999`, on an empty JSON response: a cookie flood of short URLs (issue 26).
+  private static func cookies(count: UInt64, _ head: HTTPRequestHead) -> FixtureReply {
+    let prefix = head.queryValue("name") ?? "c"
+    guard count <= 200, !prefix.isEmpty, prefix.utf8.allSatisfy(isTokenByte) else {
+      return .text("bad cookies\n", status: 400)
+    }
+    let value = String(repeating: "v", count: 90)
+    let fields = (0..<count).map {
+      FixtureHeader("Set-Cookie", "\(prefix)_\($0)=\(value); Path=/; Max-Age=9999")
+    }
+    return .full(
+      status: 200, headers: [FixtureHeader("Content-Type", "application/json")] + fields,
+      body: Array("{}".utf8))
   }
 
   /// `/echo`: the request as JSON.

@@ -6,7 +6,7 @@ import FerryWire
 /// It keeps connections alive, parses Content-Length and chunked request bodies (streaming
 /// them through SHA-256, never holding them) and answers the routes in `FixtureRoutes`:
 /// `/echo`, `/status/N`, `/delay/MS`, `/bytes/N`, `/redirect/N`, `/redirect-to`, `/drop/N`,
-/// `/reset/N`, `/stall`, `/stall-upload`, `/flaky/N?key=K`, `/raw/NAME`, `/headers`, `/retry-after/N`,
+/// `/reset/N`, `/stall`, `/stall-upload`, `/flaky/N?key=K`, `/raw/NAME`, `/headers`, `/cookies/N`, `/retry-after/N`,
 /// `/json`, `/text`, `/latin1`, `/versioned/N`, `/conditional`, `/digest-auth/USER/PASSWORD`. Run it on the test's own loop (in-process) or in the `ferry-fixture`
 /// executable (black-box).
 @MainActor public final class HTTPFixtureServer {

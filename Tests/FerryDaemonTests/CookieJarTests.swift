@@ -173,6 +173,19 @@ import Testing
     #expect(Set((0..<4).map { "c3_\($0)" }).isSubset(of: Set(names)), "\(names)")
   }
 
+  /// The bound reads each line's identity without splitting it all (issue 26): the same as
+  /// the parsed line's.
+  @Test func aLinesIdentityIsTheParsedLinesIdentity() {
+    let lines = [
+      "127.0.0.1\tFALSE\t/\tFALSE\t4000000000\ta\t1", "#HttpOnly_.shop.test\tTRUE\t/p\tTRUE\t0\tsid\tx\ty",
+      "h\tFALSE\t/\tFALSE\t0\tname", "h\tFALSE\t/\tFALSE\t0\tname\t", "#HttpOnly_\tF\t\tF\t0\t\t",
+      "too\tshort\t/\tFALSE\t0", "",
+    ]
+    for line in lines {
+      #expect(CookieLine.identity(of: line) == CookieLine(line)?.identity, "\(line)")
+    }
+  }
+
   @Test func aSessionHoldsAtMostMaxJarsInMemoryDroppingIdleOnes() throws {
     let d = try InProcessDaemon(
       config: #"{"cookies": {"max_jars_per_session": 2}, "sessions": {"default": {"cookies": true}}}"#)

@@ -74,6 +74,24 @@ import Testing
     #expect(early == [])
   }
 
+  /// Issue 26: scheduling a timer refreshes libevent's cached time, which must not restart
+  /// the iteration's clock the curl engine yields by (it did: the yield never came).
+  @Test func schedulingATimerInACallbackKeepsTheIterationsElapsedTime() throws {
+    let loop = try EventLoop()
+    var elapsed: Int64 = -1
+    let later = Timer(loop: loop) {}
+    let busy = Timer(loop: loop) {
+      // A callback that runs 3 ms, then schedules a timer, as the engine's do.
+      let start = loop.nowNanoseconds()
+      while loop.nowNanoseconds() - start < 3_000_000 {}
+      later.schedule(afterMs: 1000)
+      elapsed = loop.iterationElapsedMs()
+    }
+    busy.schedule(afterMs: 0)
+    #expect(loop.run(until: { elapsed >= 0 }, timeoutMs: TestTime.ms(2000)))
+    #expect(elapsed >= 2)
+  }
+
   @Test func handlerCanRescheduleItsOwnTimer() throws {
     let loop = try EventLoop()
     var count = 0
