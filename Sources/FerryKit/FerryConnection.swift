@@ -13,7 +13,7 @@ enum JobSignal: Sendable {
 /// serial write queue (so no writer ever blocks the reader), and a window that keeps at most
 /// the daemon's `max_jobs_per_connection` jobs live, holding the rest until one ends.
 ///
-/// All mutable state sits in one `Mutex`; no lock is held while a line is sent or a job is
+/// All mutable state sits in one `FerryLock`; no lock is held while a line is sent or a job is
 /// told of an event.
 final class FerryConnection: Sendable {
   /// A job's place on the connection.
@@ -54,7 +54,7 @@ final class FerryConnection: Sendable {
   let socket: FerrySocket
   /// The daemon's `limits.max_jobs_per_connection` (from `hello`).
   let window: Int
-  let state = Mutex(State())
+  let state = FerryLock(State())
   let writer = DispatchQueue(label: "ferrykit.writer")
 
   init(socket: FerrySocket, window: Int) {

@@ -3,7 +3,7 @@ import Synchronization
 /// A request made through `FerryHTTPSessionManager` (AF's NSURLSessionDataTask): cancel it, or
 /// read its job's id.
 public final class FerryTask: Sendable {
-  private let job = Mutex<FerryJob?>(nil)
+  private let job = FerryLock<FerryJob?>(nil)
   private let isCancelled = Atomic<Bool>(false)
 
   init() {}
