@@ -1,6 +1,5 @@
 import FerryWire
 import Glibc
-import Synchronization
 
 /// A connection to ferryd that runs any number of jobs at once.
 ///
@@ -29,7 +28,7 @@ public final class FerryClient: Sendable {
 
   let connection: FerryConnection
   private let idPrefix: String
-  private let counter = Atomic<Int>(0)
+  private let counter = FerryLock(0)
 
   /// Connects to ferryd at `socketPath`, or where the `ferry` CLI looks when nil:
   /// `$FERRY_SOCKET`, `/run/ferry/ferryd.sock`, `$XDG_RUNTIME_DIR/ferryd.sock`,
@@ -107,7 +106,11 @@ public final class FerryClient: Sendable {
     _ request: FerryRequest, mode: ResponseMode, events: [String]?, keepsEvents: Bool,
     extra: PassedDescriptors = PassedDescriptors(), observer: (@Sendable (FerryEvent) -> Void)? = nil
   ) throws(FerryError) -> FerryJob {
-    let id = request.id ?? idPrefix + String(counter.add(1, ordering: .relaxed).newValue)
+    let number = counter.withLock { (n: inout Int) -> Int in
+      n += 1
+      return n
+    }
+    let id = request.id ?? idPrefix + String(number)
     var descriptors = extra
     let object: JSONObject
     do {

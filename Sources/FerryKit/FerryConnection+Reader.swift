@@ -132,7 +132,7 @@ extension FerryConnection {
       // Closed for real now: the daemon sees a disconnection (detached jobs stay for attach).
       writer.async { [self] in
         socket.close()
-        isDescriptorClosed.store(true, ordering: .releasing)
+        isDescriptorClosed.withLock { $0 = true }
       }
       return left
     }

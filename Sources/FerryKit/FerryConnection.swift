@@ -1,6 +1,5 @@
 import Dispatch
 import FerryWire
-import Synchronization
 
 /// What the connection tells a job: one of its event lines, or that the connection was lost.
 enum JobSignal: Sendable {
@@ -63,12 +62,12 @@ final class FerryConnection: Sendable {
   }
 
   /// Set once the write queue closed the descriptor (after the connection was lost).
-  let isDescriptorClosed = Atomic<Bool>(false)
+  let isDescriptorClosed = FerryLock(false)
 
   // Write blocks hold the connection, and the descriptor is closed on the write queue after
   // every line queued before it, so no write ever goes to a closed (or reused) descriptor.
   deinit {
-    if !isDescriptorClosed.load(ordering: .acquiring) { socket.close() }
+    if !isDescriptorClosed.withLock({ $0 }) { socket.close() }
   }
 
   /// Takes a job line for `id`: sent at once when the window has room, else when it has.

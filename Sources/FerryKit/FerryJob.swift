@@ -1,4 +1,3 @@
-
 /// A job submitted to ferryd (or attached to): its id, its events, its result.
 ///
 /// Cancelling the Swift task that waits in `result()` (or iterates `events`) cancels the job,
