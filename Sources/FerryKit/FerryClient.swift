@@ -1,3 +1,4 @@
+import FerryChannel
 import FerryWire
 import Glibc
 
@@ -41,14 +42,12 @@ public final class FerryClient: Sendable {
   /// so it must be quick and must not call back into the client.
   public init(socketPath: String? = nil, lineObserver: FerryLineObserver? = nil) throws {
     let path = socketPath ?? Handshake.locate()
-    var socket = try FerrySocket.connect(path)
-    socket.observer = lineObserver
+    var channel = try Handshake.open(path, observer: lineObserver)
     let hello: JSONObject
     do {
-      try Handshake.checkTrust(socket, path: path)
-      hello = try Handshake.hello(socket)
+      hello = try Handshake.hello(&channel)
     } catch {
-      socket.close()
+      channel.close()
       throw error
     }
     let limits = hello["limits"]?.objectValue
@@ -57,7 +56,7 @@ public final class FerryClient: Sendable {
     daemonVersion = hello["version"]?.stringValue ?? ""
     maxLineBytes = limits?["max_line_bytes"].flatMap(FerryResponse.int) ?? 1 << 20
     idPrefix = "fk-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))-"
-    connection = FerryConnection(socket: socket, window: maxJobsPerConnection)
+    connection = FerryConnection(socket: channel.socket, window: maxJobsPerConnection)
     try connection.startReader()
   }
 

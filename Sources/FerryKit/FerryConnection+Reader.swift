@@ -1,4 +1,5 @@
 import Dispatch
+import FerryChannel
 import FerryWire
 import Glibc
 
@@ -45,7 +46,7 @@ extension FerryConnection {
   }
 
   private func handle(_ raw: UnsafeRawBufferPointer) {
-    socket.observer?(.received, Array(raw))
+    socket.observer?(false, Array(raw))
     guard case .object(let e)? = try? JSONReader().read(raw) else { return }
     if let id = e["id"]?.stringValue {
       jobEvent(id, e)

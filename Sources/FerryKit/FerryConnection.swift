@@ -1,4 +1,5 @@
 import Dispatch
+import FerryChannel
 import FerryWire
 
 /// What the connection tells a job: one of its event lines, or that the connection was lost.
