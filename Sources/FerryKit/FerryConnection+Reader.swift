@@ -113,11 +113,7 @@ extension FerryConnection {
 
   private func opAnswer(_ e: JSONObject) {
     let name = e["event"]?.stringValue ?? ""
-    let waiter: OpWaiter? = state.withLock { s in
-      guard let first = s.ops.first, first.answers.contains(name) || name == "error" else { return nil }
-      s.ops.removeFirst()
-      return first
-    }
+    let waiter = state.withLock { $0.takeOp(answering: name) }
     waiter?.resume(name == "error" ? .failure(FerryError(event: e)) : .success(e))
   }
 

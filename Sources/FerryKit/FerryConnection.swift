@@ -164,3 +164,15 @@ final class FerryConnection: Sendable {
     }
   }
 }
+
+extension FerryConnection.State {
+  /// Takes the op an answer named `event` belongs to: the oldest op waiting for that event, or
+  /// for an `error`, the oldest op. Not simply the oldest: the answers to `jobs` and to `purge`
+  /// with `all` may come after answers to later lines (PROTOCOL.md "Ops"), and taking the
+  /// oldest dropped a `pong` that overtook a `jobs` answer, leaving `ping()` waiting forever.
+  mutating func takeOp(answering event: String) -> FerryConnection.OpWaiter? {
+    let index = event == "error" ? ops.indices.first : ops.firstIndex { $0.answers.contains(event) }
+    guard let index else { return nil }
+    return ops.remove(at: index)
+  }
+}
