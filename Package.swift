@@ -58,10 +58,16 @@ let package = Package(
 
     .executableTarget(name: "ferryd", dependencies: ["FerryDaemon"], swiftSettings: daemonSpeed),
     // The command-line client: argument parsing and rendering are pure and tested; main does I/O.
-    .target(name: "FerryClient", dependencies: ["FerryWire", "FerrySerializer"]),
-    .executableTarget(name: "ferry", dependencies: ["FerryClient", "FerryWire"]),
+    // It talks to the daemon through FerryKit's connection layer (FerryChannel), which holds the
+    // socket discovery and the daemon-owner trust rule for both.
+    .target(name: "FerryClient", dependencies: ["FerryWire", "FerrySerializer", "FerryChannel"]),
+    .executableTarget(name: "ferry", dependencies: ["FerryClient", "FerryChannel", "FerryWire"]),
     // Programs' client library: no unsafe flags anywhere in its closure (FerryWire's neither).
-    .target(name: "FerryKit", dependencies: ["FerryWire"]),
+    .target(name: "FerryKit", dependencies: ["FerryWire", "FerryChannel"]),
+    // FerryKit's connection layer, in the FerryKit product: the socket, the blocking line channel
+    // `ferry` runs on, where to find the daemon and whom to trust. Glibc and FerryWire only, no
+    // Dispatch: a one-shot `ferry` loads nothing it does not use (B2, bench/b2_ab.py).
+    .target(name: "FerryChannel", dependencies: ["FerryWire"]),
     // The HTTP fixture server as its own process, for black-box tests of a real ferryd.
     .executableTarget(name: "ferry-fixture", dependencies: ["FerryTestSupport"]),
     // Writes journal batches until it is killed, for FerryStoreTests' crash tests.
@@ -77,9 +83,9 @@ let package = Package(
     .executableTarget(name: "ferry-bench-journal", dependencies: ["FerryStore"], path: "bench/journal"),
 
     .testTarget(name: "FerryWireTests", dependencies: ["FerryWire"]),
-    .testTarget(name: "FerryKitTests", dependencies: ["FerryKit", "FerryTestSupport"]),
+    .testTarget(name: "FerryKitTests", dependencies: ["FerryKit", "FerryChannel", "FerryTestSupport"]),
     .testTarget(name: "FerryCacheTests", dependencies: ["FerryCache"], exclude: ["Fixtures"]),
-    .testTarget(name: "FerryClientTests", dependencies: ["FerryClient", "FerryWire"]),
+    .testTarget(name: "FerryClientTests", dependencies: ["FerryClient", "FerryChannel", "FerryWire"]),
     .testTarget(
       name: "FerrySerializerTests", dependencies: ["FerrySerializer", "FerryWire"],
       // Read by the tests through #filePath, not bundled.

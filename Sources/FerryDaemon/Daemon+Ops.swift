@@ -19,6 +19,10 @@ extension Daemon {
           "max_line_bytes": .number(JSONNumber(l.maxLineBytes)), "max_jobs": .number(JSONNumber(l.maxJobs)),
           "max_jobs_per_connection": .number(JSONNumber(l.maxJobsPerConnection)),
           "max_inline_bytes": .number(JSONNumber(defaultMaxInlineBytes)),
+          // The budgets a client can run into: request bytes of all live jobs (`overloaded`
+          // past it) and this connection's queued output (its transfers pause past it).
+          "max_request_bytes": .number(JSONNumber(l.maxRequestBytes)),
+          "max_output_bytes": .number(JSONNumber(l.maxOutputBytes)),
         ])),
     ])
   }

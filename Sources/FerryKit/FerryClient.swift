@@ -1,6 +1,6 @@
+import FerryChannel
 import FerryWire
 import Glibc
-import Synchronization
 
 /// A connection to ferryd that runs any number of jobs at once.
 ///
@@ -29,7 +29,7 @@ public final class FerryClient: Sendable {
 
   let connection: FerryConnection
   private let idPrefix: String
-  private let counter = Atomic<Int>(0)
+  private let counter = FerryLock(0)
 
   /// Connects to ferryd at `socketPath`, or where the `ferry` CLI looks when nil:
   /// `$FERRY_SOCKET`, `/run/ferry/ferryd.sock`, `$XDG_RUNTIME_DIR/ferryd.sock`,
@@ -42,14 +42,12 @@ public final class FerryClient: Sendable {
   /// so it must be quick and must not call back into the client.
   public init(socketPath: String? = nil, lineObserver: FerryLineObserver? = nil) throws {
     let path = socketPath ?? Handshake.locate()
-    var socket = try FerrySocket.connect(path)
-    socket.observer = lineObserver
+    var channel = try Handshake.open(path, observer: lineObserver)
     let hello: JSONObject
     do {
-      try Handshake.checkTrust(socket, path: path)
-      hello = try Handshake.hello(socket)
+      hello = try Handshake.hello(&channel)
     } catch {
-      socket.close()
+      channel.close()
       throw error
     }
     let limits = hello["limits"]?.objectValue
@@ -58,7 +56,7 @@ public final class FerryClient: Sendable {
     daemonVersion = hello["version"]?.stringValue ?? ""
     maxLineBytes = limits?["max_line_bytes"].flatMap(FerryResponse.int) ?? 1 << 20
     idPrefix = "fk-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))-"
-    connection = FerryConnection(socket: socket, window: maxJobsPerConnection)
+    connection = FerryConnection(socket: channel.socket, window: maxJobsPerConnection)
     try connection.startReader()
   }
 
@@ -107,7 +105,11 @@ public final class FerryClient: Sendable {
     _ request: FerryRequest, mode: ResponseMode, events: [String]?, keepsEvents: Bool,
     extra: PassedDescriptors = PassedDescriptors(), observer: (@Sendable (FerryEvent) -> Void)? = nil
   ) throws(FerryError) -> FerryJob {
-    let id = request.id ?? idPrefix + String(counter.add(1, ordering: .relaxed).newValue)
+    let number = counter.withLock { (n: inout Int) -> Int in
+      n += 1
+      return n
+    }
+    let id = request.id ?? idPrefix + String(number)
     var descriptors = extra
     let object: JSONObject
     do {

@@ -1,4 +1,5 @@
 import Dispatch
+import FerryChannel
 import FerryWire
 import Glibc
 
@@ -45,7 +46,7 @@ extension FerryConnection {
   }
 
   private func handle(_ raw: UnsafeRawBufferPointer) {
-    socket.observer?(.received, Array(raw))
+    socket.observer?(false, Array(raw))
     guard case .object(let e)? = try? JSONReader().read(raw) else { return }
     if let id = e["id"]?.stringValue {
       jobEvent(id, e)
@@ -112,11 +113,7 @@ extension FerryConnection {
 
   private func opAnswer(_ e: JSONObject) {
     let name = e["event"]?.stringValue ?? ""
-    let waiter: OpWaiter? = state.withLock { s in
-      guard let first = s.ops.first, first.answers.contains(name) || name == "error" else { return nil }
-      s.ops.removeFirst()
-      return first
-    }
+    let waiter = state.withLock { $0.takeOp(answering: name) }
     waiter?.resume(name == "error" ? .failure(FerryError(event: e)) : .success(e))
   }
 
@@ -132,7 +129,7 @@ extension FerryConnection {
       // Closed for real now: the daemon sees a disconnection (detached jobs stay for attach).
       writer.async { [self] in
         socket.close()
-        isDescriptorClosed.store(true, ordering: .releasing)
+        isDescriptorClosed.withLock { $0 = true }
       }
       return left
     }

@@ -1,6 +1,6 @@
 import Dispatch
+import FerryChannel
 import FerryWire
-import Synchronization
 
 /// What the connection tells a job: one of its event lines, or that the connection was lost.
 enum JobSignal: Sendable {
@@ -13,7 +13,7 @@ enum JobSignal: Sendable {
 /// serial write queue (so no writer ever blocks the reader), and a window that keeps at most
 /// the daemon's `max_jobs_per_connection` jobs live, holding the rest until one ends.
 ///
-/// All mutable state sits in one `Mutex`; no lock is held while a line is sent or a job is
+/// All mutable state sits in one `FerryLock`; no lock is held while a line is sent or a job is
 /// told of an event.
 final class FerryConnection: Sendable {
   /// A job's place on the connection.
@@ -54,7 +54,7 @@ final class FerryConnection: Sendable {
   let socket: FerrySocket
   /// The daemon's `limits.max_jobs_per_connection` (from `hello`).
   let window: Int
-  let state = Mutex(State())
+  let state = FerryLock(State())
   let writer = DispatchQueue(label: "ferrykit.writer")
 
   init(socket: FerrySocket, window: Int) {
@@ -63,12 +63,12 @@ final class FerryConnection: Sendable {
   }
 
   /// Set once the write queue closed the descriptor (after the connection was lost).
-  let isDescriptorClosed = Atomic<Bool>(false)
+  let isDescriptorClosed = FerryLock(false)
 
   // Write blocks hold the connection, and the descriptor is closed on the write queue after
   // every line queued before it, so no write ever goes to a closed (or reused) descriptor.
   deinit {
-    if !isDescriptorClosed.load(ordering: .acquiring) { socket.close() }
+    if !isDescriptorClosed.withLock({ $0 }) { socket.close() }
   }
 
   /// Takes a job line for `id`: sent at once when the window has room, else when it has.
@@ -162,5 +162,17 @@ final class FerryConnection: Sendable {
       }
       writer.async { [self] in socket.shutdownReading() }
     }
+  }
+}
+
+extension FerryConnection.State {
+  /// Takes the op an answer named `event` belongs to: the oldest op waiting for that event, or
+  /// for an `error`, the oldest op. Not simply the oldest: the answers to `jobs` and to `purge`
+  /// with `all` may come after answers to later lines (PROTOCOL.md "Ops"), and taking the
+  /// oldest dropped a `pong` that overtook a `jobs` answer, leaving `ping()` waiting forever.
+  mutating func takeOp(answering event: String) -> FerryConnection.OpWaiter? {
+    let index = event == "error" ? ops.indices.first : ops.firstIndex { $0.answers.contains(event) }
+    guard let index else { return nil }
+    return ops.remove(at: index)
   }
 }

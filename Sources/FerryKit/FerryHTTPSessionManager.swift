@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// AFHTTPSessionManager's shape over a `FerryClient`: `GET`, `HEAD`, `POST`, `PUT`, `PATCH`,
 /// `DELETE` with success and failure blocks, each returning a `FerryTask` to cancel.
@@ -16,12 +15,12 @@ public final class FerryHTTPSessionManager: Sendable {
   public let client: FerryClient
   /// The daemon session every request runs in (nil: `default`).
   public let session: String?
-  private let settings: Mutex<(FerryRequestSerializer, DispatchQueue)>
+  private let settings: FerryLock<(FerryRequestSerializer, DispatchQueue)>
 
   public init(client: FerryClient, session: String? = nil) {
     self.client = client
     self.session = session
-    settings = Mutex((FerryRequestSerializer(), DispatchQueue(label: "ferrykit.completion")))
+    settings = FerryLock((FerryRequestSerializer(), DispatchQueue(label: "ferrykit.completion")))
   }
 
   public var requestSerializer: FerryRequestSerializer {

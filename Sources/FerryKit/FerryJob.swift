@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A job submitted to ferryd (or attached to): its id, its events, its result.
 ///
 /// Cancelling the Swift task that waits in `result()` (or iterates `events`) cancels the job,
@@ -20,7 +18,7 @@ public final class FerryJob: Sendable {
   /// Holds the client while the job is referenced: releasing a client closes its connection.
   private let client: FerryClient
   private let observer: (@Sendable (FerryEvent) -> Void)?
-  private let ending = Mutex<Ending>(Ending())
+  private let ending = FerryLock<Ending>(Ending())
 
   private struct Ending: Sendable {
     var result: Result<FerryResponse, FerryError>?

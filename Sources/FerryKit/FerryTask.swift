@@ -1,10 +1,8 @@
-import Synchronization
-
 /// A request made through `FerryHTTPSessionManager` (AF's NSURLSessionDataTask): cancel it, or
 /// read its job's id.
 public final class FerryTask: Sendable {
-  private let job = Mutex<FerryJob?>(nil)
-  private let isCancelled = Atomic<Bool>(false)
+  private let job = FerryLock<FerryJob?>(nil)
+  private let isCancelled = FerryLock(false)
 
   init() {}
 
@@ -15,13 +13,13 @@ public final class FerryTask: Sendable {
   /// Cancels the job: the failure block gets `FerryError` `cancelled` (as AF's gets
   /// NSURLErrorCancelled), unless the job ended first.
   public func cancel() {
-    isCancelled.store(true, ordering: .sequentiallyConsistent)
+    isCancelled.withLock { $0 = true }
     job.withLock { $0 }?.cancel()
   }
 
   func attach(_ newJob: FerryJob) {
     job.withLock { $0 = newJob }
-    if isCancelled.load(ordering: .sequentiallyConsistent) { newJob.cancel() }
+    if isCancelled.withLock({ $0 }) { newJob.cancel() }
   }
 }
 

@@ -1,3 +1,4 @@
+import FerryChannel
 import FerryClient
 import Glibc
 
@@ -8,21 +9,8 @@ struct TopCommand {
   let socket: SocketLocator.Choice
 
   func run() -> ExitCode {
-    var connection: DaemonConnection
-    switch DaemonConnection.open(socket.path) {
-    case .success(let c): connection = c
-    case .failure(let error):
-      System.write(STDERR_FILENO, SocketLocator.unreachableMessage(socket, reason: error.reason))
-      return .unreachable
-    }
-    defer { close(connection.fd) }
-    if let refusal = DaemonTrust.refusal(
-      peerUID: connection.peerUID() ?? UInt32.max, callerUID: getuid(),
-      trustedUID: System.environment("FERRY_DAEMON_UID"), path: socket.path)
-    {
-      System.write(STDERR_FILENO, refusal)
-      return .unreachable
-    }
+    guard var connection = openChannel(socket) else { return .unreachable }
+    defer { connection.close() }
     connection.setReceiveTimeout(milliseconds: 10_000)
     var view = TopView(filter: options.filter ?? "", configured: sessionNames(&connection))
     let interactive = !options.once && System.isTerminal(STDOUT_FILENO) && System.isTerminal(STDIN_FILENO)
@@ -39,7 +27,7 @@ struct TopCommand {
   }
 
   /// Draws a sample a second until `q` or a signal; nil when the daemon went away.
-  private func loop(_ connection: inout DaemonConnection, terminal: Terminal, view: inout TopView)
+  private func loop(_ connection: inout FerryLineChannel, terminal: Terminal, view: inout TopView)
     -> ExitCode?
   {
     var previous: StatsSample?
@@ -66,7 +54,7 @@ struct TopCommand {
   /// The daemon's `stats` now, with the five slowest running jobs the caller may see.
   static let statsLine = Array(#"{"op":"stats","slowest":5}"#.utf8)
 
-  private func sample(_ connection: inout DaemonConnection) -> StatsSample? {
+  private func sample(_ connection: inout FerryLineChannel) -> StatsSample? {
     guard connection.send([Self.statsLine]), let line = connection.readLine() else {
       return nil
     }
@@ -74,7 +62,7 @@ struct TopCommand {
   }
 
   /// The configured sessions' names, so idle ones show too.
-  private func sessionNames(_ connection: inout DaemonConnection) -> [String] {
+  private func sessionNames(_ connection: inout FerryLineChannel) -> [String] {
     guard connection.send([Array(#"{"op":"sessions"}"#.utf8)]), let line = connection.readLine() else {
       return []
     }

@@ -1,9 +1,11 @@
+import FerryChannel
 import FerryClient
 import Glibc
 
 // The `ferry` command: parse, plan, talk to the daemon, render. Everything that can be pure is
-// in FerryClient (tested there); this file does the terminal, socket and clock. No Foundation:
-// the client must start fast (docs/CLI.md).
+// in FerryClient (tested there); the daemon is reached through FerryKit's line channel (FerryChannel) (the one
+// protocol client in the project: socket discovery, the owner check, framing); this file does
+// the terminal, files and clock. No Foundation: the client must start fast (docs/CLI.md).
 
 /// Runs the command line and returns the exit code.
 func run(_ arguments: [String]) -> ExitCode {
@@ -48,37 +50,39 @@ func run(_ arguments: [String]) -> ExitCode {
   }
 }
 
+/// The daemon at `socket`, its owner checked before a byte is sent (a job line may carry a
+/// token: `--bearer`); nil, with the reason on stderr, when it is unreachable or untrusted.
+func openChannel(_ socket: SocketLocator.Choice, quiet: Bool = false) -> FerryLineChannel? {
+  switch FerryLineChannel.open(socket.path, trustedUID: System.environment("FERRY_DAEMON_UID")) {
+  case .success(let channel): return channel
+  case .failure(.unreachable(let reason)):
+    if !quiet { System.write(STDERR_FILENO, SocketLocator.unreachableMessage(socket, reason: reason)) }
+  case .failure(.untrusted(let peer)):
+    let refusal = DaemonTrust.refusal(
+      peerUID: peer ?? UInt32.max, callerUID: getuid(), trustedUID: System.environment("FERRY_DAEMON_UID"),
+      path: socket.path)
+    if !quiet { System.write(STDERR_FILENO, refusal ?? "") }
+  }
+  return nil
+}
+
 /// Sends `lines` to the daemon at `socket` (`descriptors` with the last) and renders its
 /// answers until the command is over.
 func converse(
   _ lines: [[UInt8]], settings: EventRenderer.Settings, socket: SocketLocator.Choice,
   descriptors: [Int32] = []
 ) -> ExitCode {
-  var connection: DaemonConnection
-  switch DaemonConnection.open(socket.path) {
-  case .success(let c): connection = c
-  case .failure(let error):
-    System.write(STDERR_FILENO, SocketLocator.unreachableMessage(socket, reason: error.reason))
-    return .unreachable
-  }
-  defer { close(connection.fd) }
-  // Before a byte is sent: the job line may carry a token (`--bearer`).
-  let refusal = DaemonTrust.refusal(
-    peerUID: connection.peerUID() ?? UInt32.max, callerUID: getuid(),
-    trustedUID: System.environment("FERRY_DAEMON_UID"), path: socket.path)
-  if let refusal {
-    System.write(STDERR_FILENO, refusal)
-    return .unreachable
-  }
+  guard var channel = openChannel(socket) else { return .unreachable }
+  defer { channel.close() }
   var renderer = EventRenderer(settings)
   var bar = ProgressBar(startMs: System.nowMs())
-  let sent = connection.send(lines, descriptors: descriptors)
+  let sent = channel.send(lines, descriptors: descriptors)
   // The daemon has its own copies now; stdin and stdout stay ours.
   for fd in descriptors where fd > STDERR_FILENO { close(fd) }
   guard sent else { return perform(renderer.endOfStream(), bar: &bar) ?? .unreachable }
   let width = System.terminalWidth(STDERR_FILENO)
   while true {
-    guard let line = connection.readLine() else {
+    guard let line = channel.readLine() else {
       return perform(renderer.endOfStream(), bar: &bar) ?? .unreachable
     }
     let rendering = renderer.render(line: line)

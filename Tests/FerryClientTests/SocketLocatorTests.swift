@@ -1,3 +1,4 @@
+import FerryChannel
 import FerryClient
 import Testing
 

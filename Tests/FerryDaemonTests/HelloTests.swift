@@ -18,4 +18,18 @@ import Testing
     try d.reload(#"{"sessions": {"default": {}}}"#)
     #expect(helloLimits(c, d)?.int("max_inline_bytes") == 8 << 20)
   }
+
+  @Test func helloReportsTheRequestAndOutputBudgetsAndFollowsAReload() throws {
+    let limits = #"{"max_request_bytes": 2048, "max_output_bytes": 131072}"#
+    let d = try InProcessDaemon(config: #"{"limits": \#(limits), "sessions": {"default": {}}}"#)
+    defer { d.close() }
+    let c = try d.connect()
+    let configured = helloLimits(c, d)
+    #expect(configured?.int("max_request_bytes") == 2048)
+    #expect(configured?.int("max_output_bytes") == 131072)
+    try d.reload(#"{"sessions": {"default": {}}}"#)
+    let defaults = helloLimits(c, d)
+    #expect(defaults?.int("max_request_bytes") == 64 << 20)
+    #expect(defaults?.int("max_output_bytes") == 4 << 20)
+  }
 }

@@ -1,5 +1,5 @@
 """Finding ferryd's socket and deciding whether to trust what answers on it, as the CLI does
-(Sources/FerryClient/SocketLocator.swift and DaemonTrust.swift)."""
+(Sources/FerryKit/SocketLocator.swift: SocketLocator and DaemonTrust)."""
 
 import os
 import socket

@@ -1,27 +1,30 @@
 import Glibc
 
+/// Sees each line a socket sends (`isSent`) or receives, without its newline
+/// (`FerryClient(socketPath:lineObserver:)` is one).
+package typealias FerryLineTap = @Sendable (_ isSent: Bool, _ line: [UInt8]) -> Void
+
 /// A connected Unix stream socket to ferryd: blocking sends (a line, with descriptors as one
 /// SCM_RIGHTS message) and blocking receives. Every call retries EINTR.
-struct FerrySocket: Sendable {
-  let fd: Int32
-  /// Sees every line sent and received (`FerryClient(socketPath:lineObserver:)`).
-  var observer: FerryLineObserver? = nil
+package struct FerrySocket: Sendable {
+  package let fd: Int32
+  /// Sees every line sent and received.
+  package var observer: FerryLineTap? = nil
 
-  /// Connects to `path`.
-  static func connect(_ path: String) throws(FerryError) -> FerrySocket {
+  /// Connects to `path`, or says why it could not (`FerryLineChannel.open` checks the owner).
+  package static func open(_ path: String) -> Result<FerrySocket, FerryLineChannel.OpenFailure> {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
     let capacity = MemoryLayout.size(ofValue: address.sun_path)
     guard bytes.count < capacity, !bytes.contains(0) else {
-      throw FerryError(
-        code: "daemon_unavailable", message: "\(path): longer than \(capacity - 1) bytes or holds a NUL")
+      return .failure(.unreachable(reason: "the path is longer than \(capacity - 1) bytes or holds a NUL"))
     }
     withUnsafeMutableBytes(of: &address.sun_path) { raw in
       for (i, b) in bytes.enumerated() { raw[i] = b }
     }
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw Self.unavailable(path, errno) }
+    guard fd >= 0 else { return .failure(.unreachable(reason: String(cString: strerror(errno)))) }
     var rc: Int32
     repeat {
       rc = withUnsafePointer(to: &address) {
@@ -31,21 +34,15 @@ struct FerrySocket: Sendable {
       }
     } while rc != 0 && errno == EINTR
     guard rc == 0 else {
-      let code = errno
+      let reason = String(cString: strerror(errno))
       Glibc.close(fd)
-      throw Self.unavailable(path, code)
+      return .failure(.unreachable(reason: reason))
     }
-    return FerrySocket(fd: fd)
-  }
-
-  private static func unavailable(_ path: String, _ code: Int32) -> FerryError {
-    FerryError(
-      code: "daemon_unavailable",
-      message: "cannot reach ferryd at \(path): \(String(cString: strerror(code)))")
+    return .success(FerrySocket(fd: fd))
   }
 
   /// The uid of the process that created the listening socket (SO_PEERCRED), or nil.
-  func peerUID() -> UInt32? {
+  package func peerUID() -> UInt32? {
     // struct ucred: pid, uid, gid (Glibc's module does not export it without _GNU_SOURCE).
     var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
     var length = socklen_t(MemoryLayout.size(ofValue: credentials))
@@ -57,8 +54,8 @@ struct FerrySocket: Sendable {
 
   /// Sends `line` and its newline; `descriptors` go with the newline in one `sendmsg`, so the
   /// daemon ties them to this line (PROTOCOL.md). False when the daemon went away.
-  func send(line: [UInt8], descriptors: [Int32]) -> Bool {
-    observer?(.sent, line)
+  package func send(line: [UInt8], descriptors: [Int32]) -> Bool {
+    observer?(true, line)
     guard !descriptors.isEmpty else { return sendAll(line + [0x0A]) }
     return sendAll(line) && sendNewline(with: descriptors)
   }
@@ -113,7 +110,7 @@ struct FerrySocket: Sendable {
   }
 
   /// Reads into `buffer`; the count read, 0 at the end of the stream or on an error.
-  func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+  package func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
     while true {
       let n = recv(fd, buffer.baseAddress, buffer.count, 0)
       if n < 0, errno == EINTR { continue }
@@ -126,7 +123,14 @@ struct FerrySocket: Sendable {
   /// daemon that is a half-close, after which it lets the connection's jobs finish and writes
   /// their endings to it, detached and durable ones included (so they are never kept for
   /// `attach`).
-  func shutdownReading() { _ = Glibc.shutdown(fd, Int32(SHUT_RD)) }
+  package func shutdownReading() { _ = Glibc.shutdown(fd, Int32(SHUT_RD)) }
 
-  func close() { _ = Glibc.close(fd) }
+  package func close() { _ = Glibc.close(fd) }
+
+  /// Makes a `receive` that waits longer than `milliseconds` return 0, as at the end of the
+  /// stream (SO_RCVTIMEO), for a caller that must not wait on a stuck daemon.
+  package func setReceiveTimeout(milliseconds: Int) {
+    var limit = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
+    _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+  }
 }
