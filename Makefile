@@ -83,12 +83,12 @@ test-python: deps
 	$(SWIFT) build -c release $(SWIFTFLAGS)
 	cd clients/python && FERRY_PRODUCTS=$(CURDIR)/.build/release $(PYTHON) -m unittest discover -s tests
 
-# B9: the Python AsyncClient on B1's workload against aiohttp (bench/.venv) and
-# ferry-bench-client; standalone, prints its own table (bench/b9_python.py).
+# B9 alone (it is also in `make bench`): the Python AsyncClient and FerryKit on B1's workload
+# against aiohttp (bench/.venv) and ferry-bench-client; writes bench/results/<time>-b9.md.
 bench-python: build
 	@test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_VENV)/bin/pip install --quiet --disable-pip-version-check -r bench/requirements.txt
-	$(PYTHON) bench/b9_python.py --products $(CURDIR)/.build/release --venv $(BENCH_VENV)
+	$(BENCH) --only-b9
 
 # The HTTP Caching Tests (cache-tests.fyi) against ferryd as a private cache (tools/cache-tests);
 # ID=case runs one case and prints its exchanges.

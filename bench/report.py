@@ -1,5 +1,5 @@
 """BENCHMARKS.md from a results dictionary: the machine and peer versions, the targets of
-issue 6 with pass/fail, then one table per benchmark (median, min–max)."""
+issue 6 (and later issues') with pass/fail, then one table per benchmark (median, min–max)."""
 
 import os
 import platform
@@ -62,13 +62,20 @@ def targets(r):
                     "measured": fmt.format(value) if value is not None else "not measured",
                     "pass": None if value is None else ok(value)})
 
-    for scheme in ("http", "https"):
+    for scheme in ("http", "https") if "b1" in r else ():
         ratios = r["b1"]["protocols"][scheme]["ratios"]
         for peer, need in (("curl", 1.2), ("aiohttp", 2.5)):
             value = ratios.get(f"ferryd/{peer}", {}).get("median")
             add(f"B1 {scheme}: ferryd / {peer} throughput", f"≥ {need}×", value, lambda v, n=need: v >= n)
+    # Issue 27: the client libraries on B1's workload.
+    for scheme in ("http", "https") if "b9" in r else ():
+        ratios = r["b9"]["protocols"][scheme]["ratios"]
+        for pair, need in (("ferry-python/aiohttp", 2), ("ferry-kit/ferry-bench-client", 0.9)):
+            value = ratios.get(pair, {}).get("median")
+            library, peer = pair.split("/")
+            add(f"B9 {scheme}: {library} / {peer} throughput", f"≥ {need}×", value, lambda v, n=need: v >= n)
     if "b2" not in r:
-        return out  # a B1-only run (--only-b1)
+        return out  # a B1- or B9-only run (--only-b1, --only-b9)
     for name in ("ferry get", "socat"):
         value = r["b2"]["ratios"][f"{name}/curl"]["median"]
         add(f"B2 https one-shot: {name} / curl wall time", "≤ 0.5×", value, lambda v: v <= 0.5)
@@ -140,7 +147,7 @@ def header(r):
         "|---|---|",
     ]
     lines += [f"| {k} | {v} |" for k, v in m["versions"].items()]
-    lines += ["", "## Targets (issue 6)", "", "| target | need | measured (median) | result |",
+    lines += ["", "## Targets (issues 6 and 27)", "", "| target | need | measured (median) | result |",
               "|---|---|---|---|"]
     for t in r["targets"]:
         verdict = {True: "pass", False: "**FAIL**", None: "—"}[t["pass"]]
@@ -333,6 +340,35 @@ def b8_table(r):
     return lines
 
 
+def b9_table(r):
+    b9 = r.get("b9")
+    if not b9:
+        return []
+    lines = ["", f"## B9 client libraries (issue 27): {b9['n']:,} small GETs, ≤ {b9['in_flight']} in flight", "",
+             "B1's workload through the Python library's `AsyncClient` (*ferry-python*) and FerryKit's "
+             "`FerryClient.data(for:)` (*ferry-kit*: ferry-bench-kit), against aiohttp and ferry-bench-client "
+             "(the same daemon, no library), one warm ferryd, the clients in rotated order.", ""]
+    if b9["skipped"]:
+        lines += [f"Skipped (not installed): {', '.join(b9['skipped'])}.", ""]
+    lines += ["| protocol | client | HTTP version | requests/s | ÷ aiohttp | ÷ ferry-bench-client | "
+              "client CPU µs per request | ferryd CPU µs per request |", "|---|---|---|---|---|---|---|---|"]
+    for scheme, p in b9["protocols"].items():
+        for tool, t in p["tools"].items():
+            ratios = [fmt(p["ratios"].get(f"{tool}/{peer}"), "×", 2) for peer in ("aiohttp", "ferry-bench-client")]
+            lines.append(f"| {scheme} | {tool} | {p['http_versions'].get(tool)} | {fmt(t['rps'])} | "
+                         f"{' | '.join(ratios)} | {fmt(t['cpu_us_per_request'], '', 1)} | "
+                         f"{fmt(t['daemon_cpu_us_per_request'], '', 1)} |")
+    lines += ["", "*Client CPU per request*: user + sys of the client's processes (rusage) over the run ÷ "
+              "requests; for the ferry rows ferryd's CPU over the same run is beside it (/proc), since that "
+              "work is the client's own on the aiohttp row. A library's own cost per job, its client CPU "
+              "per request less ferry-bench-client's in the same repetition:",
+              "", "| protocol | ferry-python, µs per job | ferry-kit, µs per job |", "|---|---|---|"]
+    for scheme, p in b9["protocols"].items():
+        over = p["overhead_us_per_request"]
+        lines.append(f"| {scheme} | {fmt(over.get('ferry-python'), '', 1)} | {fmt(over.get('ferry-kit'), '', 1)} |")
+    return lines
+
+
 def ceiling(protocol):
     cpu = protocol["tools"]["ferryd"]["cpu_us_per_job"]["median"]
     return f"{1e6 / cpu:,.0f} jobs/s" if cpu else "—"
@@ -348,9 +384,10 @@ def notes():
 
 
 def markdown(r):
-    lines = header(r) + b1_tables(r)
+    lines = header(r) + (b1_tables(r) if "b1" in r else [])
     if "b2" in r:
         lines += b2_b3_tables(r) + b4_b5_tables(r) + b6_table(r) + b7_table(r) + b8_table(r)
+    lines += b9_table(r)
     lines += notes()
     if r["smoke"]:
         lines.insert(1, "\n**Smoke run: tiny sizes, one run each; not a measurement.**")

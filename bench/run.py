@@ -2,11 +2,11 @@
 """The benchmark driver behind `make bench` and `make bench-smoke`.
 
     bench/run.py --products .build/release [--venv bench/.venv] [--smoke] [--reps N] [--out FILE]
-                 [--baseline OTHER/.build/release] [--only-b1]
+                 [--baseline OTHER/.build/release] [--only-b1] [--only-b9]
     bench/run.py --products .build/release --from-json bench/results/last.json   (report only)
 
 Starts a loopback nginx (bench/nginx.conf) and ferryd daemons with a bench config, runs
-B1–B8 side by side with curl, aiohttp, wrk, socat and hyperfine, and writes the raw results
+B1–B9 side by side with curl, aiohttp, wrk, socat and hyperfine, and writes the raw results
 (bench/results/*.json) and the report (BENCHMARKS.md, or bench/results/smoke.md with
 --smoke). Exit status: 0, 1 when a benchmark could not run, 3 when a full run missed a target
 (the report is written either way). The smoke run is tiny and never fails on a target."""
@@ -29,17 +29,20 @@ import b4_scale  # noqa: E402
 import b5_upload  # noqa: E402
 import b7_descriptors  # noqa: E402
 import b8_cache  # noqa: E402
+import b9_python  # noqa: E402
 import report  # noqa: E402
 from harness import BENCH_DIR, BenchError, Daemon, Nginx, raise_nofile  # noqa: E402
 
 FULL = {"reps": 5, "b1_jobs": 20_000, "window": 50, "deep_window": 1000, "wrk_seconds": 3, "b2_runs": 60, "b2_warmup": 5,
         "b3_bytes": 256 << 20, "b4_jobs": 10_000, "b4_connections": 1000,
         "b6_reps": 3, "b6_jobs": 5000, "b6_resume_jobs": 10_000,
-        "b7_bytes": 1 << 30, "b7_reps": 2, "b7_upload_reps": 2, "b8_jobs": 20_000, "b8_reps": 3}
+        "b7_bytes": 1 << 30, "b7_reps": 2, "b7_upload_reps": 2, "b8_jobs": 20_000, "b8_reps": 3,
+        "b9_jobs": 20_000}
 SMOKE = {"reps": 1, "b1_jobs": 200, "window": 50, "deep_window": 100, "wrk_seconds": 1, "b2_runs": 5, "b2_warmup": 1,
          "b3_bytes": 8 << 20, "b4_jobs": 500, "b4_connections": 100,
          "b6_reps": 1, "b6_jobs": 200, "b6_resume_jobs": 500,
-         "b7_bytes": 4 << 20, "b7_reps": 1, "b7_upload_reps": 1, "b8_jobs": 200, "b8_reps": 1}
+         "b7_bytes": 4 << 20, "b7_reps": 1, "b7_upload_reps": 1, "b8_jobs": 200, "b8_reps": 1,
+         "b9_jobs": 200}
 # B7's rows in `make bench` (b7_descriptors.py has also the path `output`, which is B3's).
 B7_TOOLS = ["output_fd", "stream_raw", "stream", "curl"]
 
@@ -59,7 +62,8 @@ class Context:
             self.venv_python = os.path.join(os.path.abspath(args.venv), "bin", "python")
         self.baseline = os.path.abspath(args.baseline) if args.baseline else None
         self.baseline_label = args.baseline_label or self.baseline
-        self.only_b1 = args.only_b1
+        # --only-b1 / --only-b9: those benchmarks alone (B1 and B9 share the first, warm daemon).
+        self.only = {name for name, on in (("b1", args.only_b1), ("b9", args.only_b9)) if on}
         self.nginx = None
         self.started = time.monotonic()
         self.daemons = 0
@@ -114,22 +118,16 @@ def run_all(ctx):
             results["b5"] = {"idle_rss_start_kib": daemon.rss_kib()}
             # A warm daemon: its first jobs (TLS contexts, pools) are not what B1 measures.
             b1_throughput.probe_ferry_version(daemon, ctx.nginx.url("https", "/small"))
-            base = None
-            if ctx.baseline:
-                base = ctx.start_daemon(ctx.baseline)
-                b1_throughput.probe_ferry_version(base, ctx.nginx.url("https", "/small"))
-            results["loads"]["B1"] = loadavg()
-            try:
-                results["b1"] = b1_throughput.run(ctx, daemon, base)
-            finally:
-                if base:
-                    base.stop()
-            results["b5"]["idle_rss_after_b1_kib"] = daemon.rss_kib()
-            results["b5"]["hwm_after_b1_kib"] = daemon.hwm_kib()
-            if ctx.only_b1:
+            if not ctx.only or "b1" in ctx.only:
+                run_b1(ctx, daemon, results)
+            if not ctx.only:
+                results["loads"]["B2"] = loadavg()
+                results["b2"] = b2_oneshot.run(ctx, daemon)
+            if not ctx.only or "b9" in ctx.only:
+                results["loads"]["B9"] = loadavg()
+                results["b9"] = b9_python.run(ctx, daemon, lambda url: b1_throughput.probe_ferry_version(daemon, url))
+            if ctx.only:
                 return finish(ctx, results)
-            results["loads"]["B2"] = loadavg()
-            results["b2"] = b2_oneshot.run(ctx, daemon)
         finally:
             daemon.stop()
         files = files_dir(ctx.workdir, ctx.b3_bytes)
@@ -160,6 +158,22 @@ def run_all(ctx):
     return finish(ctx, results)
 
 
+def run_b1(ctx, daemon, results):
+    """B1 against the warm `daemon` (and the baseline's own daemon, with --baseline)."""
+    base = None
+    if ctx.baseline:
+        base = ctx.start_daemon(ctx.baseline)
+        b1_throughput.probe_ferry_version(base, ctx.nginx.url("https", "/small"))
+    results["loads"]["B1"] = loadavg()
+    try:
+        results["b1"] = b1_throughput.run(ctx, daemon, base)
+    finally:
+        if base:
+            base.stop()
+    results["b5"]["idle_rss_after_b1_kib"] = daemon.rss_kib()
+    results["b5"]["hwm_after_b1_kib"] = daemon.hwm_kib()
+
+
 def finish(ctx, results):
     results["load_end"] = loadavg()
     results["seconds"] = time.monotonic() - ctx.started
@@ -176,6 +190,7 @@ def main():
     parser.add_argument("--baseline", help="another build's products: B1 runs its ferryd beside this one's")
     parser.add_argument("--baseline-label", help="what the baseline is (a commit), for the report")
     parser.add_argument("--only-b1", action="store_true", help="run B1 only (with --baseline: before/after)")
+    parser.add_argument("--only-b9", action="store_true", help="run B9 only (client libraries; with --only-b1: both)")
     parser.add_argument("--from-json", help="only write the report again from a results file (no run)")
     args = parser.parse_args()
     if args.from_json:
@@ -200,14 +215,14 @@ def main():
         print(f"bench: FAILED: {e} (logs kept in {workdir})", file=sys.stderr)
         return 1
     results["targets"] = report.targets(results)
-    name = "smoke" if args.smoke else time.strftime("%Y%m%d-%H%M%S") + ("-b1" if args.only_b1 else "")
+    name = "smoke" if args.smoke else time.strftime("%Y%m%d-%H%M%S") + "".join(f"-{b}" for b in sorted(ctx.only))
     with open(os.path.join(results_dir, f"{name}.json"), "w") as f:
         json.dump(results, f, indent=1)
-    if not args.smoke and not args.only_b1:
+    if not args.smoke and not ctx.only:
         shutil.copyfile(os.path.join(results_dir, f"{name}.json"), os.path.join(results_dir, "last.json"))
-    # A B1-only run is a comparison, never the report of record (BENCHMARKS.md).
+    # A B1- or B9-only run is a comparison, never the report of record (BENCHMARKS.md).
     out = args.out or (os.path.join(results_dir, "smoke.md") if args.smoke
-                       else os.path.join(results_dir, f"{name}.md") if args.only_b1
+                       else os.path.join(results_dir, f"{name}.md") if ctx.only
                        else os.path.join(os.path.dirname(BENCH_DIR), "BENCHMARKS.md"))
     with open(out, "w") as f:
         f.write(report.markdown(results))
