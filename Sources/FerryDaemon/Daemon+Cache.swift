@@ -181,6 +181,11 @@ extension Daemon {
     if httpCache.store != nil { return true }
     if httpCache.unavailable { return false }
     let dir = StateDirectory.resolve(configured: config.stateDirectory, environment: processEnvironment)
+    httpCache.onFlushFailure = { [unowned self] error in
+      logger.warning(
+        "the HTTP cache could not record its hits and updated heads: trying again",
+        ["error": "\(error)"])
+    }
     if case .failure(let error)? = httpCache.open(stateDirectory: dir, sync: config.journalSync, loop: loop) {
       logger.error(
         "the HTTP cache cannot be opened: sessions run uncached", ["error": "\(error)"],

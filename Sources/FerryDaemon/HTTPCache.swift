@@ -37,6 +37,8 @@ import FerryStore
   /// Entries whose head a 304 updated since the last flush (the body is the same).
   private var rewritten: Set<[String]> = []
   private var flushTimer: Timer?
+  /// Told of each flush that failed (the daemon logs it).
+  var onFlushFailure: ((StoreError) -> Void)?
   /// The body directory's filesystem block: an entry's size counts its body in whole blocks.
   private(set) var blockBytes = CacheFootprint.defaultBlockBytes
 
@@ -72,7 +74,7 @@ import FerryStore
       self.store = store
       self.bodies = bodies
       purge = CachePurge(store: store, bodies: bodies, loop: loop)
-      flushTimer = Timer(loop: loop) { [unowned self] in self.flushUses() }
+      flushTimer = Timer(loop: loop) { [unowned self] in _ = self.flushUses() }
       return .success(())
     } catch {
       unavailable = true
@@ -126,9 +128,13 @@ import FerryStore
     entries.byKey[response.entry.key.text] = list
   }
 
-  /// Writes the `last_use` and `hits` of the entries used since the last flush.
-  func flushUses() {
-    guard let store, !dirty.isEmpty || !rewritten.isEmpty else { return }
+  /// Writes the `last_use` and `hits` of the entries used since the last flush, and the heads
+  /// a 304 updated. A write that fails (the database busy or full) keeps what it did not write
+  /// for the next flush, a few seconds later, and returns the error for the caller to log: the
+  /// updated heads and use counts are never dropped silently (issue 28).
+  @discardableResult
+  func flushUses() -> StoreError? {
+    guard let store, !dirty.isEmpty || !rewritten.isEmpty else { return nil }
     var rows: [CacheStore.Row] = []
     for d in rewritten {
       guard let r = sessions[d[0]]?.byKey[d[1]]?.first(where: { $0.variant == d[2] }) else { continue }
@@ -139,11 +145,22 @@ import FerryStore
       guard let r = sessions[d[0]]?.byKey[d[1]]?.first(where: { $0.variant == d[2] }) else { continue }
       uses.append((d[0], d[1], d[2], r.lastUse, r.hits))
     }
-    dirty.removeAll()
-    rewritten.removeAll()
-    try? store.rewrite(rows)
-    try? store.touch(uses)
+    do throws(StoreError) {
+      try store.rewrite(rows)
+      rewritten.removeAll()
+      try store.touch(uses)
+      dirty.removeAll()
+      return nil
+    } catch {
+      // Each write is one transaction: what failed is still all in `rewritten` or `dirty`.
+      if flushTimer?.isScheduled == false { flushTimer?.schedule(afterMs: Self.flushRetryMs) }
+      onFlushFailure?(error)
+      return error
+    }
   }
+
+  /// How long a failed flush waits before it tries again.
+  static let flushRetryMs = 5_000
 
   /// Stores the body `writer` holds as `entry`'s (replacing the entry of the same key and
   /// variant) and evicts to fit the session's `max_bytes` and `max_entries`: the body file is

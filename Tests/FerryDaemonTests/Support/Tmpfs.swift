@@ -1,6 +1,7 @@
 import Glibc
 
-/// A small tmpfs mounted for one test (we run as root in CI); unmounted when released.
+/// A small tmpfs mounted for one test (we run as root in CI); unmounted when released, lazily
+/// (`umount -l`), since an in-process daemon may still hold files in it.
 final class Tmpfs {
   let path: String
 
@@ -11,7 +12,7 @@ final class Tmpfs {
   }
 
   deinit {
-    _ = try? run("/bin/umount", [path])
+    _ = try? run("/bin/umount", ["-l", path])
     rmdir(path)
   }
 
