@@ -50,3 +50,31 @@ import Testing
       "the 304's head was not recorded: \(String(describing: head))")
   }
 }
+
+extension HTTPCacheFlushTests {
+  /// An entry dropped while its row cannot be deleted (the disk full: SQLITE_FULL) keeps its
+  /// body file: a row the next start reads never names a removed file. On 7855049 the body
+  /// went all the same (`try?` in `HTTPCache.forget`).
+  @Test(.enabled(if: Tmpfs.canMount)) func anEntryWhoseRowCouldNotBeDeletedKeepsItsBody() throws {
+    let mount = try Tmpfs(sizeKiB: 2048)
+    let state = mount.path + "/state"
+    let d = try InProcessDaemon(config: T.config(state))
+    defer { d.close() }
+    let c = try d.connect(uid: 1000)
+    let url = d.url("/conditional?Cache-Control=max-age%3D600&n=3")
+    #expect(T.cacheOf(T.run(c, d, "1", #""url":"\#(url)""#)) == "miss")
+    let stored = try #require(d.daemon.httpCache.sessions["default"]?.byKey.values.first?.first)
+    let filler = mount.path + "/filler"
+    let fd = open(filler, O_CREAT | O_WRONLY | O_TRUNC, 0o600)
+    let block = [UInt8](repeating: 0x61, count: 4096)
+    while write(fd, block, block.count) == block.count {}
+    close(fd)
+    d.daemon.httpCache.drop(stored, session: "default")
+    unlink(filler)
+    let rows = try #require(try d.daemon.httpCache.store?.all())
+    #expect(rows.count == 1, "the row's delete should have failed on the full disk")
+    for row in rows {
+      #expect(access(state + "/cache/" + row.bodyFile, F_OK) == 0, "row \(row.url) names a removed body")
+    }
+  }
+}
