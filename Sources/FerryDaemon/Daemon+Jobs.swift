@@ -91,7 +91,7 @@ extension Daemon {
           "max_inline_bytes may be at most \(config.limits.maxInlineBytes) (limits.max_inline_bytes)"),
         id: id, client: client)
     }
-    merged.maxInlineBytes = merged.maxInlineBytes ?? min(8 << 20, config.limits.maxInlineBytes)
+    merged.maxInlineBytes = merged.maxInlineBytes ?? min(Job.defaultMaxInlineBytes, config.limits.maxInlineBytes)
     do throws(WireError) {
       // A session's `detach`, `durable` or `events` count too.
       try merged.checkAttachedOnly()
@@ -193,7 +193,7 @@ extension Daemon {
       // Group commit: staged now, committed with the rest of the iteration's records; the
       // job's lines (its `queued`, the acknowledgement, first) and its start wait for that.
       let resendSafe =
-        merged.retry?.anyMethod == true || ResumeRule.idempotentMethods.contains(request.method)
+        merged.retry?.anyMethod == true || HTTPMethods.idempotent.contains(request.method)
         || request.headers.contains { $0.name.lowercased() == "idempotency-key" }
       let submission = JournalSubmission(
         id: id, uid: client.credentials?.uid, session: session.name, lane: merged.lane,

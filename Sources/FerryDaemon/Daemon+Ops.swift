@@ -30,7 +30,7 @@ extension Daemon {
   /// What a job that names neither a session nor `max_inline_bytes` gets: the `default`
   /// session's setting, else the protocol's default.
   var defaultMaxInlineBytes: Int {
-    config.sessions["default"]?.defaults.maxInlineBytes ?? JobRun.defaultMaxInlineBytes
+    config.sessions["default"]?.defaults.maxInlineBytes ?? Job.defaultMaxInlineBytes
   }
 
   func statsPayload(slowest: Int = 0, for client: Client? = nil) -> JSONObject {
@@ -154,11 +154,11 @@ extension Daemon {
   /// Retries only where ferry would make them (curl's `--retry` does not look at the method).
   private func curlBehaviour(_ job: Job, method: String) -> CurlCommand.Behaviour {
     let retries = job.retry.flatMap { policy in
-      policy.anyMethod || RetryPlan.idempotentMethods.contains(method) ? policy.max : nil
+      policy.anyMethod || HTTPMethods.idempotent.contains(method) ? policy.max : nil
     }
     return CurlCommand.Behaviour(
-      followRedirects: job.followRedirects ?? true, maxRedirects: job.maxRedirects ?? 10,
-      connectTimeout: job.connectTimeout ?? 30, timeout: job.timeout, retries: retries)
+      followRedirects: job.followsRedirects, maxRedirects: job.redirectLimit,
+      connectTimeout: job.connectTimeoutSeconds, timeout: job.timeout, retries: retries)
   }
 
   private func bodySummary(_ plan: BodyPlan, form: MultipartForm?) -> JSONValue {

@@ -97,7 +97,7 @@ extension Daemon {
     }
     var merged = profile.merged(wire)
     merged.detach = true
-    merged.maxInlineBytes = min(merged.maxInlineBytes ?? (8 << 20), config.limits.maxInlineBytes)
+    merged.maxInlineBytes = min(merged.maxInlineBytes ?? Job.defaultMaxInlineBytes, config.limits.maxInlineBytes)
     let request: Request
     let outputKey: String?
     // Its files are its user's (a user-database lookup, so only for jobs that write one).

@@ -134,7 +134,7 @@ import FerryWire
     // A streamed job's rejected response still comes back inline, as `auto` would have it.
     self.collector = ResponseCollector(
       mode: job.response == .stream ? .auto : job.response ?? .auto,
-      maxInlineBytes: job.maxInlineBytes ?? Self.defaultMaxInlineBytes)
+      maxInlineBytes: job.maxInlineBytes ?? Job.defaultMaxInlineBytes)
     self.accept = AcceptPolicy(job.accept)
     self.enqueuedAtMs = daemon.loop.now()
   }
@@ -147,9 +147,6 @@ import FerryWire
   /// A durable GET sent again after a restart: it continues its `.part` (checked by `If-Range`
   /// and `Content-Range`) whether or not it asked for `resume`.
   var continuesAfterRestart: Bool { isRecovered && journalKey != nil && request.method == "GET" }
-
-  /// `max_inline_bytes` when neither the job nor its session sets it (PROTOCOL.md).
-  static let defaultMaxInlineBytes = 8 << 20
 
   var isFinished: Bool { lifecycle.isFinished }
 
@@ -197,7 +194,6 @@ import FerryWire
   static let fileReceiveBufferBytes = 128 << 10
 
   private func transferSpec() -> TransferSpec {
-    func ms(_ seconds: Double?) -> Int? { seconds.map { max(1, Int(($0 * 1000).rounded(.up))) } }
     var resumeFrom: Int64?
     var validator: String?
     if let path = job.output, job.resume == true || continuesAfterRestart {
@@ -215,10 +211,10 @@ import FerryWire
     resumeBase = resumeFrom
     partIsComplete = false
     var spec = TransferSpec(
-      request: request, connectTimeoutMs: ms(job.connectTimeout) ?? 30_000,
+      request: request, connectTimeoutMs: job.connectTimeoutMs,
       idleTimeoutMs: idleTimeoutMs, totalTimeoutMs: remainingTimeoutMs(),
-      followRedirects: job.followRedirects ?? true, maxRedirects: job.maxRedirects ?? 10,
-      progressIntervalMs: job.progressIntervalMs ?? 100,
+      followRedirects: job.followsRedirects, maxRedirects: job.redirectLimit,
+      progressIntervalMs: job.progressInterval,
       wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom, ifRange: validator,
       acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: Self.tls(profile.tls, job.tls),
       egress: profile.egress, readRoots: profile.readRoots)
@@ -230,10 +226,8 @@ import FerryWire
     return spec
   }
 
-  /// The job's `idle_timeout` in ms (60 s without one).
-  var idleTimeoutMs: Int {
-    job.idleTimeout.map { max(1, Int(($0 * 1000).rounded(.up))) } ?? 60_000
-  }
+  /// The job's `idle_timeout` in ms (`Job.defaultIdleTimeoutSeconds` without one).
+  var idleTimeoutMs: Int { job.idleTimeoutMs }
 
   /// What is left of the whole-job `timeout` (at least 1 ms), or nil without one.
   func remainingTimeoutMs() -> Int? {

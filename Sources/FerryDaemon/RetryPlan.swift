@@ -9,12 +9,11 @@ struct RetryPlan {
   /// Longest wait between attempts, whatever the backoff or the server asks.
   static let capMs = 60_000
   static let retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
-  static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
 
   /// Whether an outcome is worth another attempt: a connection-level failure, or one of the
   /// statuses that mean "try later".
   func isRetryable(error: WireError?, status: Int?) -> Bool {
-    guard policy.anyMethod || Self.idempotentMethods.contains(method) else { return false }
+    guard policy.anyMethod || HTTPMethods.idempotent.contains(method) else { return false }
     if let status { return Self.retryableStatuses.contains(status) }
     guard let error else { return false }
     switch error.code {

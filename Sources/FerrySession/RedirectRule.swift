@@ -73,9 +73,6 @@ public enum RedirectRule {
     return lower.hasPrefix("http://") || lower.hasPrefix("https://")
   }
 
-  /// Methods a request may be repeated with (RFC 9110 §9.2.2).
-  static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
-
   private static let bodyHeaders: Set<String> = [
     "content-type", "content-encoding", "content-language", "content-location",
   ]

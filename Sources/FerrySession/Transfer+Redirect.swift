@@ -67,7 +67,7 @@ extension Transfer {
   /// stands.
   func replayUndecoded() -> Bool {
     guard bodyBytesReceived == 0, heldBody.isEmpty, let engine, let slot,
-      RedirectRule.idempotentMethods.contains(request.method), machine.undecodedReplayStarted()
+      HTTPMethods.idempotent.contains(request.method), machine.undecodedReplayStarted()
     else { return false }
     let metrics = collectMetrics()
     priorHops = (metrics.connectionsOpened, metrics.timing.total)

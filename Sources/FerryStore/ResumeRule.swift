@@ -1,3 +1,5 @@
+import FerryWire
+
 /// What a restart does with each durable job it finds in the journal.
 public enum Resumption: Sendable, Equatable {
   /// It never started: it waits for its slot again, in its original order.
@@ -20,8 +22,6 @@ public enum Resumption: Sendable, Equatable {
 /// is sent again whatever its method: its previous attempt is over, and its retry policy had
 /// already decided that it goes again.
 public enum ResumeRule {
-  public static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
-
   public static func resumption(
     phase: JournalPhase, method: String, declaresResendSafe: Bool
   ) -> Resumption {
@@ -30,7 +30,7 @@ public enum ResumeRule {
     case .ended: .result
     case .waitingRetry(let attempt): .resend(attempt: attempt + 1)
     case .running(let attempt):
-      declaresResendSafe || idempotentMethods.contains(method) ? .resend(attempt: attempt + 1) : .interrupt
+      declaresResendSafe || HTTPMethods.idempotent.contains(method) ? .resend(attempt: attempt + 1) : .interrupt
     }
   }
 }
