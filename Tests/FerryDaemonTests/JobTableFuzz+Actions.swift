@@ -1,0 +1,64 @@
+import FerryWire
+import Testing
+
+@testable import FerryDaemon
+
+/// The fuzzing driver's side of each action, with the invariants each one must keep.
+extension TableFuzz {
+  mutating func perform(_ actions: [JobTable.Action]) {
+    for action in actions {
+      switch action {
+      case .start(let serial), .startReleased(let serial): started(serial)
+      case .cancel(let serial, _): owe(serial, .cancelled, action)
+      case .fail(let serial, _): owe(serial, .failed, action)
+      case .abandon(let serial):
+        check(jobs[serial]?.durable == true, "abandoned a job that is not a live durable one: \(serial)")
+        jobs[serial] = nil
+        finished.insert(serial)
+      case .armRateTimer(let session, let afterMs):
+        check(afterMs >= 0, "a rate timer in the past: \(afterMs)")
+        rateTimers[session] = nowMs + UInt64(max(0, afterMs))
+      case .announceQueued, .refuse:
+        check(false, "\(action) outside a submission")
+      case .resume, .moveJob, .budgetMayHaveRoom, .dropSession, .sendLines, .sendError:
+        break
+      }
+    }
+  }
+
+  mutating func owe(_ serial: UInt64, _ outcome: JobTable.Outcome, _ action: JobTable.Action) {
+    check(jobs[serial] != nil, "\(action) for a job that is not live")
+    owedEnds.append((serial, outcome))
+  }
+
+  mutating func started(_ serial: UInt64) {
+    guard let job = jobs[serial] else { return check(false, "started job \(serial), which is not live") }
+    check(!job.running, "started job \(serial) twice")
+    let running = jobs.values.filter { $0.running && $0.session == job.session }.count
+    check(
+      running < (maxConcurrent[job.session] ?? 0),
+      "session \(job.session) started a job past max_concurrent \(maxConcurrent[job.session] ?? 0)")
+    if let lane = job.laneKey {
+      check(!jobs.values.contains { $0.running && $0.laneKey == lane }, "lane \(lane) ran two jobs at once")
+      let earlier = jobs.filter { $0.key < serial && $0.value.laneKey == lane }.keys.sorted()
+      check(earlier.isEmpty, "lane \(lane) started \(serial) before \(earlier)")
+    }
+    if job.session == "r" {
+      if let last = lastStartMs {
+        check(nowMs >= last + rateIntervalMs, "session r started at \(nowMs), \(nowMs - last) ms after the last")
+      }
+      lastStartMs = nowMs
+    }
+    jobs[serial]?.running = true
+  }
+
+  /// The table's counts are the driver's.
+  func checkCounts() {
+    let running = jobs.values.filter(\.running).count
+    check(table.runningCount == running, "table runs \(table.runningCount), driver saw \(running)")
+    check(table.waitingCount == jobs.count - running, "table waits \(table.waitingCount), driver saw \(jobs.count - running)")
+    check(table.liveCount == jobs.count, "table holds \(table.liveCount), driver saw \(jobs.count)")
+    let stats = table.stats.total
+    check(stats.running == running && stats.queued == jobs.count - running, "stats \(stats) against \(running) running")
+  }
+}

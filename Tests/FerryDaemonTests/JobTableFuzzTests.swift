@@ -1,0 +1,202 @@
+import FerryWire
+import Testing
+
+@testable import FerryDaemon
+
+/// The job table fed random event sequences by a driver that does what `Daemon.perform` does
+/// with each action (issue 28), checking the table's invariants after every action and every
+/// event: every job ends exactly once (or is refused, or abandoned at shutdown), a session never
+/// starts past its `max_concurrent`, a lane runs one job at a time in submission order, a paced
+/// session's starts are at least its interval apart, the table's counts match what the driver
+/// saw, and at the end nothing is lost: once every running job ends and every rate timer fires,
+/// the table is empty. Seeded, so a failure names the seed that reproduces it.
+struct JobTableFuzzTests {
+  @Test(arguments: 0..<40) func randomEventSequencesKeepTheTablesInvariants(seed: UInt64) {
+    var fuzz = TableFuzz(seed: seed)
+    for _ in 0..<400 { fuzz.step() }
+    fuzz.drain()
+  }
+}
+
+/// A small deterministic generator (SplitMix64), so each seed replays the same sequence.
+struct SplitMix64: RandomNumberGenerator {
+  var state: UInt64
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+/// The driver's model of every job it was told about.
+struct TableFuzz {
+  struct Job {
+    let session: String
+    let lane: String?
+    let uid: UInt32
+    let client: UInt64
+    let durable: Bool
+    var running = false
+    var laneKey: String? { lane.map { "\(session)/u\(uid)/\($0)" } }
+  }
+
+  let seed: UInt64
+  var rng: SplitMix64
+  var table: JobTable
+  var jobs: [UInt64: Job] = [:]
+  var finished: Set<UInt64> = []
+  var nextSerial: UInt64 = 0
+  var nowMs: UInt64 = 0
+  var maxConcurrent: [String: Int] = ["a": 2, "b": 1, "r": 3]
+  var removed: Set<String> = []
+  let rateIntervalMs: UInt64 = 10
+  var lastStartMs: UInt64?
+  var rateTimers: [String: UInt64] = [:]
+  /// Ends the driver owes the table (a `cancel` or `fail` action ends the job next).
+  var owedEnds: [(UInt64, JobTable.Outcome)] = []
+
+  init(seed: UInt64) {
+    self.seed = seed
+    rng = SplitMix64(state: seed)
+    table = JobTable(sessions: [:], limits: JobTable.Limits(maxJobs: 60, maxJobsPerConnection: 25, maxRequestBytes: 1 << 20))
+    var actions: [JobTable.Action] = []
+    table.reloaded(sessions: sessionLimits(), limits: table.limits, nowMs: 0, into: &actions)
+    perform(actions)
+    for client in UInt64(1)...4 { table.clientConnected(client, budget: 1 << 20) }
+  }
+
+  func sessionLimits() -> [String: JobTable.SessionLimits] {
+    var s: [String: JobTable.SessionLimits] = [:]
+    for (name, n) in maxConcurrent where !removed.contains(name) {
+      s[name] = .init(maxConcurrent: n, startIntervalMs: name == "r" ? rateIntervalMs : nil)
+    }
+    return s
+  }
+
+  func check(_ condition: Bool, _ what: @autoclosure () -> String) {
+    if !condition { Issue.record("seed \(seed): \(what())") }
+  }
+
+  // MARK: events
+
+  mutating func step() {
+    switch Int.random(in: 0..<100, using: &rng) {
+    case 0..<40: submit()
+    case 40..<65: endRunning()
+    case 65..<75: cancelWaiting()
+    case 75..<80: closeClient()
+    case 80..<95: advanceTime(by: UInt64.random(in: 1...15, using: &rng))
+    default: reload()
+    }
+    settle()
+  }
+
+  mutating func submit() {
+    nextSerial += 1
+    let serial = nextSerial
+    let session = ["a", "b", "r", "r", "gone"].randomElement(using: &rng)!
+    let client = UInt64.random(in: 1...4, using: &rng)
+    let job = Job(
+      session: session, lane: [nil, nil, "x", "y"].randomElement(using: &rng)!, uid: UInt32(client % 2) + 1000,
+      client: client, durable: Int.random(in: 0..<8, using: &rng) == 0)
+    let clientJobs = jobs.values.filter { $0.client == client }.count
+    var actions: [JobTable.Action] = []
+    table.submitted(
+      serial, session: session, lane: job.lane, client: client, uid: job.uid, clientJobs: clientJobs,
+      heldRequestBytes: Int.random(in: 0...4096, using: &rng), durable: job.durable, nowMs: nowMs, into: &actions)
+    if case .refuse(let s, _)? = actions.first {
+      check(s == serial && actions.count == 1, "a refusal comes alone: \(actions)")
+      return
+    }
+    check(actions.first == .announceQueued(serial, position: nil) || isQueuedWithPosition(actions.first, serial),
+      "a taken job is announced first: \(actions)")
+    jobs[serial] = job
+    perform(Array(actions.dropFirst()))
+  }
+
+  func isQueuedWithPosition(_ action: JobTable.Action?, _ serial: UInt64) -> Bool {
+    if case .announceQueued(let s, let p)? = action, s == serial, p != nil { return true }
+    return false
+  }
+
+  mutating func endRunning() {
+    guard let serial = jobs.filter({ $0.value.running }).keys.sorted().randomElement(using: &rng) else { return }
+    end(serial, [.done, .failed, .cancelled].randomElement(using: &rng)!)
+  }
+
+  mutating func cancelWaiting() {
+    guard let serial = jobs.filter({ !$0.value.running }).keys.sorted().randomElement(using: &rng) else { return }
+    end(serial, .cancelled)
+  }
+
+  mutating func closeClient() {
+    let client = UInt64.random(in: 1...4, using: &rng)
+    let held = jobs.filter { $0.value.client == client }.keys.sorted()
+    var actions: [JobTable.Action] = []
+    table.clientClosed(client, jobs: held, into: &actions)
+    perform(actions)
+    // The same serial stands for the client's next connection.
+    table.clientConnected(client, budget: 1 << 20)
+  }
+
+  mutating func advanceTime(by ms: UInt64) {
+    nowMs += ms
+    for (session, due) in rateTimers.sorted(by: { $0.key < $1.key }) where due <= nowMs {
+      rateTimers[session] = nil
+      var actions: [JobTable.Action] = []
+      table.rateDue(session, nowMs: nowMs, into: &actions)
+      perform(actions)
+    }
+  }
+
+  mutating func reload() {
+    for name in ["a", "b"] { maxConcurrent[name] = Int.random(in: 1...4, using: &rng) }
+    if Bool.random(using: &rng) { removed = removed.isEmpty ? ["b"] : [] }
+    var actions: [JobTable.Action] = []
+    table.reloaded(sessions: sessionLimits(), limits: table.limits, nowMs: nowMs, into: &actions)
+    perform(actions)
+  }
+
+  mutating func end(_ serial: UInt64, _ outcome: JobTable.Outcome) {
+    check(jobs[serial] != nil && !finished.contains(serial), "job \(serial) ended twice or unknown")
+    jobs[serial] = nil
+    finished.insert(serial)
+    var actions: [JobTable.Action] = []
+    table.ended(serial, outcome: outcome, nowMs: nowMs, into: &actions)
+    perform(actions)
+  }
+
+  /// What the daemon does after performing a list: the jobs its actions ended end now.
+  mutating func settle() {
+    while !owedEnds.isEmpty {
+      let (serial, outcome) = owedEnds.removeFirst()
+      if jobs[serial] != nil { end(serial, outcome) }
+    }
+    checkCounts()
+  }
+
+  /// Shutdown, then every running job ends and every rate timer fires until nothing is left.
+  mutating func drain() {
+    var actions: [JobTable.Action] = []
+    if Bool.random(using: &rng) {
+      table.shutdownRequested(into: &actions)
+      perform(actions)
+      settle()
+    }
+    var rounds = 0
+    while !jobs.isEmpty, rounds < 10_000 {
+      rounds += 1
+      if let serial = jobs.filter({ $0.value.running }).keys.min() {
+        end(serial, .done)
+      } else {
+        advanceTime(by: rateIntervalMs)
+      }
+      settle()
+    }
+    check(jobs.isEmpty, "jobs never started or ended: \(jobs.keys.sorted())")
+    check(table.liveCount == 0, "the table still holds \(table.liveCount) jobs")
+    check(table.requestBytesInFlight == 0, "request bytes left: \(table.requestBytesInFlight)")
+  }
+}
