@@ -104,6 +104,16 @@ class ArchitectureCheckTests(unittest.TestCase):
             "protocol P {\n  func a()\n  init(x: Int)\n}\nstruct S {\n" + function("b", 10) + "}\n")
         self.assertEqual(self.check(), (0, ""))
 
+    def test_a_job_table_call_other_than_its_entry_point_fails(self):
+        self.plant("Sources/FerryDaemon/Daemon+X.swift",
+                   "extension Daemon {\n  func f() {\n    table.handle(.graceExpired, into: &a)\n"
+                   "    _ = table.isDetachedIDTaken(k)\n    // table.ended(1) in a comment\n  }\n}\n")
+        self.assertEqual(self.check()[0], 0)
+        self.plant("Sources/FerryDaemon/Daemon+Y.swift", "func g() { self.table.ended(1, into: &a) }\n")
+        self.assertFails("Sources/FerryDaemon/Daemon+Y.swift: 1 call(s) into the job table")
+        self.plant("Sources/FerryDaemon/JobTable+Z.swift", "func h() { table.ended(1) }\n")
+        self.assertNotIn("JobTable+Z", self.check()[1])
+
     def test_a_file_over_four_hundred_lines_fails(self):
         self.plant("Sources/FerryWire/Big.swift", "let x = 1\n" * 401)
         self.assertFails("Sources/FerryWire/Big.swift: 401 lines (over 400)")

@@ -125,7 +125,7 @@ extension Daemon {
   private func answeringStarted(_ run: JobRun) {
     guard let client = run.client else { return }
     jobs[run.serial] = run
-    table.answering(run.serial, session: run.session.name, client: client.serial)
+    feed(.answering(run.serial, session: run.session.name, client: client.serial), known: run)
   }
 
   /// Why the cache takes no part in a job (the message `not_cached` gives when it had to).

@@ -13,11 +13,10 @@ extension Daemon {
       return
     }
     let replyStart = client.outboxCount
-    var actions: [JobTable.Action] = []
-    table.attachRequested(
-      id, uid: client.credentials?.uid, client: client.serial, hasLiveID: client.jobs[id] != nil,
-      nowMs: loop.now(), into: &actions)
-    perform(actions)
+    feed(
+      .attachRequested(
+        id: id, uid: client.credentials?.uid, client: client.serial, hasLiveID: client.jobs[id] != nil,
+        nowMs: loop.now()))
     // A durable job's result handed over (or expired meanwhile) leaves the journal too.
     reconcileJournaledResults(attachedBy: client, id: id)
     // The reply (a replay, or `unknown_id` for a result already handed over) goes out once
@@ -27,7 +26,7 @@ extension Daemon {
 
   /// One encoded event line of a detached job, recorded for `attach`.
   func recordDetached(_ run: JobRun, line: [UInt8], seq: Int, isTerminal: Bool) {
-    table.recorded(run.serial, line: line, isTerminal: isTerminal, seq: seq)
+    feed(.recorded(run.serial, line: line, isTerminal: isTerminal, seq: seq), known: run)
   }
 
   /// The job's events go to `newClient` from now on (attach), or to nobody (its client went

@@ -44,6 +44,17 @@ extension Daemon {
     swap(&actions, &spareActions)
   }
 
+  /// The one way the daemon tells the job table what happened: the table takes the event
+  /// (`JobTable.handle`) and the actions it returns are done here, in order. `known`: a job the
+  /// caller holds, spared a lookup. (`submit` alone calls `handle` and `perform` itself: it
+  /// registers the job between the two, once the table took it.)
+  func feed(_ event: JobTable.Event, known: JobRun? = nil) {
+    var actions = takeActions()
+    table.handle(event, into: &actions)
+    perform(actions, known: known)
+    recycle(&actions)
+  }
+
   /// Does what the job table decided, in order. `known`: a job the caller holds, spared a
   /// lookup.
   func perform(_ actions: [JobTable.Action], known: JobRun? = nil) {
@@ -64,7 +75,7 @@ extension Daemon {
           session.retire()
           session.engine.shutdown()
         }
-        table.sessionDropped(name)
+        feed(.sessionDropped(name))
       case .resume(let serial): job(serial)?.resumeForClient()
       case .moveJob(let serial, let client):
         if let run = job(serial) { move(run, to: client.flatMap { clients[$0] }) }
@@ -73,6 +84,8 @@ extension Daemon {
       case .budgetMayHaveRoom(let serial):
         if let client = clients[serial] { outputDrained(client) }
       case .abandon(let serial): if let run = job(serial) { abandon(run) }
+      case .armRetryTimer(let serial, let delay): job(serial)?.armRetryTimer(afterMs: delay)
+      case .retry(let serial): job(serial)?.start()
       }
     }
   }
@@ -80,9 +93,7 @@ extension Daemon {
   /// The client's output drained: jobs holding a chunk back for its budget may go on.
   func outputDrained(_ client: Client) {
     client.resumeStoredBodies()
-    var actions: [JobTable.Action] = []
-    table.budgetMayHaveRoom(client.serial, output: client.output, into: &actions)
-    perform(actions)
+    feed(.budgetMayHaveRoom(client.serial, output: client.output))
   }
 
   /// A chunk of `bytes` came for the job, `kept` more of which its collector would hold.
@@ -92,7 +103,7 @@ extension Daemon {
 
   /// What the job collected is dropped (a retry starts over).
   func bodyDropped(_ run: JobRun) {
-    table.bodyDropped(run.serial)
+    feed(.bodyDropped(run.serial), known: run)
   }
 
   /// The time the scheduler goes by: only a `rate` reads it, so a session without one is
@@ -104,9 +115,7 @@ extension Daemon {
   /// Wakes the job table when a session's `rate` lets the next waiting job start.
   private func armRateTimer(_ name: String, afterMs delay: Int) {
     sessions[name]?.wakeForRate(afterMs: delay) { [unowned self] in
-      var actions: [JobTable.Action] = []
-      self.table.rateDue(name, nowMs: self.loop.now(), into: &actions)
-      self.perform(actions)
+      self.feed(.rateDue(session: name, nowMs: self.loop.now()))
     }
   }
 
@@ -129,9 +138,10 @@ extension Daemon {
   }
 
   private func recordTableTransfer(_ run: JobRun, metrics: TransferMetrics) {
-    table.measured(
-      run.serial, session: run.session.name, bytesUp: metrics.bytesUp, bytesDown: metrics.bytesDown,
-      connectionsOpened: metrics.connectionsOpened, connectionReused: metrics.connectionReused)
+    let counts = JobTable.TransferCounts(
+      bytesUp: metrics.bytesUp, bytesDown: metrics.bytesDown, connectionsOpened: metrics.connectionsOpened,
+      connectionReused: metrics.connectionReused)
+    feed(.measured(run.serial, session: run.session.name, counts), known: run)
   }
 
   /// What a job needs before it is admitted, at submission and at recovery alike: its output's

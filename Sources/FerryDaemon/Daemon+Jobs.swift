@@ -108,7 +108,7 @@ extension Daemon {
     if merged.detach == true {
       // Ids are per user: another user's detached ids are neither revealed nor taken.
       let key = JobTable.DetachedKey(uid: client.credentials?.uid, id: id)
-      table.expireDetached(nowMs: loop.now())
+      feed(.expireDetached(nowMs: loop.now()))
       reconcileJournaledResults()
       if table.isDetachedIDTaken(key) {
         client.send(.error(WireError(.duplicateID, "a detached job with id \(id) exists"), id: id))
@@ -170,11 +170,10 @@ extension Daemon {
     let serial = nextSerial
     var actions = takeActions()
     defer { recycle(&actions) }
-    table.submitted(
-      serial, session: session.name, lane: merged.lane, client: client.serial, uid: client.credentials?.uid,
-      clientJobs: client.jobs.count,
-      heldRequestBytes: held, detached: detachedKey, durable: isDurable, nowMs: clock(session), into: &actions
-    )
+    let submission = JobTable.Submission(
+      session: session.name, lane: merged.lane, client: client.serial, uid: client.credentials?.uid,
+      clientJobs: client.jobs.count, heldRequestBytes: held, detached: detachedKey, durable: isDurable)
+    table.handle(.submitted(serial, submission, nowMs: clock(session)), into: &actions)
     if case .refuse(_, let error) = actions.first {
       descriptorOutput?.close()
       if error.code == .overloaded {
@@ -237,12 +236,9 @@ extension Daemon {
     countEnded(run, outcome)
     guard jobs.removeValue(forKey: run.serial) != nil else { return }
     releaseOutput(of: run)
-    var actions = takeActions()
     // A detached job's result may wait for attach from now: that clock is always read.
     let now = run.isDetached ? loop.now() : clock(run.session)
-    table.ended(run.serial, outcome: outcome, nowMs: now, output: run.client?.output, into: &actions)
-    perform(actions)
-    recycle(&actions)
+    feed(.ended(run.serial, outcome, output: run.client?.output, nowMs: now))
     if run.isDetached, run.client == nil { logger.debug("detached result waits for attach", ["job": run.id]) }
     if needsResultExpiry {
       needsResultExpiry = false

@@ -265,7 +265,7 @@ extension Daemon {
       let owner = JobTable.DetachedKey(uid: job.submission.uid, id: job.submission.id)
       // The id taken again meanwhile: the next start decides (it keeps the newer job).
       guard !table.isDetachedIDTaken(owner) else { continue }
-      table.restoreResult(owner, lines: job.events + [terminal], orphanedSinceMs: now)
+      feed(.resultRestored(owner, lines: job.events + [terminal], orphanedSinceMs: now))
       journaledResults[owner] = job.key
     }
     armResultExpiry()
@@ -280,7 +280,7 @@ extension Daemon {
     }
     if resultExpiryTimer == nil {
       resultExpiryTimer = Timer(loop: loop) { [unowned self] in
-        self.table.expireDetached(nowMs: self.loop.now())
+        self.feed(.expireDetached(nowMs: self.loop.now()))
         self.reconcileJournaledResults()
         self.armResultExpiry()
       }
@@ -314,7 +314,7 @@ extension Daemon {
     }
     if let uid = client.credentials?.uid {
       for job in durable { entry(job.id, job.session, job.phase.name, job.seq, durable: true) }
-      table.expireDetached(nowMs: loop.now())
+      feed(.expireDetached(nowMs: loop.now()))
       reconcileJournaledResults()
       for job in table.plainDetachedJobs(visibleTo: uid) {
         guard let serial = job.serial else {

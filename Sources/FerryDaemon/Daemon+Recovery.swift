@@ -65,7 +65,7 @@ extension Daemon {
       return
     }
     let now = loop.now()
-    table.restoreResult(owner, lines: lines, orphanedSinceMs: now > ageMs ? now - ageMs : 0)
+    feed(.resultRestored(owner, lines: lines, orphanedSinceMs: now > ageMs ? now - ageMs : 0))
     journaledResults[owner] = job.key
   }
 
@@ -113,17 +113,20 @@ extension Daemon {
     nextSerial += 1
     let serial = nextSerial
     var actions: [JobTable.Action] = []
-    table.submitted(
-      serial, session: session.name, lane: merged.lane, client: 0, uid: owner.uid, clientJobs: 0,
-      heldRequestBytes: held, detached: owner, durable: true, nowMs: loop.now(), into: &actions)
+    let submission = JobTable.Submission(
+      session: session.name, lane: merged.lane, client: 0, uid: owner.uid, clientJobs: 0, heldRequestBytes: held,
+      detached: owner, durable: true)
+    // As `submit`: the job is registered between the table's answer and its actions.
+    table.handle(.submitted(serial, submission, nowMs: loop.now()), into: &actions)
     if case .refuse(_, let error) = actions.first {
       endRecovered(job, owner: owner, error)
       return nil
     }
-    // It has no client until one attaches, from before it can start (or end).
+    // It has no client until one attaches, from before it can start (or end); the actions of
+    // that (`moveJob` to none, `resume`) concern a run not made yet, and are not performed.
     var detached: [JobTable.Action] = []
-    table.clientClosed(0, jobs: [serial], into: &detached)
-    table.restoreReplay(serial, lines: job.events)
+    table.handle(.clientClosed(0, jobs: [serial]), into: &detached)
+    table.handle(.replayRestored(serial, lines: job.events), into: &detached)
     let baseline = outputKey.map { claimOutput($0, serial: serial) }
     let run = JobRun(
       serial: serial, id: job.submission.id, job: merged, request: request, heldRequestBytes: held,

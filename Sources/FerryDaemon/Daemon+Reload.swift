@@ -63,11 +63,10 @@ extension Daemon {
       }
     }
     for (name, session) in sessions where next.sessions[name] == nil { session.retire() }
-    var actions: [JobTable.Action] = []
-    table.reloaded(
-      sessions: next.sessions.mapValues(\.schedulingLimits), limits: JobTable.Limits(next.limits),
-      nowMs: loop.now(), into: &actions)
-    perform(actions)
+    feed(
+      .reloaded(
+        sessions: next.sessions.mapValues(\.schedulingLimits), limits: JobTable.Limits(next.limits),
+        nowMs: loop.now()))
     logger.notice(
       "configuration reloaded", ["config": path, "sessions": "\(next.sessions.count)"], event: .reloaded)
   }

@@ -24,9 +24,7 @@ extension Daemon {
     metricsServer = nil
     // Waiting jobs would only start to be cancelled: cancel them now, let running ones finish.
     // The table is `draining` from here: it refuses new jobs, and `accept` new clients.
-    var actions: [JobTable.Action] = []
-    table.shutdownRequested(into: &actions)
-    perform(actions)
+    feed(.shutdownRequested)
     let timer = Timer(loop: loop) { [unowned self] in self.cancelRemaining() }
     timer.schedule(afterMs: Int(config.shutdownGraceSeconds * 1000))
     shutdownTimer = timer
@@ -35,9 +33,7 @@ extension Daemon {
 
   private func cancelRemaining() {
     guard table.shutdown != .flushing else { return }
-    var actions: [JobTable.Action] = []
-    table.graceExpired(into: &actions)
-    perform(actions)
+    feed(.graceExpired)
     for client in clients.values { client.closeWhenFlushed() }
     // Clients that never read get a bounded time to take their last events.
     let timer = Timer(loop: loop) { [unowned self] in self.loop.stop() }

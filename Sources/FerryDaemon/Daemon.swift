@@ -212,7 +212,7 @@ import FerryWire
     nextSerial += 1
     let client = Client(serial: nextSerial, fd: fd, daemon: self, credentials: credentials)
     // Every connection has a body budget, even one refused below until it closes.
-    table.clientConnected(client.serial, budget: config.limits.maxOutputBytes)
+    feed(.clientConnected(client.serial, budget: config.limits.maxOutputBytes))
     if clients.count >= config.limits.maxClients {
       // Kept in `clients` until its one line is flushed (clientClosed removes it).
       clients[client.serial] = client
@@ -248,9 +248,7 @@ import FerryWire
   /// run on without it, the others are cancelled (the job table decides).
   func clientClosed(_ client: Client, jobs held: [UInt64]) {
     clients[client.serial] = nil
-    var actions: [JobTable.Action] = []
-    table.clientClosed(client.serial, jobs: held, into: &actions)
-    perform(actions)
+    feed(.clientClosed(client.serial, jobs: held))
     logger.debug("client closed", ["client": "\(client.serial)"])
     shutdownProgress()
   }

@@ -1,3 +1,4 @@
+import FerryLoop
 import FerrySession
 import FerryWire
 
@@ -213,6 +214,23 @@ extension JobRun: TransferDelegate {
     }
     scheduleRetry(afterMs: delay)
     return true
+  }
+
+  /// Asks the job table for the next attempt after `afterMs` (`retryWanted`): the table keeps
+  /// the job `backingOff` and has the timer armed (`armRetryTimer`).
+  func scheduleRetry(afterMs delay: Int) {
+    daemon.feed(.retryWanted(serial, afterMs: delay), known: self)
+  }
+
+  /// The table's `armRetryTimer`: when it fires, the table hears `retryDue` (and answers
+  /// `retry`, unless the job ended meanwhile).
+  func armRetryTimer(afterMs delay: Int) {
+    if retryTimer == nil {
+      retryTimer = Timer(loop: daemon.loop) { [unowned self] in
+        self.daemon.feed(.retryDue(self.serial), known: self)
+      }
+    }
+    retryTimer?.schedule(afterMs: delay)
   }
 
   func finishAccepted(_ metrics: TransferMetrics) {

@@ -246,14 +246,6 @@ import FerryWire
     return tls
   }
 
-  /// Starts the next attempt after `afterMs`.
-  func scheduleRetry(afterMs delay: Int) {
-    if retryTimer == nil {
-      retryTimer = Timer(loop: daemon.loop) { [unowned self] in self.start() }
-    }
-    retryTimer?.schedule(afterMs: delay)
-  }
-
   /// The job's events go to `newClient` from now on (`attach`), or to nobody (a detached job
   /// whose client went away).
   func moveToClient(_ newClient: Client?) {

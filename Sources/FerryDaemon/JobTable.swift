@@ -4,20 +4,25 @@ import FerryWire
 /// holds it, the request bytes it keeps in memory and the body bytes it collects; each client's
 /// body budget (JobTable+Bodies); detached jobs' records (JobTable+Detached); one scheduler
 /// per session name, kept across reloads; the daemon's job limits; and the counters `stats`
-/// reports. Events go in (one `mutating func` each), actions come out; `Daemon` performs them.
+/// reports. Events go in through one entry point (`handle`, JobTable+Events), actions come out;
+/// `Daemon.feed` performs them.
 ///
 /// This is the one place where a job changes phase: `submitted` makes it `waiting` or
 /// `running`, `answering` enters a cache hit still delivering its answer, the scheduler's
-/// releases (`ended`, `reloaded`, `rateDue`) make a waiting job `running`, and `ended` removes
-/// it. A removed entry is the job's end; nothing else moves it.
+/// releases (`ended`, `reloaded`, `rateDue`) make a waiting job `running`, `retryWanted` and
+/// `retryDue` move a running job to `backingOff` and back, and `ended` removes it. A removed
+/// entry is the job's end; nothing else moves it.
 ///
 /// Actions are appended to the caller's list and performed after the call returns, so an
 /// action that leads to another event (a `fail` ends a job) is a new call, never a re-entry.
 public struct JobTable: Sendable {
-  /// Where a live job is. A job between retry attempts is `running`: it keeps its slot.
+  /// Where a live job is.
   public enum Phase: Sendable, Equatable {
     case waiting
     case running
+    /// Between retry attempts (`retryWanted` to `retryDue`): it keeps its slot and its lane,
+    /// and counts as `running` in `stats`.
+    case backingOff
     /// A cache hit answered at submission whose answer is still going out (paced by its
     /// reader): no session slot, but a live job (`max_jobs`), `running` in `stats`, and one
     /// that a graceful shutdown waits for.
@@ -78,6 +83,10 @@ public struct JobTable: Sendable {
     /// Stop a durable job at shutdown without ending it: no event, no journal record; it has
     /// left the table, and the journal gives it back at the next start.
     case abandon(UInt64)
+    /// Feed `retryDue` for the job after this many milliseconds.
+    case armRetryTimer(UInt64, afterMs: Int)
+    /// Start the job's next attempt (its retry wait is over).
+    case retry(UInt64)
   }
 
   /// How a job ended, for the counters.

@@ -18,6 +18,13 @@ extension TableFuzz {
       case .armRateTimer(let session, let afterMs):
         check(afterMs >= 0, "a rate timer in the past: \(afterMs)")
         rateTimers[session] = nowMs + UInt64(max(0, afterMs))
+      case .armRetryTimer(let serial, let afterMs):
+        check(jobs[serial]?.backingOff == false && jobs[serial]?.running == true, "a retry timer for \(serial), which is not running")
+        jobs[serial]?.backingOff = true
+        retryTimers[serial] = nowMs + UInt64(afterMs)
+      case .retry(let serial):
+        check(jobs[serial]?.backingOff == true, "a retry for \(serial), which is not backing off")
+        jobs[serial]?.backingOff = false
       case .announceQueued, .refuse:
         check(false, "\(action) outside a submission")
       case .resume, .moveJob, .budgetMayHaveRoom, .dropSession, .sendLines, .sendError:

@@ -3,13 +3,15 @@ import Testing
 
 @testable import FerryDaemon
 
-/// The job table fed random event sequences by a driver that does what `Daemon.perform` does
-/// with each action (issue 28), checking the table's invariants after every action and every
-/// event: every job ends exactly once (or is refused, or abandoned at shutdown), a session never
-/// starts past its `max_concurrent`, a lane runs one job at a time in submission order, a paced
-/// session's starts are at least its interval apart, the table's counts match what the driver
-/// saw, and at the end nothing is lost: once every running job ends and every rate timer fires,
-/// the table is empty. Seeded, so a failure names the seed that reproduces it.
+/// The job table fed random event sequences through its one entry point (`handle`) by a driver
+/// that does what `Daemon.perform` does with each action (issue 28), checking the table's
+/// invariants after every action and every event: every job ends exactly once (or is refused,
+/// or abandoned at shutdown), a session never starts past its `max_concurrent`, a lane runs one
+/// job at a time in submission order, a paced session's starts are at least its interval
+/// apart, a retry comes only to a job backing off and a late retry timer does nothing, the
+/// table's counts match what the driver saw, and at the end nothing is lost: once every
+/// running job ends and every timer fires, the table is empty. Seeded, so a failure names the
+/// seed that reproduces it.
 struct JobTableFuzzTests {
   @Test(arguments: 0..<40) func randomEventSequencesKeepTheTablesInvariants(seed: UInt64) {
     var fuzz = TableFuzz(seed: seed)
@@ -39,6 +41,8 @@ struct TableFuzz {
     let client: UInt64
     let durable: Bool
     var running = false
+    /// Between retry attempts (still holding its slot: `running` stays true).
+    var backingOff = false
     var laneKey: String? { lane.map { "\(session)/u\(uid)/\($0)" } }
   }
 
@@ -54,6 +58,7 @@ struct TableFuzz {
   let rateIntervalMs: UInt64 = 10
   var lastStartMs: UInt64?
   var rateTimers: [String: UInt64] = [:]
+  var retryTimers: [UInt64: UInt64] = [:]
   /// Ends the driver owes the table (a `cancel` or `fail` action ends the job next).
   var owedEnds: [(UInt64, JobTable.Outcome)] = []
 
@@ -61,10 +66,8 @@ struct TableFuzz {
     self.seed = seed
     rng = SplitMix64(state: seed)
     table = JobTable(sessions: [:], limits: JobTable.Limits(maxJobs: 60, maxJobsPerConnection: 25, maxRequestBytes: 1 << 20))
-    var actions: [JobTable.Action] = []
-    table.reloaded(sessions: sessionLimits(), limits: table.limits, nowMs: 0, into: &actions)
-    perform(actions)
-    for client in UInt64(1)...4 { table.clientConnected(client, budget: 1 << 20) }
+    feed(.reloaded(sessions: sessionLimits(), limits: table.limits, nowMs: 0))
+    for client in UInt64(1)...4 { feed(.clientConnected(client, budget: 1 << 20)) }
   }
 
   func sessionLimits() -> [String: JobTable.SessionLimits] {
@@ -83,9 +86,10 @@ struct TableFuzz {
 
   mutating func step() {
     switch Int.random(in: 0..<100, using: &rng) {
-    case 0..<40: submit()
-    case 40..<65: endRunning()
-    case 65..<75: cancelWaiting()
+    case 0..<36: submit()
+    case 36..<58: endRunning()
+    case 58..<66: wantRetry()
+    case 66..<75: cancelWaiting()
     case 75..<80: closeClient()
     case 80..<95: advanceTime(by: UInt64.random(in: 1...15, using: &rng))
     default: reload()
@@ -103,9 +107,10 @@ struct TableFuzz {
       client: client, durable: Int.random(in: 0..<8, using: &rng) == 0)
     let clientJobs = jobs.values.filter { $0.client == client }.count
     var actions: [JobTable.Action] = []
-    table.submitted(
-      serial, session: session, lane: job.lane, client: client, uid: job.uid, clientJobs: clientJobs,
-      heldRequestBytes: Int.random(in: 0...4096, using: &rng), durable: job.durable, nowMs: nowMs, into: &actions)
+    let submission = JobTable.Submission(
+      session: session, lane: job.lane, client: client, uid: job.uid, clientJobs: clientJobs,
+      heldRequestBytes: Int.random(in: 0...4096, using: &rng), durable: job.durable)
+    table.handle(.submitted(serial, submission, nowMs: nowMs), into: &actions)
     if case .refuse(let s, _)? = actions.first {
       check(s == serial && actions.count == 1, "a refusal comes alone: \(actions)")
       return
@@ -126,6 +131,18 @@ struct TableFuzz {
     end(serial, [.done, .failed, .cancelled].randomElement(using: &rng)!)
   }
 
+  /// A running job's attempt failed and its policy wants another: the table answers with
+  /// exactly one timer to arm.
+  mutating func wantRetry() {
+    let candidates = jobs.filter { $0.value.running && !$0.value.backingOff }.keys.sorted()
+    guard let serial = candidates.randomElement(using: &rng) else { return }
+    let delay = Int.random(in: 0...20, using: &rng)
+    var actions: [JobTable.Action] = []
+    table.handle(.retryWanted(serial, afterMs: delay), into: &actions)
+    check(actions == [.armRetryTimer(serial, afterMs: delay)], "retryWanted(\(serial)) gave \(actions)")
+    perform(actions)
+  }
+
   mutating func cancelWaiting() {
     guard let serial = jobs.filter({ !$0.value.running }).keys.sorted().randomElement(using: &rng) else { return }
     end(serial, .cancelled)
@@ -134,19 +151,23 @@ struct TableFuzz {
   mutating func closeClient() {
     let client = UInt64.random(in: 1...4, using: &rng)
     let held = jobs.filter { $0.value.client == client }.keys.sorted()
-    var actions: [JobTable.Action] = []
-    table.clientClosed(client, jobs: held, into: &actions)
-    perform(actions)
+    feed(.clientClosed(client, jobs: held))
     // The same serial stands for the client's next connection.
-    table.clientConnected(client, budget: 1 << 20)
+    feed(.clientConnected(client, budget: 1 << 20))
   }
 
   mutating func advanceTime(by ms: UInt64) {
     nowMs += ms
     for (session, due) in rateTimers.sorted(by: { $0.key < $1.key }) where due <= nowMs {
       rateTimers[session] = nil
+      feed(.rateDue(session: session, nowMs: nowMs))
+    }
+    for (serial, due) in retryTimers.sorted(by: { $0.key < $1.key }) where due <= nowMs {
+      retryTimers[serial] = nil
       var actions: [JobTable.Action] = []
-      table.rateDue(session, nowMs: nowMs, into: &actions)
+      table.handle(.retryDue(serial), into: &actions)
+      let late = jobs[serial]?.backingOff != true
+      check(late ? actions.isEmpty : actions == [.retry(serial)], "retryDue(\(serial)) gave \(actions)")
       perform(actions)
     }
   }
@@ -154,8 +175,13 @@ struct TableFuzz {
   mutating func reload() {
     for name in ["a", "b"] { maxConcurrent[name] = Int.random(in: 1...4, using: &rng) }
     if Bool.random(using: &rng) { removed = removed.isEmpty ? ["b"] : [] }
+    feed(.reloaded(sessions: sessionLimits(), limits: table.limits, nowMs: nowMs))
+  }
+
+  /// An event whose actions are all performed.
+  mutating func feed(_ event: JobTable.Event) {
     var actions: [JobTable.Action] = []
-    table.reloaded(sessions: sessionLimits(), limits: table.limits, nowMs: nowMs, into: &actions)
+    table.handle(event, into: &actions)
     perform(actions)
   }
 
@@ -163,9 +189,7 @@ struct TableFuzz {
     check(jobs[serial] != nil && !finished.contains(serial), "job \(serial) ended twice or unknown")
     jobs[serial] = nil
     finished.insert(serial)
-    var actions: [JobTable.Action] = []
-    table.ended(serial, outcome: outcome, nowMs: nowMs, into: &actions)
-    perform(actions)
+    feed(.ended(serial, outcome, output: nil, nowMs: nowMs))
   }
 
   /// What the daemon does after performing a list: the jobs its actions ended end now.
@@ -179,10 +203,8 @@ struct TableFuzz {
 
   /// Shutdown, then every running job ends and every rate timer fires until nothing is left.
   mutating func drain() {
-    var actions: [JobTable.Action] = []
     if Bool.random(using: &rng) {
-      table.shutdownRequested(into: &actions)
-      perform(actions)
+      feed(.shutdownRequested)
       settle()
     }
     var rounds = 0
@@ -191,7 +213,7 @@ struct TableFuzz {
       if let serial = jobs.filter({ $0.value.running }).keys.min() {
         end(serial, .done)
       } else {
-        advanceTime(by: rateIntervalMs)
+        advanceTime(by: max(rateIntervalMs, 20))
       }
       settle()
     }

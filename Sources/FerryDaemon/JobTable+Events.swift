@@ -1,0 +1,139 @@
+import FerryWire
+
+/// The job table's one entry point (issue 28): everything that happens to the daemon's jobs
+/// comes in as an `Event` through `handle`, and what the driver must do comes out as actions.
+/// The per-event functions it dispatches to are the table's own; outside JobTable*.swift only
+/// `handle` is called (tools/architecture-check.py's `table-entry` rule). docs/ARCHITECTURE.md
+/// lists each event with its actions.
+extension JobTable {
+  /// What a submitted job brings to the table.
+  public struct Submission: Sendable, Equatable {
+    public var session: String
+    public var lane: String?
+    public var client: UInt64
+    public var uid: UInt32?
+    /// The client's live jobs now (the driver's client holds them).
+    public var clientJobs: Int
+    public var heldRequestBytes: Int
+    public var detached: DetachedKey?
+    public var durable: Bool
+
+    public init(
+      session: String, lane: String?, client: UInt64, uid: UInt32?, clientJobs: Int, heldRequestBytes: Int,
+      detached: DetachedKey? = nil, durable: Bool = false
+    ) {
+      self.session = session
+      self.lane = lane
+      self.client = client
+      self.uid = uid
+      self.clientJobs = clientJobs
+      self.heldRequestBytes = heldRequestBytes
+      self.detached = detached
+      self.durable = durable
+    }
+  }
+
+  /// A transfer's counters, for `stats`.
+  public struct TransferCounts: Sendable, Equatable {
+    public var bytesUp: Int64
+    public var bytesDown: Int64
+    public var connectionsOpened: Int
+    public var connectionReused: Bool
+  }
+
+  /// Everything the table hears. `nowMs` is the loop's clock where a rule reads it (a
+  /// session's `rate`, detached results' expiry).
+  public enum Event: Sendable, Equatable {
+    case submitted(UInt64, Submission, nowMs: UInt64)
+    /// A cache hit answered at submission still delivers its answer (`Phase.answering`).
+    case answering(UInt64, session: String, client: UInt64)
+    /// The job's terminal event was sent; `output`: its client's output now.
+    case ended(UInt64, Outcome, output: ClientOutput?, nowMs: UInt64)
+    /// An attempt failed and the job's retry policy wants another after `afterMs`.
+    case retryWanted(UInt64, afterMs: Int)
+    /// A retry timer fired.
+    case retryDue(UInt64)
+    case measured(UInt64, session: String, TransferCounts)
+    case rateDue(session: String, nowMs: UInt64)
+    case reloaded(sessions: [String: SessionLimits], limits: Limits, nowMs: UInt64)
+    /// The driver let a dropped session go (after `dropSession`).
+    case sessionDropped(String)
+    case shutdownRequested
+    case graceExpired
+    case clientConnected(UInt64, budget: Int)
+    /// A client connection is gone with the live jobs it held.
+    case clientClosed(UInt64, jobs: [UInt64])
+    case budgetMayHaveRoom(UInt64, output: ClientOutput)
+    /// What the job collected is dropped (a retry starts over).
+    case bodyDropped(UInt64)
+    case attachRequested(id: String, uid: UInt32?, client: UInt64, hasLiveID: Bool, nowMs: UInt64)
+    /// One encoded event line of a detached job, for `attach`.
+    case recorded(UInt64, line: [UInt8], isTerminal: Bool, seq: Int)
+    case expireDetached(nowMs: UInt64)
+    /// A durable job's result and a recovered job's last run, read back from the journal.
+    case resultRestored(DetachedKey, lines: [[UInt8]], orphanedSinceMs: UInt64)
+    case replayRestored(UInt64, lines: [[UInt8]])
+  }
+
+  /// Takes one event; appends what the driver must do, in order, to `actions`.
+  public mutating func handle(_ event: Event, into actions: inout [Action]) {
+    switch event {
+    case .submitted(let serial, let s, let nowMs):
+      submitted(
+        serial, session: s.session, lane: s.lane, client: s.client, uid: s.uid, clientJobs: s.clientJobs,
+        heldRequestBytes: s.heldRequestBytes, detached: s.detached, durable: s.durable, nowMs: nowMs,
+        into: &actions)
+    case .answering(let serial, let session, let client): answering(serial, session: session, client: client)
+    case .ended(let serial, let outcome, let output, let nowMs):
+      ended(serial, outcome: outcome, nowMs: nowMs, output: output, into: &actions)
+    case .retryWanted(let serial, let afterMs): retryWanted(serial, afterMs: afterMs, into: &actions)
+    case .retryDue(let serial): retryDue(serial, into: &actions)
+    case .measured(let serial, let session, let c):
+      measured(
+        serial, session: session, bytesUp: c.bytesUp, bytesDown: c.bytesDown,
+        connectionsOpened: c.connectionsOpened, connectionReused: c.connectionReused)
+    case .rateDue(let session, let nowMs): rateDue(session, nowMs: nowMs, into: &actions)
+    case .reloaded(let sessions, let limits, let nowMs):
+      reloaded(sessions: sessions, limits: limits, nowMs: nowMs, into: &actions)
+    case .sessionDropped(let name): sessionDropped(name)
+    case .shutdownRequested: shutdownRequested(into: &actions)
+    case .graceExpired: graceExpired(into: &actions)
+    default: handleClientEvent(event, into: &actions)
+    }
+  }
+
+  /// Clients, bodies and detached records.
+  private mutating func handleClientEvent(_ event: Event, into actions: inout [Action]) {
+    switch event {
+    case .clientConnected(let client, let budget): clientConnected(client, budget: budget)
+    case .clientClosed(let client, let jobs): clientClosed(client, jobs: jobs, into: &actions)
+    case .budgetMayHaveRoom(let client, let output): budgetMayHaveRoom(client, output: output, into: &actions)
+    case .bodyDropped(let serial): bodyDropped(serial)
+    case .attachRequested(let id, let uid, let client, let hasLiveID, let nowMs):
+      attachRequested(id, uid: uid, client: client, hasLiveID: hasLiveID, nowMs: nowMs, into: &actions)
+    case .recorded(let serial, let line, let isTerminal, let seq):
+      recorded(serial, line: line, isTerminal: isTerminal, seq: seq)
+    case .expireDetached(let nowMs): expireDetached(nowMs: nowMs)
+    case .resultRestored(let key, let lines, let since): restoreResult(key, lines: lines, orphanedSinceMs: since)
+    case .replayRestored(let serial, let lines): restoreReplay(serial, lines: lines)
+    default: preconditionFailure("not a client event: \(event)")
+    }
+  }
+
+  /// The job's attempt failed and its policy wants another: it keeps its slot and lane and
+  /// waits (`backingOff`) for the timer the driver arms. A job the table does not hold running
+  /// (it ended meanwhile) gets nothing.
+  mutating func retryWanted(_ serial: UInt64, afterMs: Int, into actions: inout [Action]) {
+    guard let index = entries.index(forKey: serial), entries.values[index].phase == .running else { return }
+    entries.values[index].phase = .backingOff
+    actions.append(.armRetryTimer(serial, afterMs: max(0, afterMs)))
+  }
+
+  /// A retry timer fired: a job still backing off starts its next attempt. A late timer (the
+  /// job ended, or was cancelled while it waited) is ignored.
+  mutating func retryDue(_ serial: UInt64, into actions: inout [Action]) {
+    guard let index = entries.index(forKey: serial), entries.values[index].phase == .backingOff else { return }
+    entries.values[index].phase = .running
+    actions.append(.retry(serial))
+  }
+}
