@@ -60,6 +60,9 @@ public struct StatsSample: Sendable, Equatable {
   public var atMs: Int64
   public var total = Counts()
   public var clients: Int64 = 0
+  /// Jobs holding a chunk back until their client reads (a slow reader), 0 from a daemon
+  /// without the field.
+  public var paused: Int64 = 0
   public var uptimeSeconds: Int64 = 0
   /// Per session, in the daemon's order.
   public var sessions: [(name: String, counts: Counts)] = []
@@ -94,6 +97,7 @@ public struct StatsSample: Sendable, Equatable {
     self.atMs = atMs
     total = Counts(o)
     clients = Self.int(o["clients"])
+    paused = Self.int(o["paused"])
     uptimeSeconds = Self.int(o["uptime_s"])
     for m in o["sessions"]?.objectValue?.members ?? [] {
       sessions.append((m.key, Counts(m.value.objectValue ?? JSONObject())))
@@ -116,7 +120,7 @@ public struct StatsSample: Sendable, Equatable {
   func counts(_ name: String) -> Counts { sessions.first { $0.name == name }?.counts ?? Counts() }
 
   public static func == (a: StatsSample, b: StatsSample) -> Bool {
-    a.atMs == b.atMs && a.total == b.total && a.clients == b.clients && a.uptimeSeconds == b.uptimeSeconds
+    a.atMs == b.atMs && a.total == b.total && a.clients == b.clients && a.paused == b.paused && a.uptimeSeconds == b.uptimeSeconds
       && a.sessions.map(\.name) == b.sessions.map(\.name)
       && a.sessions.map(\.counts) == b.sessions.map(\.counts)
       && a.cache == b.cache && a.slowest == b.slowest

@@ -102,6 +102,8 @@ public struct TopView: Sendable, Equatable {
     let t = s.total
     var jobs = "jobs       running \(t.running)   queued \(t.queued)   done \(t.done)   failed \(t.failed)"
     jobs += "   cancelled \(t.cancelled)"
+    // Transfers held back for a client that is not reading: a slow reader, not a slow server.
+    if s.paused > 0 { jobs += "   paused \(s.paused)" }
     if let retries = t.retries { jobs += "   retries \(retries)" }
     jobs += "   \(rate.perSecond(\.ended, rate.previous?.total, t))/s"
     let transfer =

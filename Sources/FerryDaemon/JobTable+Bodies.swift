@@ -41,6 +41,10 @@ extension JobTable {
     var waiting: [UInt64] = []
   }
 
+  /// Jobs holding a body chunk back until their client reads (`stats`' `paused`): a walk of
+  /// the connected clients, for `stats` only.
+  public var pausedCount: Int { budgets.values.reduce(0) { $0 + $1.waiting.count } }
+
   /// A client connection was accepted with `budget` bytes (`max_output_bytes` then).
   public mutating func clientConnected(_ client: UInt64, budget: Int) {
     budgets[client] = ClientBudget(limit: budget)

@@ -50,11 +50,13 @@ public struct Stats: Sendable {
     change(&sessions[session, default: Counters()])
   }
 
-  /// The `stats` event payload (without `event`).
-  public func payload(clients: Int, uptimeSeconds: Int) -> JSONObject {
+  /// The `stats` event payload (without `event`). `paused`: running jobs whose transfer holds
+  /// a chunk back because their client is not reading (its output past `max_output_bytes`).
+  public func payload(clients: Int, paused: Int, uptimeSeconds: Int) -> JSONObject {
     var o = JSONObject()
     for m in total.members { o.append(key: m.key, value: m.value) }
     o.append(key: "clients", value: .number(JSONNumber(clients)))
+    o.append(key: "paused", value: .number(JSONNumber(paused)))
     o.append(key: "uptime_s", value: .number(JSONNumber(uptimeSeconds)))
     var s = JSONObject()
     for name in sessions.keys.sorted() {

@@ -132,7 +132,9 @@ import Testing
         #"{"id":"b\#(i)","url":"\#(fixture.url("/bytes/2097152"))","response":"base64","events":[]}"# + "\n"
     }
     try client.send(Array(lines.utf8))
-    usleep(1_500_000)  // the client is not reading: the daemon must stop, not buffer
+    // The client is not reading: the daemon must stop, not buffer. Every transfer that started
+    // holds a chunk back once the client's output is full (stats' `paused`).
+    #expect(try daemon.waitUntilPaused(atLeast: 32), "the transfers never paused for the client")
     let stalled = daemon.memory().rss
     var done = 0
     while done < 64 {

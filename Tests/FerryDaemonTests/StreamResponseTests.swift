@@ -58,7 +58,7 @@ import Testing
     try client.send(#"{"id":"slow","url":"\#(fixture.url("/bytes/\(size)"))","response":"stream"}"#)
     // Not reading: the daemon's output bound pauses the transfer instead of buffering it.
     let rssBefore = daemon.memory().rss
-    usleep(300_000)
+    #expect(try daemon.waitUntilPaused(atLeast: 1), "the stream never paused for its client")
     let rssPaused = daemon.memory().rss
     if !Sanitizers.daemonIsInstrumented {
       #expect(rssPaused - rssBefore < 16 * 1024, "RSS \(rssBefore) → \(rssPaused) KiB while not reading")

@@ -14,6 +14,16 @@ extension DaemonHarness {
     return try client.readEvent()
   }
 
+  /// Waits until at least `count` jobs hold a chunk back for a client that is not reading
+  /// (`stats`' `paused`); false when they never do within `timeoutMs`.
+  func waitUntilPaused(atLeast count: Int, timeoutMs: Int = 20_000) throws -> Bool {
+    let client = try connect()
+    return try Poll.until(timeoutMs: timeoutMs) {
+      try client.send(#"{"op":"stats"}"#)
+      return try client.readEvent().int("paused") >= count
+    }
+  }
+
   /// Waits until no job is queued or running and `clients` connections are open (the asking
   /// one included); returns the last `stats`.
   @discardableResult
