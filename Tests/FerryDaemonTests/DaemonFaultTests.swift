@@ -77,7 +77,8 @@ import Testing
       lines += #"{"id":"b\#(i)","url":"\#(fixture.url("/bytes/2097152"))","response":"base64"}"# + "\n"
     }
     try deaf.send(Array(lines.utf8))
-    usleep(300_000)
+    // Its transfers hold chunks back for it: it is deaf, not merely slow to start.
+    #expect(try daemon.waitUntilPaused(atLeast: 1))
     daemon.process.signal(SIGTERM)
     // The grace period, then a bounded wait for the deaf client's output, then exit.
     #expect(daemon.process.wait(timeoutMs: 15_000) == 0)

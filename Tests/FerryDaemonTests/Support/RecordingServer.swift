@@ -76,12 +76,7 @@ final class RecordingServer: @unchecked Sendable {
 
   /// Waits until `condition` holds on the requests seen.
   func wait(timeoutMs: Int = 10_000, _ condition: ([String]) -> Bool) -> Bool {
-    let deadline = Clock.ms() + TestTime.ms(timeoutMs)
-    while Clock.ms() < deadline {
-      if condition(requests) { return true }
-      usleep(5_000)
-    }
-    return condition(requests)
+    Poll.until(timeoutMs: timeoutMs, intervalMs: 5) { condition(requests) }
   }
 
   private func serve(_ c: Int32) {
