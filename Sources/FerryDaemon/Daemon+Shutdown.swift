@@ -22,12 +22,14 @@ extension Daemon {
     listener = nil
     metricsServer?.close()
     metricsServer = nil
-    // Waiting jobs would only start to be cancelled: cancel them now, let running ones finish.
-    // The table is `draining` from here: it refuses new jobs, and `accept` new clients.
-    feed(.shutdownRequested)
+    // The grace period's timer first: cancelling the waiting jobs below may end the last
+    // live job, and the flush (`cancelRemaining`) then puts its own timer in this one's place.
     let timer = Timer(loop: loop) { [unowned self] in self.cancelRemaining() }
     timer.schedule(afterMs: Int(config.shutdownGraceSeconds * 1000))
     shutdownTimer = timer
+    // Waiting jobs would only start to be cancelled: cancel them now, let running ones finish.
+    // The table is `draining` from here: it refuses new jobs, and `accept` new clients.
+    feed(.shutdownRequested)
     shutdownProgress()
   }
 

@@ -37,6 +37,29 @@ import Testing
     #expect(events.map(\.event) == ["failed"])
     #expect(events.first?.errorCode == "shutting_down")
   }
+
+  /// SIGTERM that cancels the last live job (one waiting for its session's `rate`) moves on
+  /// to the flush at once, and its 2 s bound ends the daemon even though a client never reads
+  /// what it was sent. Before, the grace period's timer, armed after the cancel, replaced the
+  /// flush's: the grace timer then found the daemon flushing and did nothing, and the daemon
+  /// waited for that client for good.
+  @Test func sigtermThatEndsTheLastJobStillBoundsTheFlush() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(
+      config: #"{"shutdown_grace_s": 600, "sessions": {"default": {"rate": "1/min"}}}"#)
+    let deaf = try daemon.connect()
+    // 1 MiB as base64 (1.4 MB of events): more than the socket takes while nobody reads.
+    try deaf.send(#"{"id":"big","url":"\#(fixture.url("/bytes/1048576"))","response":"base64"}"#)
+    try deaf.send(#"{"id":"next","url":"\#(fixture.url("/echo"))","events":[]}"#)
+    // `big` ended (the daemon holds its events), `next` waits for the rate: nothing runs.
+    #expect(Poll.until(timeoutMs: 10_000) {
+      guard let jobs = (try? daemon.stats())?["jobs"]?.objectValue else { return false }
+      return jobs.int("done") == 1 && jobs.int("queued") == 1
+    })
+    daemon.process.signal(SIGTERM)
+    #expect(daemon.process.wait(timeoutMs: 10_000) == 0, "the daemon did not exit within 10 s")
+    _ = deaf
+  }
 }
 
 /// Black-box: SIGHUP reloads the configuration, and an invalid one keeps the old.
@@ -90,4 +113,5 @@ import Testing
     #expect(status == 1)
     #expect(output.contains("20-bad.json: limits.max_jobs"))
   }
+
 }
