@@ -34,3 +34,8 @@ public struct LoopError: Error, Equatable, Sendable, CustomStringConvertible {
     return "\(operation): \(String(cString: text)) (errno \(code))"
   }
 }
+
+extension LoopError {
+  /// The errno as a named `Errno`.
+  public var errno: Errno { Errno(code) }
+}
