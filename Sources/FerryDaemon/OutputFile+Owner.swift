@@ -21,13 +21,13 @@ extension OutputFile {
     if case .failure(let error) = SystemCall.retrying({ fstat(directory, &dir) }) {
       throw WireError(.outputFailed, "cannot look at the directory of \(path): \(error)")
     }
-    guard owner.mayWrite(in: dir) else {
+    guard owner.mayWrite(in: FileStatus(dir)) else {
       throw WireError(
         .fileNotAllowed, "uid \(owner.uid) may not write in the directory of \(path)", field: "output")
     }
     var target = stat()
     guard fstatat(directory, name, &target, AT_SYMLINK_NOFOLLOW) == 0 else { return }
-    guard owner.mayReplace(target, in: dir) else {
+    guard owner.mayReplace(FileStatus(target), in: FileStatus(dir)) else {
       throw WireError(
         .fileNotAllowed,
         "\(path) belongs to uid \(target.st_uid) and uid \(owner.uid) may not replace it (sticky directory)",
