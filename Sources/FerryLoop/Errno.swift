@@ -21,6 +21,7 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
   public static let notDirectory = Errno(ENOTDIR)
   public static let brokenPipe = Errno(EPIPE)
   public static let connectionReset = Errno(ECONNRESET)
+  public static let noBufferSpace = Errno(ENOBUFS)
 
   /// EAGAIN or EWOULDBLOCK (the same on Linux).
   public var isWouldBlock: Bool { code == EAGAIN || code == EWOULDBLOCK }

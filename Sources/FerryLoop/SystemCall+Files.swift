@@ -47,7 +47,7 @@ extension SystemCall {
   /// Reads the file at `path` whole; nil when it cannot be opened or holds more than `limit`
   /// bytes. A read that fails ends it (what was read is returned).
   public static func readFile(_ path: String, limit: Int) -> [UInt8]? {
-    guard case .success(let fd) = retrying({ open(path, O_RDONLY | O_CLOEXEC) }) else { return nil }
+    guard case .success(let fd) = open(path, [.closeOnExec]) else { return nil }
     defer { Glibc.close(fd) }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)

@@ -72,3 +72,20 @@ public enum IPAddressLiteral {
     return inet_pton(AF_INET6, text, &v6) == 1
   }
 }
+
+/// A moment of the wall clock broken down in UTC (`clock_gettime` and `gmtime_r`).
+public struct UTCTime: Equatable, Sendable {
+  public var year, month, day, hour, minute, second, millisecond: Int
+
+  /// Now.
+  public static func now() -> UTCTime {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    var t = ts.tv_sec
+    var tm = tm()
+    gmtime_r(&t, &tm)
+    return UTCTime(
+      year: Int(tm.tm_year) + 1900, month: Int(tm.tm_mon) + 1, day: Int(tm.tm_mday), hour: Int(tm.tm_hour),
+      minute: Int(tm.tm_min), second: Int(tm.tm_sec), millisecond: Int(ts.tv_nsec / 1_000_000))
+  }
+}
