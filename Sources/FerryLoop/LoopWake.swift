@@ -1,3 +1,4 @@
+import FerrySystem
 import Glibc
 
 /// Wakes the loop from another thread: the other thread calls `signal.fire()`, and the loop

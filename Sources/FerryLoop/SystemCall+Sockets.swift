@@ -1,15 +1,10 @@
+import FerrySystem
 import CFerryEvent
 import Glibc
 
 /// FerryLoop's socket and descriptor calls, through `call(_:_:)`: EINTR retried, a failure a
 /// `LoopError` carrying errno and the operation's name.
 extension SystemCall {
-  /// `close(2)` without the EINTR retry: on Linux the descriptor is released even when close
-  /// reports EINTR, and retrying could close a descriptor another object just opened.
-  public static func close(_ fd: Int32) {
-    _ = Glibc.close(fd)
-  }
-
   /// Sets O_NONBLOCK on `fd` (for descriptors not created with SOCK_NONBLOCK).
   static func setNonBlocking(_ fd: Int32) throws(LoopError) {
     let flags = try call("fcntl(F_GETFL)") { fcntl(fd, F_GETFL) }
@@ -74,13 +69,5 @@ extension SystemCall {
   /// `shutdown(2)` of one or both directions.
   static func shutdown(_ fd: Int32, _ how: Int32) throws(LoopError) {
     _ = try call("shutdown") { Glibc.shutdown(fd, how) }
-  }
-
-  /// Whether the peer of socket `fd` has closed its end (poll reports POLLHUP or POLLERR); a
-  /// negative descriptor counts as closed.
-  public static func peerHasHungUp(_ fd: Int32) -> Bool {
-    guard fd >= 0 else { return true }
-    var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-    return poll(&p, 1, 0) > 0 && p.revents & Int16(POLLHUP | POLLERR) != 0
   }
 }

@@ -1,5 +1,6 @@
 import FerryChannel
 import FerryClient
+import FerrySystem
 import Glibc
 
 // The `ferry` command: parse, plan, talk to the daemon, render. Everything that can be pure is
@@ -16,7 +17,8 @@ func run(_ arguments: [String]) -> ExitCode {
   do throws(UsageError) {
     invocation = try ArgumentParser.parse(arguments)
     let context = JobContext(
-      id: "ferry-\(getpid())-\(time(nil))", workingDirectory: System.workingDirectory(), events: .all,
+      id: "ferry-\(SystemCall.processID)-\(SystemCall.wallClockSeconds())",
+      workingDirectory: System.workingDirectory(), events: .all,
       readFile: System.readFile, probeStdin: System.probeStdin, askPassword: System.askPassword,
       passedLength: System.passedLength)
     plan = try CommandPlan.make(invocation.command, context: context, terminals: terminals)
@@ -25,7 +27,8 @@ func run(_ arguments: [String]) -> ExitCode {
     System.write(STDERR_FILENO, "ferry: \(error.message)\nferry: see `\(hint)`\n")
     return .usage
   }
-  let locator = SocketLocator(environment: System.environment, exists: System.exists, uid: getuid())
+  let locator = SocketLocator(
+    environment: System.environment, exists: System.exists, uid: SystemCall.realUserID)
   switch plan {
   case .print(let text):
     System.write(STDOUT_FILENO, text)
@@ -59,7 +62,8 @@ func openChannel(_ socket: SocketLocator.Choice, quiet: Bool = false) -> FerryLi
     if !quiet { System.write(STDERR_FILENO, SocketLocator.unreachableMessage(socket, reason: reason)) }
   case .failure(.untrusted(let peer)):
     let refusal = DaemonTrust.refusal(
-      peerUID: peer ?? UInt32.max, callerUID: getuid(), trustedUID: System.environment("FERRY_DAEMON_UID"),
+      peerUID: peer ?? UInt32.max, callerUID: SystemCall.realUserID,
+      trustedUID: System.environment("FERRY_DAEMON_UID"),
       path: socket.path)
     if !quiet { System.write(STDERR_FILENO, refusal ?? "") }
   }
@@ -78,7 +82,7 @@ func converse(
   var bar = ProgressBar(startMs: System.nowMs())
   let sent = channel.send(lines, descriptors: descriptors)
   // The daemon has its own copies now; stdin and stdout stay ours.
-  for fd in descriptors where fd > STDERR_FILENO { close(fd) }
+  for fd in descriptors where fd > STDERR_FILENO { SystemCall.close(fd) }
   guard sent else { return perform(renderer.endOfStream(), bar: &bar) ?? .unreachable }
   let width = System.terminalWidth(STDERR_FILENO)
   while true {
@@ -102,13 +106,12 @@ func perform(_ rendering: Rendering, bar: inout ProgressBar) -> ExitCode? {
   }
   System.write(STDOUT_FILENO, rendering.stdout)
   if let path = rendering.dropResumed {
-    unlink(path + ".part")
-    unlink(path + ".part.validator")
+    _ = SystemCall.unlink(path + ".part")
+    _ = SystemCall.unlink(path + ".part.validator")
   }
   if let path = rendering.commitResumed {
     // The daemon continued FILE.part through the passed descriptor: it becomes FILE.
-    if rename(path + ".part", path) != 0 {
-      let reason = System.errorText(errno)
+    if case .failure(let reason) = SystemCall.rename(path + ".part", to: path) {
       System.write(STDERR_FILENO, "ferry: cannot rename \(path).part to \(path): \(reason)\n")
       return .failed
     }

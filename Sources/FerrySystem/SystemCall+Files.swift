@@ -1,4 +1,3 @@
-import CFerryEvent
 import Glibc
 
 /// Calls on files and paths, for FerryDaemon: EINTR retried, a failure an `Errno`.

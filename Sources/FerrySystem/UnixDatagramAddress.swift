@@ -1,4 +1,3 @@
-import CFerryEvent
 import Glibc
 
 /// The address of a Unix datagram socket (`sockaddr_un`), a path or, with a leading `@`, an

@@ -1,4 +1,3 @@
-import CFerryEvent
 import Glibc
 
 /// Opening, inspecting and changing files by descriptor, for FerryDaemon: EINTR retried, a
@@ -38,6 +37,11 @@ extension SystemCall {
     in olddir: Int32, _ oldname: String, to newdir: Int32, _ newname: String
   ) -> Result<Void, Errno> {
     retrying { renameat(olddir, oldname, newdir, newname) }.map { _ in () }
+  }
+
+  /// `rename(2)`: replaces whatever is at `newpath`.
+  public static func rename(_ oldpath: String, to newpath: String) -> Result<Void, Errno> {
+    retrying { Glibc.rename(oldpath, newpath) }.map { _ in () }
   }
 
   /// `ftruncate(2)`.

@@ -1,4 +1,3 @@
-import CFerryEvent
 import Glibc
 
 /// An `errno` value with names for the codes callers test, as swift-system's `Errno`.
@@ -8,7 +7,7 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
   public init(_ code: Int32) { self.code = code }
 
   /// The calling thread's current errno.
-  public static var current: Errno { Errno(ferry_errno()) }
+  public static var current: Errno { Errno(Glibc.errno) }
 
   public static let interrupted = Errno(EINTR)
   public static let wouldBlock = Errno(EAGAIN)

@@ -15,6 +15,7 @@ public struct OpenFlags: OptionSet, Sendable, Hashable {
   public static let nonBlocking = OpenFlags(rawValue: O_NONBLOCK)
   public static let closeOnExec = OpenFlags(rawValue: O_CLOEXEC)
   public static let append = OpenFlags(rawValue: O_APPEND)
+  public static let truncate = OpenFlags(rawValue: O_TRUNC)
   public static let noControllingTerminal = OpenFlags(rawValue: O_NOCTTY)
   public static let directory = OpenFlags(rawValue: O_DIRECTORY)
   /// O_PATH (Glibc does not export it): a descriptor that names a file but cannot read or write.
