@@ -89,3 +89,37 @@ public struct UTCTime: Equatable, Sendable {
       minute: Int(tm.tm_min), second: Int(tm.tm_sec), millisecond: Int(ts.tv_nsec / 1_000_000))
   }
 }
+
+extension SystemCall {
+  /// The standard descriptors.
+  public static let standardInput: Int32 = 0
+  public static let standardOutput: Int32 = 1
+  public static let standardError: Int32 = 2
+
+  /// Milliseconds of the monotonic clock (`CLOCK_MONOTONIC`).
+  public static func monotonicMilliseconds() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+  }
+
+  /// The working directory (`getcwd`), or nil when it cannot be told.
+  public static func workingDirectory() -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard getcwd(&buffer, buffer.count) != nil else { return nil }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  /// The value of environment variable `name` (`getenv`), or nil.
+  public static func environmentValue(_ name: String) -> String? {
+    guard let value = getenv(name) else { return nil }
+    return String(cString: value)
+  }
+}
+
+extension SystemCall {
+  /// Ends the process with `status` (`exit(3)`: stdio flushed, atexit handlers run).
+  public static func exit(_ status: Int32) -> Never {
+    Glibc.exit(status)
+  }
+}

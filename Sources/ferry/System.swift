@@ -1,11 +1,10 @@
 import FerryClient
 import FerrySystem
 import FerryWire
-import Glibc
 
 /// The few things of the system `ferry` needs: files and descriptors through FerrySystem's
-/// funnel (`SystemCall`: EINTR retried); terminals, the clock, the working directory and the
-/// environment over Glibc.
+/// funnel (`SystemCall`: EINTR retried), and terminals, the clock, the working directory and
+/// the environment through its small wrappers.
 enum System {
   /// Writes all of `bytes` to `fd`; a closed pipe ends the process by SIGPIPE, as for cat.
   static func write(_ fd: Int32, _ bytes: [UInt8]) {
@@ -19,31 +18,25 @@ enum System {
 
   static func write(_ fd: Int32, _ text: String) { write(fd, Array(text.utf8)) }
 
-  static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+  static func isTerminal(_ fd: Int32) -> Bool { SystemCall.isTerminal(fd) }
 
   /// Columns of the terminal on `fd`, 80 when unknown.
   static func terminalWidth(_ fd: Int32) -> Int {
-    var size = winsize()
-    guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
-    return Int(size.ws_col)
+    guard let size = SystemCall.terminalSize(fd), size.columns > 0 else { return 80 }
+    return size.columns
   }
 
   /// Monotonic milliseconds.
   static func nowMs() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    SystemCall.monotonicMilliseconds()
   }
 
   static func workingDirectory() -> String {
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    guard getcwd(&buffer, buffer.count) != nil else { return "/" }
-    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    SystemCall.workingDirectory() ?? "/"
   }
 
   static func environment(_ name: String) -> String? {
-    guard let value = getenv(name) else { return nil }
-    return String(cString: value)
+    SystemCall.environmentValue(name)
   }
 
   static func exists(_ path: String) -> Bool { SystemCall.exists(path) }
@@ -60,7 +53,8 @@ enum System {
   /// its offset, and JSON when it reads as JSON (read with `pread`, so its offset stays for
   /// the daemon); a terminal or a device such as /dev/null is not.
   static func probeStdin() -> StdinProbe {
-    guard case .success(let st) = SystemCall.status(of: STDIN_FILENO, trapsOnBadDescriptor: false) else {
+    guard case .success(let st) = SystemCall.status(of: SystemCall.standardInput, trapsOnBadDescriptor: false)
+    else {
       return .unusable
     }
     if st.kind == .fifo || st.kind == .socket { return .body(isJSON: true) }
@@ -72,7 +66,7 @@ enum System {
     let look = min(remaining, 1 << 20)
     var bytes = [UInt8](repeating: 0, count: look)
     let read = bytes.withUnsafeMutableBytes {
-      SystemCall.read(STDIN_FILENO, into: $0, at: Int64(offset), trapsOnBadDescriptor: false)
+      SystemCall.read(SystemCall.standardInput, into: $0, at: Int64(offset), trapsOnBadDescriptor: false)
     }
     guard case .success(let n) = read, n > 0 else { return .body(isJSON: false) }
     if remaining <= look { return .body(isJSON: (try? JSONReader().read(bytes[..<n])) != nil) }
@@ -82,7 +76,8 @@ enum System {
 
   /// Where stdin stands (0 when it cannot say).
   private static func stdinOffset() -> Int64 {
-    let offset = SystemCall.seek(STDIN_FILENO, to: 0, fromCurrent: true, trapsOnBadDescriptor: false)
+    let offset = SystemCall.seek(
+      SystemCall.standardInput, to: 0, fromCurrent: true, trapsOnBadDescriptor: false)
     return max(0, (try? offset.get()) ?? 0)
   }
 
@@ -91,7 +86,8 @@ enum System {
   static func passedLength(_ item: PassedDescriptor) -> Int64? {
     switch item {
     case .stdin:
-      guard case .success(let st) = SystemCall.status(of: STDIN_FILENO, trapsOnBadDescriptor: false),
+      guard
+        case .success(let st) = SystemCall.status(of: SystemCall.standardInput, trapsOnBadDescriptor: false),
         st.kind == .regular
       else { return nil }
       return max(0, st.size - stdinOffset())
@@ -107,8 +103,8 @@ enum System {
   static func openPassed(_ item: PassedDescriptor) -> Result<Int32, OpenError> {
     let (path, flags): (String, OpenFlags)
     switch item {
-    case .stdin: return .success(STDIN_FILENO)
-    case .stdout: return .success(STDOUT_FILENO)
+    case .stdin: return .success(SystemCall.standardInput)
+    case .stdout: return .success(SystemCall.standardOutput)
     case .readFile(let p): (path, flags) = (p, [])
     case .writeFile(let p): (path, flags) = (p, [.writeOnly, .create, .truncate])
     case .continueFile(let p): (path, flags) = (p, [.writeOnly, .create])
@@ -130,17 +126,14 @@ enum System {
     let opened = SystemCall.open("/dev/tty", [.readWrite, .closeOnExec, .noControllingTerminal])
     guard case .success(let fd) = opened else { return nil }
     defer { SystemCall.close(fd) }
-    var saved = termios()
-    guard tcgetattr(fd, &saved) == 0 else { return nil }
-    var quiet = saved
-    quiet.c_lflag &= ~tcflag_t(ECHO)
+    guard let saved = SystemCall.terminalMode(fd) else { return nil }
     // Echo off first, then the prompt: TCSAFLUSH after the prompt threw away a password typed
     // (or pasted) as soon as the prompt showed. TCSANOW keeps what is already typed, as curl's
     // getpass does; restoring with TCSANOW keeps what is typed after the password.
-    _ = tcsetattr(fd, TCSANOW, &quiet)
+    SystemCall.setTerminalMode(fd, saved.withoutEcho, when: .now)
     write(fd, prompt)
     defer {
-      _ = tcsetattr(fd, TCSANOW, &saved)
+      SystemCall.setTerminalMode(fd, saved, when: .now)
       write(fd, "\n")
     }
     var line: [UInt8] = []
