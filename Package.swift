@@ -33,8 +33,11 @@ let package = Package(
     // RFC 9111's decisions for the HTTP cache (issue 17, docs/CACHE.md); the store drives it.
     .target(name: "FerryCache", swiftSettings: daemonSpeed),
 
+    // The one system-call funnel (issue 28): Glibc only, no libevent, so `ferry` uses it too.
+    .target(name: "FerrySystem", swiftSettings: daemonSpeed),
+
     // Drivers over libevent and libcurl.
-    .target(name: "FerryLoop", dependencies: ["CFerryEvent"], swiftSettings: daemonSpeed),
+    .target(name: "FerryLoop", dependencies: ["CFerryEvent", "FerrySystem"], swiftSettings: daemonSpeed),
     .target(
       name: "FerrySession",
       dependencies: ["FerryWire", "FerrySerializer", "FerryLoop", "CFerryCurl"],
@@ -61,7 +64,8 @@ let package = Package(
     // It talks to the daemon through FerryKit's connection layer (FerryChannel), which holds the
     // socket discovery and the daemon-owner trust rule for both.
     .target(name: "FerryClient", dependencies: ["FerryWire", "FerrySerializer", "FerryChannel"]),
-    .executableTarget(name: "ferry", dependencies: ["FerryClient", "FerryChannel", "FerryWire"]),
+    .executableTarget(
+      name: "ferry", dependencies: ["FerryClient", "FerryChannel", "FerryWire", "FerrySystem"]),
     // Programs' client library: no unsafe flags anywhere in its closure (FerryWire's neither).
     .target(name: "FerryKit", dependencies: ["FerryWire", "FerryChannel"]),
     // FerryKit's connection layer, in the FerryKit product: the socket, the blocking line channel

@@ -2,10 +2,6 @@ import FerryLoop
 import FerryStore
 import FerryWire
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// One client connection: frames its lines, hands them to the daemon, and writes events back
 /// with backpressure.
 ///
@@ -75,7 +71,7 @@ import FerryWire
 
   /// Closes every passed descriptor no job took.
   private func closeDescriptors() {
-    incomingDescriptors.forEach { _ = close($0) }
+    incomingDescriptors.forEach { SystemCall.close($0) }
     incomingDescriptors = []
     pendingLineDescriptors.closeRest()
     lineDescriptors.closeRest()
@@ -361,9 +357,7 @@ extension Client: BufferedConnectionDelegate {
   }
 
   private static func peerHasClosed(_ fd: Int32) -> Bool {
-    guard fd >= 0 else { return true }
-    var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-    return poll(&p, 1, 0) > 0 && p.revents & Int16(POLLHUP | POLLERR) != 0
+    SystemCall.peerHasHungUp(fd)
   }
 
   // Transfers stop at their next chunk by themselves (the job table's budget); input stops here, so a

@@ -2,10 +2,6 @@ import FerryLoop
 import FerrySession
 import FerryWire
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Reads the configuration file and its drop-ins: `ferry.d/*.json` beside it, in name order.
 ///
 /// Each drop-in must be a valid configuration on its own (so an error names the drop-in and its
@@ -60,15 +56,8 @@ public enum ConfigLoader {
   /// `DIR/ferry.d/*.json` for a config at `DIR/NAME`, sorted by name.
   static func dropIns(beside path: String) -> [String] {
     let dir = (FileRoots.directoryOf(path) ?? ".") + "/ferry.d"
-    guard let d = opendir(dir) else { return [] }
-    defer { closedir(d) }
-    var names: [String] = []
-    while let entry = readdir(d) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      if name.hasSuffix(".json"), !name.hasPrefix(".") { names.append(name) }
-    }
+    guard let entries = SystemCall.directoryEntries(dir) else { return [] }
+    let names = entries.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
     return names.sorted().map { dir + "/" + $0 }
   }
 }

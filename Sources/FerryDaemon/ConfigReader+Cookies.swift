@@ -1,8 +1,5 @@
+import FerryLoop
 import FerryWire
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// The `cookies` and `resolve` settings of a session, and the daemon's `cookies` bounds.
 extension ConfigReader {
@@ -83,10 +80,8 @@ extension ConfigReader {
   /// An IPv4 address as it is, an IPv6 one in brackets (curl's form); nil for anything else.
   static func curlAddress(_ text: String) -> String? {
     let bare = text.hasPrefix("[") && text.hasSuffix("]") ? String(text.dropFirst().dropLast()) : text
-    var v4 = in_addr()
-    if !text.hasPrefix("["), inet_pton(AF_INET, bare, &v4) == 1 { return bare }
-    var v6 = in6_addr()
-    if inet_pton(AF_INET6, bare, &v6) == 1 { return "[" + bare + "]" }
+    if !text.hasPrefix("["), IPAddressLiteral.isIPv4(bare) { return bare }
+    if IPAddressLiteral.isIPv6(bare) { return "[" + bare + "]" }
     return nil
   }
 }

@@ -1,3 +1,4 @@
+import FerryLoop
 import FerrySerializer
 import FerrySession
 import FerryStore
@@ -297,10 +298,6 @@ final class PathList {
   var paths: [String] = []
 }
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 extension ConfigReader {
   func uids(_ v: JSONValue, _ field: String) throws(ConfigError) -> [UInt32] {
     guard case .array(let items) = v else { throw fail(field, "expected an array of user ids") }
@@ -315,8 +312,8 @@ extension ConfigReader {
     var out: [UInt32] = []
     for item in items {
       if case .string(let name) = item {
-        guard let group = getgrnam(name) else { throw fail(field, "no group named \(name)") }
-        out.append(UInt32(group.pointee.gr_gid))
+        guard let gid = SystemCall.groupID(named: name) else { throw fail(field, "no group named \(name)") }
+        out.append(gid)
       } else {
         out.append(UInt32(try int(item, field, 0...Int(UInt32.max - 1))))
       }

@@ -3,10 +3,6 @@ import FerrySession
 import FerryStore
 import FerryWire
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Sessions' cookie jars (issue 16): which jar a job uses, saving a jar before the `response`
 /// that acknowledges its change goes out, and the `cookies` and `clear_cookies` ops.
 /// Cookie values are never logged, nor shown but to the jar's owner when asked for.
@@ -116,7 +112,7 @@ extension Daemon {
       o.append(key: "cookies", value: .array([]))
       return client.send(.payload(name: "cookies", o))
     }
-    if values, key.owner == CookieStore.sharedOwner, client.credentials?.uid != geteuid() {
+    if values, key.owner == CookieStore.sharedOwner, client.credentials?.uid != SystemCall.effectiveUserID {
       return client.send(
         .error(
           WireError(.accessDenied, "the values of a shared jar are shown only to the daemon's user"), id: nil)

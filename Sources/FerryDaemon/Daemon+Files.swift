@@ -1,9 +1,6 @@
+import FerryLoop
 import FerrySession
 import FerryWire
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// Output files: where a job may write, and one live job per file.
 extension Daemon {
@@ -21,7 +18,7 @@ extension Daemon {
     if let owner, !owner.canBeGivenFiles {
       throw WireError(
         .fileNotAllowed,
-        "ferryd runs as uid \(geteuid()) and cannot make \(path) a file of uid \(owner.uid); pass it as output_fd (ferry -o does)",
+        "ferryd runs as uid \(SystemCall.effectiveUserID) and cannot make \(path) a file of uid \(owner.uid); pass it as output_fd (ferry -o does)",
         field: "output")
     }
     let target = try FileRoots.outputTarget(path, within: roots, protected: config.protectedPaths)

@@ -4,10 +4,6 @@ import FerrySession
 import FerryStore
 import FerryWire
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// What the job table decided, done: released starts, the actions of each event, and a job's
 /// body and output budgets (split from Daemon+Jobs.swift, which reads lines and submits jobs).
 extension Daemon {
@@ -176,7 +172,7 @@ extension Daemon {
     if merged.usesBodyDescriptor {
       var taken: [(index: Int, fd: Int32)] = []
       // Closes what was taken when a later index fails.
-      defer { if passed == nil { for entry in taken { _ = close(entry.fd) } } }
+      defer { if passed == nil { for entry in taken { SystemCall.close(entry.fd) } } }
       for (index, field) in PassedBodyDescriptors.indexes(of: merged)
       where !taken.contains(where: { $0.index == index }) {
         guard let client else {

@@ -4,10 +4,6 @@ import FerrySession
 import FerryStore
 import FerryWire
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Lines from clients: jobs and ops, and the bookkeeping of a job's end.
 extension Daemon {
   func handleLine(_ bytes: UnsafeRawBufferPointer, from client: Client) {
@@ -133,7 +129,7 @@ extension Daemon {
           do throws(WireError) {
             validatorFD = try takeDescriptor(v, field: "validator_fd", from: client)
           } catch {
-            _ = Glibc.close(fd)
+            SystemCall.close(fd)
             throw error
           }
         }

@@ -2,10 +2,6 @@ import FerryLoop
 import FerryStore
 import FerryWire
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The durable journal's driver (issue 14, docs/STORE.md "The driver's contract"): durable jobs'
 /// transitions are staged as the loop works, handed once per iteration to the journal's writer
 /// thread (`JournalWriter`), which commits them off the loop and reports back through a wake;
@@ -340,7 +336,7 @@ extension Daemon {
   /// The journal if it is open or its file exists: listing jobs creates no journal.
   func openJournalIfPresent() -> Journal? {
     if let journal { return journal }
-    guard let path = journalPath, access(path, F_OK) == 0 else { return nil }
+    guard let path = journalPath, SystemCall.exists(path) else { return nil }
     return openJournal()
   }
 }

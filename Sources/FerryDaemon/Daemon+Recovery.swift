@@ -4,10 +4,6 @@ import FerrySession
 import FerryStore
 import FerryWire
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// After a restart: every durable job in the journal comes back (docs/STORE.md "After a
 /// restart"). Queued jobs wait for their slot again in their original order; a running job is
 /// sent again when that is safe (`ResumeRule`), its attempt count going on; any other ends
@@ -15,7 +11,7 @@ import FerryWire
 extension Daemon {
   /// Reads the journal when its file exists; a daemon with none creates nothing.
   func recoverJournal() {
-    guard let path = journalPath, access(path, F_OK) == 0, let journal = openJournal() else { return }
+    guard let path = journalPath, SystemCall.exists(path), let journal = openJournal() else { return }
     let recovered: [RecoveredJob]
     do throws(StoreError) {
       recovered = try journal.recover()

@@ -1,10 +1,6 @@
 import FerryLoop
 import FerryWire
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// SIGTERM and SIGINT: stop accepting, let running jobs finish for the grace period, cancel
 /// the rest with reason `shutdown`, flush every client, exit 0. Durable jobs do not end: the
 /// journal keeps them (waiting ones at once, running ones when the grace period ends) and the

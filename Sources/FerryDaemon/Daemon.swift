@@ -4,10 +4,6 @@ import FerrySession
 import FerryStore
 import FerryWire
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The daemon: the listener, its clients and the sessions (each with its engine), all owned by
 /// the loop thread.
 @MainActor public final class Daemon {
@@ -165,7 +161,7 @@ import FerryWire
         listener = try UnixListener(loop: loop, adoptingFD: fd, onAccept: onAccept)
       } else if let path {
         listener = try UnixListener(
-          loop: loop, path: path, mode: mode_t(config.socketMode), onAccept: onAccept)
+          loop: loop, path: path, mode: config.socketMode, onAccept: onAccept)
       }
     } catch {
       throw StartupError("cannot listen on \(path ?? "the passed socket"): \(error)")
@@ -181,15 +177,16 @@ import FerryWire
   /// Runs until shutdown completes; returns the process exit code, 0: every shutdown is clean
   /// (a start-up failure never gets here).
   public func run() -> Int32 {
-    for sig in [SIGTERM, SIGINT] {
+    for sig in [SystemCall.Signal.terminate, SystemCall.Signal.interrupt] {
       signals.append(
         SignalWatch(loop: loop, signal: sig) { [unowned self] in self.beginShutdown(signal: sig) })
     }
-    signals.append(SignalWatch(loop: loop, signal: SIGHUP) { [unowned self] in self.reload() })
-    signal(SIGPIPE, SIG_IGN)
+    signals.append(
+      SignalWatch(loop: loop, signal: SystemCall.Signal.hangUp) { [unowned self] in self.reload() })
+    SystemCall.ignore(signal: SystemCall.Signal.brokenPipe)
     // Past RLIMIT_FSIZE an output write must fail with EFBIG (output_failed for that job),
     // not kill the daemon and every client's jobs with it.
-    signal(SIGXFSZ, SIG_IGN)
+    SystemCall.ignore(signal: SystemCall.Signal.fileSizeLimit)
     notifier?.send("READY=1\nSTATUS=\(statusLine())")
     startWatchdog()
     recoverJournal()
@@ -206,7 +203,7 @@ import FerryWire
   /// socketpair, which may name the peer's `credentials` instead of SO_PEERCRED's).
   func accept(_ fd: Int32, credentials: PeerCredentials? = nil) {
     guard case .running = table.shutdown else {
-      close(fd)
+      SystemCall.close(fd)
       return
     }
     nextSerial += 1
@@ -283,17 +280,5 @@ public struct StartupError: Error, CustomStringConvertible {
 
 /// Reads a small text file whole (config, mime.types); nil when unreadable or too big.
 func readSmallFile(_ path: String, limit: Int) -> String? {
-  guard case .success(let fd) = SystemCall.retrying({ open(path, O_RDONLY | O_CLOEXEC) }) else { return nil }
-  defer { close(fd) }
-  var bytes: [UInt8] = []
-  var chunk = [UInt8](repeating: 0, count: 65536)
-  while case .success(let n) = SystemCall.retrying({
-    chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-  }),
-    n > 0
-  {
-    bytes.append(contentsOf: chunk[..<n])
-    if bytes.count > limit { return nil }
-  }
-  return String(decoding: bytes, as: UTF8.self)
+  SystemCall.readFile(path, limit: limit).map { String(decoding: $0, as: UTF8.self) }
 }

@@ -1,7 +1,4 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
+import FerryLoop
 /// ferryd's command line: arguments → configuration → a running daemon → exit code.
 public enum DaemonMain {
   static let usage = """
@@ -65,7 +62,7 @@ public enum DaemonMain {
         let job = #"{"id":"hi","url":"https://example.com/"}"#
         text += Array("try:    echo '\(job)' | socat -t 3600 - UNIX-CONNECT:\(path)".utf8)
         text.append(10)
-        _ = text.withUnsafeMutableBytes { write(1, $0.baseAddress, $0.count) }
+        _ = text.withUnsafeBytes { SystemCall.write(1, $0, trapsOnBadDescriptor: false) }
       }
       return daemon.run()
     } catch {
@@ -82,12 +79,15 @@ public enum DaemonMain {
     // Before the socket: once clients can connect, a scraper can too.
     try daemon.listenForMetrics(activatedFD: activated.metrics)
     let path = SocketPath.resolve(
-      argument: socketArgument, configured: daemon.config.socket, environment: environment, uid: getuid())
+      argument: socketArgument, configured: daemon.config.socket, environment: environment,
+      uid: SystemCall.realUserID)
     if socketArgument == nil, daemon.config.socket == nil, let fd = activated.control {
       try daemon.listen(path: nil, adoptingFD: fd)
     } else {
-      if path == SocketPath.resolve(argument: nil, configured: nil, environment: [:], uid: getuid()) {
-        try SocketPath.prepareFallbackDirectory(uid: getuid())
+      if path
+        == SocketPath.resolve(argument: nil, configured: nil, environment: [:], uid: SystemCall.realUserID)
+      {
+        try SocketPath.prepareFallbackDirectory(uid: SystemCall.realUserID)
       }
       try daemon.listen(path: path)
     }
@@ -95,8 +95,8 @@ public enum DaemonMain {
   }
 
   private static func fail(_ message: String) -> Int32 {
-    var line = Array("ferryd: \(message)\n".utf8)
-    _ = line.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    let line = Array("ferryd: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { SystemCall.write(2, $0, trapsOnBadDescriptor: false) }
     return 1
   }
 }

@@ -1,10 +1,6 @@
 import FerryLoop
 import FerryWire
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Writes a response body into a descriptor the client passed with its job (`output_fd`): its
 /// own file, pipe, socket or terminal, with its own permissions (no roots apply).
 ///
@@ -58,7 +54,7 @@ import FerryWire
   private var staged = 0
   private var watch: IOWatch?
   /// The terminal's flags before O_NONBLOCK was set, to put back.
-  private var originalFlags: Int32?
+  private var originalFlags: OpenFlags?
   /// The terminal was reopened (`ownDescription`): its flags are the daemon's, set once.
   private var ownsFlags = false
   var onDrained: (() -> Void)?
@@ -74,35 +70,33 @@ import FerryWire
     self.loop = loop
     self.resumes = resume
     self.validatorFD = validatorFD
-    var st = stat()
     var kind: Kind?
     var problem: String?
-    if case .failure(let error) = SystemCall.retrying(trapsOnBadDescriptor: false, { fstat(fd, &st) }) {
-      problem = "cannot be examined: \(error)"
-    } else {
-      switch st.st_mode & S_IFMT {
-      case S_IFREG: kind = .file
-      case S_IFIFO: kind = .pipe
-      case S_IFSOCK: kind = .socket
-      case S_IFCHR:
+    let status = SystemCall.status(of: fd, trapsOnBadDescriptor: false)
+    switch status {
+    case .failure(let error): problem = "cannot be examined: \(error)"
+    case .success(let st):
+      switch st.kind {
+      case .regular: kind = .file
+      case .fifo: kind = .pipe
+      case .socket: kind = .socket
+      case .characterDevice:
         // Terminals and the memory devices (/dev/null, /dev/zero, /dev/full: major 1) honour
         // O_NONBLOCK; other drivers need not, and could hold the loop.
-        let dev = UInt64(st.st_rdev)
-        let major = ((dev >> 8) & 0xFFF) | ((dev >> 32) & ~0xFFF)
-        if isatty(fd) == 1 || major == 1 {
+        if SystemCall.isTerminal(fd) || st.representedMajor == 1 {
           kind = .terminal
         } else {
           problem = "is a device other than a terminal or /dev/null"
         }
-      case S_IFDIR: problem = "is a directory"
+      case .directory: problem = "is a directory"
       default: problem = "is not a regular file, pipe, socket or terminal"
       }
     }
-    let flags = fcntl(fd, F_GETFL)
+    let flags = try? SystemCall.statusFlags(fd, trapsOnBadDescriptor: false).get()
     if problem == nil {
-      if flags < 0 || flags & Self.pathOnly != 0 {
+      if flags == nil || flags?.contains(.pathOnly) == true {
         problem = "is not open for I/O"
-      } else if flags & O_ACCMODE == O_RDONLY {
+      } else if flags?.accessMode == .readOnly {
         problem = "is open read-only"
       }
     }
@@ -118,8 +112,8 @@ import FerryWire
       }
     }
     guard let kind, problem == nil, validatorProblem == nil else {
-      _ = Glibc.close(fd)
-      if let validatorFD { _ = Glibc.close(validatorFD) }
+      SystemCall.close(fd)
+      if let validatorFD { SystemCall.close(validatorFD) }
       if let validatorProblem {
         throw WireError(
           .fdUnusable, "validator_fd: the descriptor \(validatorProblem)", field: "validator_fd")
@@ -127,14 +121,14 @@ import FerryWire
       throw WireError(.fdUnusable, "output_fd: the descriptor \(problem ?? "")", field: "output_fd")
     }
     self.kind = kind
-    if kind == .terminal, let own = Self.ownDescription(of: fd, device: UInt64(st.st_rdev)) {
+    if kind == .terminal, case .success(let st) = status, let own = Self.ownDescription(of: fd, device: st) {
       // Its own open file description: O_NONBLOCK there is the daemon's alone.
-      _ = Glibc.close(fd)
+      SystemCall.close(fd)
       self.fd = own
       ownsFlags = true
-    } else if kind == .terminal, flags & O_NONBLOCK == 0 {
+    } else if kind == .terminal, let flags, !flags.contains(.nonBlocking) {
       originalFlags = flags
-      _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+      _ = SystemCall.setStatusFlags(fd, flags.union(.nonBlocking), trapsOnBadDescriptor: false)
     }
   }
 
@@ -143,18 +137,15 @@ import FerryWire
   /// /dev/null): nil otherwise. Only pseudo-terminal slaves (majors 136–143) and the memory
   /// devices (major 1), and only when the opened device is the same one: /dev/tty, /dev/ptmx
   /// or a console reopened would be another terminal (the daemon's, or a new pty).
-  private static func ownDescription(of fd: Int32, device: UInt64) -> Int32? {
-    let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFF)
+  private static func ownDescription(of fd: Int32, device: FileStatus) -> Int32? {
+    let major = device.representedMajor
     guard major == 1 || (136...143).contains(major) else { return nil }
-    let opened = SystemCall.retrying {
-      open("/proc/self/fd/\(fd)", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-    }
-    guard case .success(let own) = opened else { return nil }
-    var st = stat()
-    guard case .success = SystemCall.retrying(trapsOnBadDescriptor: false, { fstat(own, &st) }),
-      st.st_mode & S_IFMT == S_IFCHR, UInt64(st.st_rdev) == device
+    let flags: OpenFlags = [.writeOnly, .nonBlocking, .noControllingTerminal, .closeOnExec]
+    guard case .success(let own) = SystemCall.open("/proc/self/fd/\(fd)", flags) else { return nil }
+    guard case .success(let st) = SystemCall.status(of: own, trapsOnBadDescriptor: false),
+      st.kind == .characterDevice, st.representedDevice == device.representedDevice
     else {
-      _ = Glibc.close(own)
+      SystemCall.close(own)
       return nil
     }
     return own
@@ -181,18 +172,21 @@ import FerryWire
     watch = nil
     guard fd >= 0 else { return }
     if let originalFlags {
-      let now = fcntl(fd, F_GETFL)
-      if now >= 0, now & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, originalFlags) }
+      if case .success(let now) = SystemCall.statusFlags(fd, trapsOnBadDescriptor: false),
+        now.contains(.nonBlocking)
+      {
+        _ = SystemCall.setStatusFlags(fd, originalFlags, trapsOnBadDescriptor: false)
+      }
     }
-    _ = Glibc.close(fd)
+    SystemCall.close(fd)
     fd = -1
     if let validatorFD {
-      _ = Glibc.close(validatorFD)
+      SystemCall.close(validatorFD)
       self.validatorFD = nil
     }
     if let staging {
-      _ = Glibc.close(staging.read)
-      _ = Glibc.close(staging.write)
+      SystemCall.close(staging.read)
+      SystemCall.close(staging.write)
       self.staging = nil
     }
     staged = 0
@@ -225,22 +219,17 @@ import FerryWire
     let fd = self.fd
     switch kind {
     case .socket:
-      return SystemCall.retrying(trapsOnBadDescriptor: false) {
-        send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
-      }
+      return SystemCall.sendNow(fd, bytes, trapsOnBadDescriptor: false)
     case .terminal:
       // The sender shares the flags (unless reopened): make sure this write cannot wait.
-      if !ownsFlags {
-        let flags = fcntl(fd, F_GETFL)
-        if flags >= 0, flags & O_NONBLOCK == 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+      if !ownsFlags, case .success(let flags) = SystemCall.statusFlags(fd, trapsOnBadDescriptor: false),
+        !flags.contains(.nonBlocking)
+      {
+        _ = SystemCall.setStatusFlags(fd, flags.union(.nonBlocking), trapsOnBadDescriptor: false)
       }
-      return SystemCall.retrying(trapsOnBadDescriptor: false) {
-        Glibc.write(fd, bytes.baseAddress, bytes.count)
-      }
+      return SystemCall.write(fd, bytes, trapsOnBadDescriptor: false)
     case .file, .pipe:
-      return SystemCall.retrying(trapsOnBadDescriptor: false) {
-        Glibc.write(fd, bytes.baseAddress, bytes.count)
-      }
+      return SystemCall.write(fd, bytes, trapsOnBadDescriptor: false)
     }
   }
 
@@ -254,7 +243,7 @@ import FerryWire
       // Our pipe is empty here: it takes what it has room for, then that is spliced on.
       let taken = try Self.taken(
         SystemCall.writeLoop(count: rest.count) { done in
-          SystemCall.retrying { Glibc.write(staging.write, rest.baseAddress! + done, rest.count - done) }
+          SystemCall.write(staging.write, UnsafeRawBufferPointer(rebasing: rest[done...]))
         })
       offset += taken
       staged += taken
@@ -308,11 +297,8 @@ import FerryWire
     onDrained?()
   }
 
-  /// O_PATH (Glibc does not export it): a descriptor that names a file but cannot write.
-  static let pathOnly: Int32 = 0o10_000_000
-
   private static func failure(_ error: Errno) -> WireError {
-    if error.code == EPIPE || error.code == ECONNRESET {
+    if error == .brokenPipe || error == .connectionReset {
       return failure("the descriptor's reader went away (\(error))")
     }
     return failure("cannot write to the descriptor: \(error)")

@@ -1,11 +1,8 @@
+import FerryLoop
 import FerryCache
 import FerrySession
 import FerryStore
 import FerryWire
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// A job's use of its session's HTTP cache (issue 17): the driver of `CacheJob`. Every hook
 /// returns at once when the job has no `cache` (a session without one), so the uncached path
@@ -23,7 +20,7 @@ extension JobRun {
   }
 
   /// The wall clock in whole seconds, what the cache's times are.
-  static func cacheNow() -> Int64 { Int64(time(nil)) }
+  static func cacheNow() -> Int64 { Int64(SystemCall.wallClockSeconds()) }
 
   /// An attempt starts: the cache records its request time.
   func cacheAttemptStarted() {

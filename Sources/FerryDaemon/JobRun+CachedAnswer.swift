@@ -1,11 +1,8 @@
+import FerryLoop
 import FerryCache
 import FerrySession
 import FerryStore
 import FerryWire
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// A job answered from its session's HTTP cache (issue 17): the stored body read and checked,
 /// then sent inline, into an output file or descriptor, or as paced `data` events.

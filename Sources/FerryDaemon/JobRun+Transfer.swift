@@ -2,10 +2,6 @@ import FerryLoop
 import FerrySession
 import FerryWire
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The engine's reports about a job's transfer, turned into events and a result.
 extension JobRun: TransferDelegate {
   func transferDidReceiveHead(_ head: ResponseHead) {
@@ -183,7 +179,8 @@ extension JobRun: TransferDelegate {
       return true
     }
     let delay = plan.delayMs(
-      afterAttempt: lifecycle.attempt, retryAfter: head?.header("retry-after"), nowSeconds: time(nil),
+      afterAttempt: lifecycle.attempt, retryAfter: head?.header("retry-after"),
+      nowSeconds: SystemCall.wallClockSeconds(),
       random: { Int.random(in: 0...$0) })
     if let left = remainingTimeoutMs(), delay >= left {
       // The wait (a server's Retry-After, or the backoff) would outlast the job's timeout.

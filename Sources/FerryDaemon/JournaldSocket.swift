@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
+import FerryLoop
 
 /// The journal's native socket (`/run/systemd/journal/socket`), a connected, non-blocking
 /// datagram socket; no libsystemd.
@@ -26,39 +24,25 @@ final class JournaldSocket {
   /// fails (the logger then writes stream lines).
   init?(environment: [String: String]) {
     let path = environment["FERRY_JOURNAL_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultPath
-    let bytes = Array(path.utf8)
-    var address = sockaddr_un()
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path), !bytes.contains(0) else { return nil }
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-    let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-    let fd = socket(AF_UNIX, type, 0)
-    guard fd >= 0 else { return nil }
-    let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1)
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
-    }
-    guard connected == 0 else {
-      close(fd)
+    // A path, never an abstract name: a leading '@' is a file name here.
+    guard let address = UnixDatagramAddress(path: path, atMeansAbstract: false),
+      let fd = SystemCall.datagramSocket(nonBlocking: true)
+    else { return nil }
+    guard case .success = SystemCall.connect(fd, to: address) else {
+      SystemCall.close(fd)
       return nil
     }
     self.fd = fd
   }
 
-  deinit { close(fd) }
+  deinit { SystemCall.close(fd) }
 
   /// Sends one entry without blocking.
   func send(_ entry: [UInt8]) -> SendResult {
-    while true {
-      let n = entry.withUnsafeBytes {
-        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
-      }
-      if n >= 0 { return .sent }
-      switch errno {
-      case EINTR: continue
-      case EAGAIN, EWOULDBLOCK, ENOBUFS: return .wouldBlock
-      default: return .failed
-      }
+    switch entry.withUnsafeBytes({ SystemCall.sendNow(fd, $0, trapsOnBadDescriptor: false) }) {
+    case .success: return .sent
+    case .failure(let error) where error.isWouldBlock || error == .noBufferSpace: return .wouldBlock
+    case .failure: return .failed
     }
   }
 }

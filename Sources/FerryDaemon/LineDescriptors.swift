@@ -1,7 +1,4 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
+import FerryLoop
 /// The descriptors passed with one job line (SCM_RIGHTS), at most `limit`, in the order sent:
 /// a job's fields refer to them by index (`output_fd`, `body.fd`).
 ///
@@ -22,7 +19,7 @@ struct LineDescriptors {
       if fds.count < Self.limit {
         fds.append(fd)
       } else {
-        close(fd)
+        SystemCall.close(fd)
       }
     }
   }
@@ -38,7 +35,7 @@ struct LineDescriptors {
   /// Closes every descriptor not taken, and forgets them all.
   mutating func closeRest() {
     guard !fds.isEmpty else { return }
-    for fd in fds where fd >= 0 { close(fd) }
+    for fd in fds where fd >= 0 { SystemCall.close(fd) }
     fds.removeAll(keepingCapacity: true)
   }
 }

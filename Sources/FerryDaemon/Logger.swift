@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 import FerryLoop
 
 /// Short fixed phrases with key=value details on stderr, one line each; never blocks the loop.
@@ -73,7 +69,7 @@ import FerryLoop
   isolated deinit {
     flush()
     watch?.cancel()
-    if case .reopened(let own) = output { close(own) }
+    if case .reopened(let own) = output { SystemCall.close(own) }
   }
 
   /// Lets the logger wait on `loop` for its descriptor to take what is buffered.
@@ -123,9 +119,7 @@ import FerryLoop
     while true {
       while pendingStart < pending.count {
         // stderr is not ours: it may be closed (EBADF) without that being a bug here.
-        let result = SystemCall.retrying(trapsOnBadDescriptor: false) {
-          pending[pendingStart...].withUnsafeBytes { write(to: output, $0) }
-        }
+        let result = pending[pendingStart...].withUnsafeBytes { write(to: output, $0) }
         switch result {
         case .success(let n) where n > 0: pendingStart += n
         case .failure(let error) where error.isWouldBlock:
@@ -174,24 +168,25 @@ import FerryLoop
     }
   }
 
-  private func write(to output: Output, _ bytes: UnsafeRawBufferPointer) -> Int {
+  private func write(to output: Output, _ bytes: UnsafeRawBufferPointer) -> Result<Int, Errno> {
     switch output {
-    case .plain(let fd), .reopened(let fd): Glibc.write(fd, bytes.baseAddress, bytes.count)
-    case .socket(let fd):
-      Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
+    case .plain(let fd), .reopened(let fd): SystemCall.write(fd, bytes, trapsOnBadDescriptor: false)
+    case .socket(let fd): SystemCall.sendNow(fd, bytes, trapsOnBadDescriptor: false)
     }
   }
 
   /// The way to write to `fd` that never blocks.
   private nonisolated static func output(for fd: Int32) -> Output {
-    var st = stat()
-    guard fstat(fd, &st) == 0 else { return .plain(fd) }
-    switch st.st_mode & S_IFMT {
-    case S_IFREG: return .plain(fd)
-    case S_IFSOCK: return .socket(fd)
+    guard case .success(let status) = SystemCall.status(of: fd, trapsOnBadDescriptor: false) else {
+      return .plain(fd)
+    }
+    switch status.kind {
+    case .regular: return .plain(fd)
+    case .socket: return .socket(fd)
     default:
-      let own = open("/proc/self/fd/\(fd)", O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-      return own >= 0 ? .reopened(own) : .plain(fd)
+      let own = SystemCall.open("/proc/self/fd/\(fd)", [.writeOnly, .nonBlocking, .closeOnExec])
+      guard case .success(let own) = own else { return .plain(fd) }
+      return .reopened(own)
     }
   }
 
@@ -219,21 +214,18 @@ import FerryLoop
     guard let value else { return false }
     let parts = value.split(separator: ":")
     guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return false }
-    var st = stat()
-    guard fstat(fd, &st) == 0 else { return false }
-    return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
+    guard case .success(let status) = SystemCall.status(of: fd, trapsOnBadDescriptor: false) else {
+      return false
+    }
+    return status.device == dev && status.inode == ino
   }
 
   nonisolated static func timestamp() -> String {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    var t = ts.tv_sec
-    var tm = tm()
-    gmtime_r(&t, &tm)
-    func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-    let ms = Int(ts.tv_nsec / 1_000_000)
+    let now = UTCTime.now()
+    func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+    let ms = now.millisecond
     let msText = ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"
-    return "\(tm.tm_year + 1900)-\(two(tm.tm_mon + 1))-\(two(tm.tm_mday))T"
-      + "\(two(tm.tm_hour)):\(two(tm.tm_min)):\(two(tm.tm_sec)).\(msText)Z"
+    return "\(now.year)-\(two(now.month))-\(two(now.day))T"
+      + "\(two(now.hour)):\(two(now.minute)):\(two(now.second)).\(msText)Z"
   }
 }

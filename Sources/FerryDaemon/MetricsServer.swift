@@ -1,9 +1,5 @@
 import FerryLoop
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The metrics listener (`metrics.listen`): answers `GET /metrics` on the loop.
 ///
 /// Nothing a scraper sends can hold the loop: sockets are non-blocking, a request head is at
@@ -61,7 +57,7 @@ import FerryLoop
 
   private func accept(_ fd: Int32) {
     guard connections.count < Self.maxConnections else {
-      Glibc.close(fd)
+      SystemCall.close(fd)
       return
     }
     let c = MetricsConnection(fd: fd, server: self)

@@ -1,15 +1,11 @@
 import FerryLoop
 import FerryWire
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Whose an output's files are, and what they may replace (issue 26): `OutputOwner`'s rules,
 /// applied on the output's held directory descriptor.
 extension OutputFile {
   /// The uid an output's files have: its owner's, else (no client known) the daemon's.
-  static func expectedUID(_ owner: OutputOwner?) -> uid_t { owner?.uid ?? geteuid() }
+  static func expectedUID(_ owner: OutputOwner?) -> UInt32 { owner?.uid ?? SystemCall.effectiveUserID }
 
   /// Refuses (`file_not_allowed`) when `owner` could not create `name` in `directory`, or
   /// could not replace the file there now (looked at without following a symlink).
@@ -17,20 +13,21 @@ extension OutputFile {
     at directory: Int32, _ name: String, path: String, owner: OutputOwner?
   ) throws(WireError) {
     guard let owner else { return }
-    var dir = stat()
-    if case .failure(let error) = SystemCall.retrying({ fstat(directory, &dir) }) {
+    let dir: FileStatus
+    switch SystemCall.status(of: directory) {
+    case .success(let found): dir = found
+    case .failure(let error):
       throw WireError(.outputFailed, "cannot look at the directory of \(path): \(error)")
     }
     guard owner.mayWrite(in: dir) else {
       throw WireError(
         .fileNotAllowed, "uid \(owner.uid) may not write in the directory of \(path)", field: "output")
     }
-    var target = stat()
-    guard fstatat(directory, name, &target, AT_SYMLINK_NOFOLLOW) == 0 else { return }
+    guard case .success(let target) = SystemCall.status(in: directory, name) else { return }
     guard owner.mayReplace(target, in: dir) else {
       throw WireError(
         .fileNotAllowed,
-        "\(path) belongs to uid \(target.st_uid) and uid \(owner.uid) may not replace it (sticky directory)",
+        "\(path) belongs to uid \(target.uid) and uid \(owner.uid) may not replace it (sticky directory)",
         field: "output")
     }
   }
@@ -46,64 +43,64 @@ extension OutputFile {
     // that name must not carry the write out of the roots. O_NONBLOCK: a FIFO planted there
     // would block open(2), and the loop with it, until some reader came. O_APPEND: a resumed
     // file is continued at its end, and one started over (`restart`) from 0 after ftruncate.
-    let flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
-    switch SystemCall.retrying({ openat(directory, name + ".part", flags | O_CREAT | O_EXCL, 0o600) }) {
+    let flags: OpenFlags = [.writeOnly, .append, .closeOnExec, .noFollow, .nonBlocking]
+    switch SystemCall.open(
+      in: directory, name + ".part", flags.union([.create, .exclusive]), permissions: 0o600)
+    {
     case .success(let fd):
       if let error = handOver(fd, to: owner) {
-        close(fd)
-        unlinkat(directory, name + ".part", 0)
+        SystemCall.close(fd)
+        _ = SystemCall.unlink(in: directory, name + ".part")
         throw WireError(.outputFailed, "cannot give \(part) to uid \(owner?.uid ?? 0): \(error)")
       }
       return (fd, 0)
-    case .failure(let error) where error.code == EEXIST: break
+    case .failure(let error) where error == .fileExists: break
     case .failure(let error): throw WireError(.outputFailed, "cannot open \(part): \(error)")
     }
     let fd: Int32
-    switch SystemCall.retrying({ openat(directory, name + ".part", flags) }) {
+    switch SystemCall.open(in: directory, name + ".part", flags) {
     case .success(let opened): fd = opened
     case .failure(let error): throw WireError(.outputFailed, "cannot open \(part): \(error)")
     }
-    var st = stat()
-    guard case .success = SystemCall.retrying({ fstat(fd, &st) }), st.st_mode & S_IFMT == S_IFREG else {
-      close(fd)
+    guard case .success(let st) = SystemCall.status(of: fd), st.kind == .regular else {
+      SystemCall.close(fd)
       throw WireError(.outputFailed, "\(part) is not a regular file")
     }
-    guard st.st_uid == expectedUID(owner) else {
-      close(fd)
+    guard st.uid == expectedUID(owner) else {
+      SystemCall.close(fd)
       throw WireError(
-        .outputFailed, "\(part) belongs to uid \(st.st_uid); another user's partial file is not continued")
+        .outputFailed, "\(part) belongs to uid \(st.uid); another user's partial file is not continued")
     }
-    _ = fchmod(fd, 0o600)
-    if !resume, case .failure(let error) = SystemCall.retrying({ ftruncate(fd, 0) }) {
-      close(fd)
+    _ = SystemCall.changeMode(fd, permissions: 0o600)
+    if !resume, case .failure(let error) = SystemCall.truncate(fd) {
+      SystemCall.close(fd)
       throw WireError(.outputFailed, "cannot truncate \(part): \(error)")
     }
-    return (fd, resume ? Int64(st.st_size) : 0)
+    return (fd, resume ? st.size : 0)
   }
 
   /// Makes the new file `fd` the owner's (nothing to do when the daemon is that user); the
   /// error when it could not.
   static func handOver(_ fd: Int32, to owner: OutputOwner?) -> Errno? {
     guard let owner, owner.needsHandOver else { return nil }
-    if case .failure(let error) = SystemCall.retrying({ fchown(fd, owner.uid, owner.gid) }) { return error }
+    if case .failure(let error) = SystemCall.changeOwner(fd, uid: owner.uid, gid: owner.gid) { return error }
     return nil
   }
 
   /// Removes `entry` from the output's directory when it is the owner's: another user's file
   /// there stays, as the client could not have removed it.
   func removeOwn(_ entry: String) {
-    var st = stat()
-    guard fstatat(directory, entry, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_uid == Self.expectedUID(owner)
+    guard case .success(let st) = SystemCall.status(in: directory, entry), st.uid == Self.expectedUID(owner)
     else { return }
-    unlinkat(directory, entry, 0)
+    _ = SystemCall.unlink(in: directory, entry)
   }
 
   /// The size of `<path>.part` to resume from: 0 when there is none, or it is not a regular
   /// file of `owner`'s (its size is not told to a server).
   static func partialSize(for path: String, owner: OutputOwner?) -> Int64 {
-    var st = stat()
-    guard lstat(path + ".part", &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_uid == expectedUID(owner)
+    guard case .success(let st) = SystemCall.status(ofPath: path + ".part", followingLinks: false),
+      st.kind == .regular, st.uid == expectedUID(owner)
     else { return 0 }
-    return Int64(st.st_size)
+    return st.size
   }
 }

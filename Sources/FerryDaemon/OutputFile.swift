@@ -2,10 +2,6 @@ import FerryLoop
 import FerrySession
 import FerryWire
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Streams a response body to `<path>.part` and renames it to `path` only when the response is
 /// accepted; a rejected or failed transfer removes the partial file (unless resuming).
 ///
@@ -46,15 +42,20 @@ public final class OutputFile {
 
     /// What is at `path` now (a symlink is itself, not followed).
     public init(of path: String) {
-      var st = stat()
-      self = lstat(path, &st) == 0 ? .file(device: UInt64(st.st_dev), inode: UInt64(st.st_ino)) : .absent
+      self.init(SystemCall.status(ofPath: path, followingLinks: false))
     }
 
     /// What is at `name` in `directory` now.
     init(at directory: Int32, _ name: String) {
-      var st = stat()
-      let found = fstatat(directory, name, &st, AT_SYMLINK_NOFOLLOW) == 0
-      self = found ? .file(device: UInt64(st.st_dev), inode: UInt64(st.st_ino)) : .absent
+      self.init(SystemCall.status(in: directory, name))
+    }
+
+    private init(_ status: Result<FileStatus, Errno>) {
+      guard case .success(let st) = status else {
+        self = .absent
+        return
+      }
+      self = .file(device: st.device, inode: st.inode)
     }
   }
   /// Bytes written by this transfer.
@@ -76,10 +77,10 @@ public final class OutputFile {
     self.name = name
     let dirPath = FileRoots.directoryOf(path) ?? "."
     let directory: Int32
-    switch SystemCall.retrying({ open(dirPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }) {
+    switch SystemCall.open(dirPath, [.directory, .closeOnExec]) {
     case .success(let opened): directory = opened
     case .failure(let error):
-      if error.code == ENOENT || error.code == ENOTDIR {
+      if error == .noSuchFile || error == .notDirectory {
         throw WireError(.outputFailed, "the directory \(dirPath) does not exist", field: "output")
       }
       throw WireError(.outputFailed, "cannot open \(dirPath): \(error)", field: "output")
@@ -94,7 +95,7 @@ public final class OutputFile {
       try Self.checkMayReplace(at: directory, name, path: path, owner: owner)
       opened = try Self.openPart(in: directory, name, path: path + ".part", resume: resume, owner: owner)
     } catch {
-      close(directory)
+      SystemCall.close(directory)
       var e = error
       e.field = "output"
       throw e
@@ -106,7 +107,7 @@ public final class OutputFile {
 
   /// Starts the file over (the server ignored our Range and sent the whole body).
   public func restart() throws(WireError) {
-    if case .failure(let error) = SystemCall.retrying({ ftruncate(fd, 0) }) {
+    if case .failure(let error) = SystemCall.truncate(fd) {
       throw WireError(.outputFailed, "cannot truncate \(partPath): \(error)")
     }
     written = 0
@@ -116,7 +117,7 @@ public final class OutputFile {
   public func write(_ chunk: UnsafeRawBufferPointer) throws(WireError) {
     var offset = 0
     while offset < chunk.count {
-      switch SystemCall.retrying({ Glibc.write(fd, chunk.baseAddress! + offset, chunk.count - offset) }) {
+      switch SystemCall.write(fd, UnsafeRawBufferPointer(rebasing: chunk[offset...])) {
       case .success(let n) where n > 0: offset += n
       case .success: throw WireError(.outputFailed, "cannot write \(partPath): nothing was written")
       case .failure(let error): throw WireError(.outputFailed, "cannot write \(partPath): \(error)")
@@ -130,8 +131,11 @@ public final class OutputFile {
   /// Only `owner`'s own files go: another user's stay, as the client could not remove them.
   public static func removePartial(for path: String, owner: OutputOwner?) {
     for file in [path + ".part", validatorPath(for: path)] {
-      var st = stat()
-      if lstat(file, &st) == 0, st.st_uid == expectedUID(owner) { unlink(file) }
+      if case .success(let st) = SystemCall.status(ofPath: file, followingLinks: false),
+        st.uid == expectedUID(owner)
+      {
+        _ = SystemCall.unlink(file)
+      }
     }
   }
 
@@ -142,19 +146,14 @@ public final class OutputFile {
   /// regular file: a planted symlink is not followed).
   /// A validator file of another user than `owner` is not read.
   public static func storedValidator(for path: String, owner: OutputOwner?) -> String? {
-    let opened = SystemCall.retrying {
-      open(validatorPath(for: path), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-    }
+    let opened = SystemCall.open(validatorPath(for: path), [.closeOnExec, .noFollow, .nonBlocking])
     guard case .success(let fd) = opened else { return nil }
-    defer { close(fd) }
-    var st = stat()
-    guard case .success = SystemCall.retrying({ fstat(fd, &st) }), st.st_mode & S_IFMT == S_IFREG,
-      st.st_size > 0, st.st_size <= maxValidatorBytes, st.st_uid == expectedUID(owner)
+    defer { SystemCall.close(fd) }
+    guard case .success(let st) = SystemCall.status(of: fd), st.kind == .regular,
+      st.size > 0, st.size <= maxValidatorBytes, st.uid == expectedUID(owner)
     else { return nil }
-    var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
-    let read = bytes.withUnsafeMutableBytes { buffer in
-      SystemCall.retrying { Glibc.read(fd, buffer.baseAddress!, buffer.count) }
-    }
+    var bytes = [UInt8](repeating: 0, count: Int(st.size))
+    let read = bytes.withUnsafeMutableBytes { SystemCall.read(from: fd, into: $0) }
     guard case .success(let n) = read, n == bytes.count else { return nil }
     return validatorText(bytes[...])
   }
@@ -177,21 +176,18 @@ public final class OutputFile {
     let vname = name + ".part.validator"
     removeOwn(vname)
     guard let validator else { return }
-    let opened = SystemCall.retrying {
-      openat(directory, vname, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
-    }
+    let flags: OpenFlags = [.writeOnly, .create, .exclusive, .closeOnExec, .noFollow, .nonBlocking]
+    let opened = SystemCall.open(in: directory, vname, flags, permissions: 0o600)
     guard case .success(let fd) = opened else { return }
     guard Self.handOver(fd, to: owner) == nil else {
-      close(fd)
-      unlinkat(directory, vname, 0)
+      SystemCall.close(fd)
+      _ = SystemCall.unlink(in: directory, vname)
       return
     }
     let bytes = Array(validator.utf8)
-    let written = bytes.withUnsafeBytes { buffer in
-      SystemCall.retrying { Glibc.write(fd, buffer.baseAddress!, buffer.count) }
-    }
-    close(fd)
-    if written != .success(bytes.count) { unlinkat(directory, vname, 0) }
+    let written = bytes.withUnsafeBytes { SystemCall.write(fd, $0) }
+    SystemCall.close(fd)
+    if written != .success(bytes.count) { _ = SystemCall.unlink(in: directory, vname) }
   }
 
   /// Closes and renames the partial file into place, in the directory opened at the start;
@@ -237,22 +233,22 @@ public final class OutputFile {
     if now == .absent {
       switch SystemCall.rename(in: directory, part, to: directory, name, how: .noReplace) {
       case .success: return
-      case .failure(let e) where e.code == EEXIST: throw written
-      case .failure(let e) where e.code == EINVAL || e.code == ENOSYS: return try plainRename()
+      case .failure(let e) where e == .fileExists: throw written
+      case .failure(let e) where e == .invalidArgument || e == .notImplemented: return try plainRename()
       case .failure(let e): throw WireError(.outputFailed, "cannot rename \(partPath) to \(path): \(e)")
       }
     }
     guard now == baseline else { throw written }
     switch SystemCall.rename(in: directory, part, to: directory, name, how: .exchange) {
     case .success: break
-    case .failure(let e) where e.code == EINVAL || e.code == ENOSYS: return try plainRename()
+    case .failure(let e) where e == .invalidArgument || e == .notImplemented: return try plainRename()
     // Gone between the check and the swap: nothing is replaced by a new name.
-    case .failure(let e) where e.code == ENOENT: return try moveIntoPlace()
+    case .failure(let e) where e == .noSuchFile: return try moveIntoPlace()
     case .failure(let e): throw WireError(.outputFailed, "cannot rename \(partPath) to \(path): \(e)")
     }
     // `part` now names what was at `name`.
     if Baseline(at: directory, part) == baseline {
-      unlinkat(directory, part, 0)
+      _ = SystemCall.unlink(in: directory, part)
       return
     }
     _ = SystemCall.rename(in: directory, part, to: directory, name, how: .exchange)
@@ -260,8 +256,7 @@ public final class OutputFile {
   }
 
   private func plainRename() throws(WireError) {
-    if case .failure(let error) = SystemCall.retrying({ renameat(directory, name + ".part", directory, name) }
-    ) {
+    if case .failure(let error) = SystemCall.rename(in: directory, name + ".part", to: directory, name) {
       throw WireError(.outputFailed, "cannot rename \(partPath) to \(path): \(error)")
     }
   }
@@ -277,12 +272,12 @@ public final class OutputFile {
   }
 
   private func closeFile() {
-    if isOpen { close(fd) }
+    if isOpen { SystemCall.close(fd) }
     isOpen = false
   }
 
   private func closeDirectory() {
-    if isDirectoryOpen { close(directory) }
+    if isDirectoryOpen { SystemCall.close(directory) }
     isDirectoryOpen = false
   }
 

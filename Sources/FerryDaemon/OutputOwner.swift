@@ -1,9 +1,5 @@
 import FerryLoop
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The user a job writes its `output` for (its client's SO_PEERCRED user), and what that user
 /// could do in a directory by itself.
 ///
@@ -13,47 +9,45 @@ import FerryLoop
 /// judges them; ACLs are not read), and in a sticky directory only the file's owner or the
 /// directory's may replace it (docs/RELIABILITY.md, issue 26).
 public struct OutputOwner: Sendable, Equatable {
-  public var uid: uid_t
-  public var gid: gid_t
+  public var uid: UInt32
+  public var gid: UInt32
 
-  public init(uid: uid_t, gid: gid_t) {
+  public init(uid: UInt32, gid: UInt32) {
     self.uid = uid
     self.gid = gid
   }
 
   /// The owner of a recovered job's files: its user, with the primary group the user database
   /// names (the uid's number when none does; with mode 0600 the group gets no access anyway).
-  public init(uid: uid_t) {
-    var pwd = passwd()
-    var buffer = [CChar](repeating: 0, count: 4096)
-    var result: UnsafeMutablePointer<passwd>?
-    let found = getpwuid_r(uid, &pwd, &buffer, buffer.count, &result) == 0 && result != nil
-    self.init(uid: uid, gid: found ? pwd.pw_gid : gid_t(uid))
+  public init(uid: UInt32) {
+    self.init(uid: uid, gid: SystemCall.user(uid)?.gid ?? uid)
   }
 
   /// Whether this daemon can make a file this user's: it is root (`fchown`) or this user.
-  public var canBeGivenFiles: Bool { geteuid() == 0 || geteuid() == uid }
+  public var canBeGivenFiles: Bool { SystemCall.effectiveUserID == 0 || SystemCall.effectiveUserID == uid }
 
   /// Whether a file the daemon creates must be handed over with `fchown`: only root can, and
   /// a daemon running as the client's user made it theirs already (whatever its group).
-  var needsHandOver: Bool { geteuid() == 0 && (uid != 0 || gid != getegid()) }
+  var needsHandOver: Bool {
+    SystemCall.effectiveUserID == 0 && (uid != 0 || gid != SystemCall.effectiveGroupID)
+  }
 
   /// Whether the user may create, rename and remove names in a directory of status `dir`.
-  func mayWrite(in dir: stat) -> Bool {
+  func mayWrite(in dir: FileStatus) -> Bool {
     if uid == 0 { return true }
-    let mode = UInt32(dir.st_mode)
-    if dir.st_uid == uid { return mode & 0o300 == 0o300 }
-    if dir.st_gid == gid || groups().contains(UInt32(dir.st_gid)) { return mode & 0o030 == 0o030 }
+    let mode = dir.permissions
+    if dir.uid == uid { return mode & 0o300 == 0o300 }
+    if dir.gid == gid || groups().contains(dir.gid) { return mode & 0o030 == 0o030 }
     return mode & 0o003 == 0o003
   }
 
   /// Whether the user may replace (or remove) the file of status `file` in the directory of
   /// status `dir`: write permission there, and in a sticky directory own the file or the
   /// directory (`unlink(2)`, EPERM).
-  func mayReplace(_ file: stat, in dir: stat) -> Bool {
+  func mayReplace(_ file: FileStatus, in dir: FileStatus) -> Bool {
     guard mayWrite(in: dir) else { return false }
-    if uid == 0 || UInt32(dir.st_mode) & UInt32(S_ISVTX) == 0 { return true }
-    return file.st_uid == uid || dir.st_uid == uid
+    if uid == 0 || !dir.isSticky { return true }
+    return file.uid == uid || dir.uid == uid
   }
 
   /// The user's supplementary groups (the group database's, as at login); read only when the

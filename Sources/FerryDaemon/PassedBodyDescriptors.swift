@@ -2,10 +2,6 @@ import FerryLoop
 import FerrySerializer
 import FerryWire
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The descriptors of one job line that its body and parts read from (`body: {"fd": N}`,
 /// parts' `fd`), taken from the line (`Daemon.takeDescriptor`): each becomes its body plan's
 /// (`BodyDescriptor`, closed when the job is gone); one the serializer never asks for is
@@ -22,7 +18,7 @@ final class PassedBodyDescriptors: BodyDescriptors {
   init(_ taken: [(index: Int, fd: Int32)]) { self.taken = taken }
 
   deinit {
-    for entry in taken { _ = close(entry.fd) }
+    for entry in taken { SystemCall.close(entry.fd) }
   }
 
   /// The indexes `job`'s body and parts read from, each once, in order.
@@ -42,9 +38,9 @@ final class PassedBodyDescriptors: BodyDescriptors {
     let fd = taken.remove(at: slot).fd
     do throws(WireError) {
       let kind = try Self.kind(of: fd, index: index, field: field)
-      return BodyDescriptor(fd: fd, kind: kind, release: { _ = close($0) })
+      return BodyDescriptor(fd: fd, kind: kind, release: { SystemCall.close($0) })
     } catch {
-      _ = close(fd)
+      SystemCall.close(fd)
       throw error
     }
   }
@@ -53,33 +49,34 @@ final class PassedBodyDescriptors: BodyDescriptors {
     func unusable(_ why: String) -> WireError {
       WireError(.fdUnusable, "descriptor \(index) \(why)", field: field)
     }
-    var st = stat()
-    if case .failure(let e) = SystemCall.retrying(trapsOnBadDescriptor: false, { fstat(fd, &st) }) {
-      throw unusable("cannot be examined: \(e)")
+    let st: FileStatus
+    switch SystemCall.status(of: fd, trapsOnBadDescriptor: false) {
+    case .success(let value): st = value
+    case .failure(let e): throw unusable("cannot be examined: \(e)")
     }
-    let flags: Int32
-    switch SystemCall.retrying(trapsOnBadDescriptor: false, { fcntl(fd, F_GETFL) }) {
+    let flags: OpenFlags
+    switch SystemCall.statusFlags(fd, trapsOnBadDescriptor: false) {
     case .success(let value): flags = value
     case .failure(let e): throw unusable("cannot be examined: \(e)")
     }
-    guard flags & O_ACCMODE != O_WRONLY else { throw unusable("is not open for reading") }
-    switch st.st_mode & S_IFMT {
-    case S_IFREG:
+    guard flags.accessMode != .writeOnly else { throw unusable("is not open for reading") }
+    switch st.kind {
+    case .regular:
       // A regular file never blocks; what it holds from where it stands is the body.
-      switch SystemCall.retrying(trapsOnBadDescriptor: false, { lseek(fd, 0, SEEK_CUR) }) {
+      switch SystemCall.seek(fd, to: 0, fromCurrent: true, trapsOnBadDescriptor: false) {
       case .success(let offset):
-        return .file(offset: Int64(offset), length: max(0, Int64(st.st_size) - Int64(offset)))
+        return .file(offset: offset, length: max(0, st.size - offset))
       case .failure(let e): throw unusable("cannot tell its offset: \(e)")
       }
-    case S_IFIFO, S_IFSOCK, S_IFCHR:
-      if flags & O_NONBLOCK == 0,
-        case .failure(let e) = SystemCall.retrying(
-          trapsOnBadDescriptor: false, { fcntl(fd, F_SETFL, flags | O_NONBLOCK) })
+    case .fifo, .socket, .characterDevice:
+      if !flags.contains(.nonBlocking),
+        case .failure(let e) = SystemCall.setStatusFlags(
+          fd, flags.union(.nonBlocking), trapsOnBadDescriptor: false)
       {
         throw unusable("cannot be made non-blocking: \(e)")
       }
       return .stream
-    case S_IFDIR: throw unusable("is a directory")
+    case .directory: throw unusable("is a directory")
     default: throw unusable("is not a regular file, pipe, socket or character device")
     }
   }

@@ -1,9 +1,5 @@
 import FerryLoop
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Who may connect: `allow_uids` and `allow_groups` checked against the peer's SO_PEERCRED
 /// credentials at accept. With neither set, the socket's own permissions decide.
 struct PeerPolicy {
@@ -24,18 +20,8 @@ struct PeerPolicy {
 
   /// The user's groups from the group database (getgrouplist), as the kernel would grant them
   /// at login; SO_PEERCRED itself carries only the primary gid.
-  static func supplementaryGroups(of uid: uid_t, primary: gid_t) -> [UInt32] {
-    var pwd = passwd()
-    var buffer = [CChar](repeating: 0, count: 4096)
-    var result: UnsafeMutablePointer<passwd>?
-    guard getpwuid_r(uid, &pwd, &buffer, buffer.count, &result) == 0, result != nil, let name = pwd.pw_name
-    else { return [] }
-    var count: Int32 = 64
-    var list = [gid_t](repeating: 0, count: Int(count))
-    if getgrouplist(name, primary, &list, &count) < 0 {
-      list = [gid_t](repeating: 0, count: Int(count))
-      guard getgrouplist(name, primary, &list, &count) >= 0 else { return [] }
-    }
-    return list.prefix(Int(count)).map { UInt32($0) }
+  static func supplementaryGroups(of uid: UInt32, primary: UInt32) -> [UInt32] {
+    guard let user = SystemCall.user(uid) else { return [] }
+    return SystemCall.groups(ofUser: user.name, primary: primary)
   }
 }

@@ -1,7 +1,4 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
+import FerryLoop
 /// Where the daemon listens and the client connects, in PROTOCOL order.
 ///
 /// `--socket`, then the config's `socket`, then a socket passed by systemd (handled by the caller
@@ -31,14 +28,15 @@ public enum SocketPath {
   /// in a world-writable /tmp another user could have made it first.
   public static func prepareFallbackDirectory(uid: UInt32) throws(StartupError) {
     let dir = fallbackDirectory(uid: uid)
-    if mkdir(dir, 0o700) != 0, errno != EEXIST {
-      throw StartupError("cannot create \(dir): \(String(cString: strerror(errno)))")
+    if case .failure(let error) = SystemCall.makeDirectory(dir, permissions: 0o700), error != .fileExists {
+      throw StartupError("cannot create \(dir): \(error)")
     }
-    var st = stat()
-    guard lstat(dir, &st) == 0 else {
-      throw StartupError("cannot inspect \(dir): \(String(cString: strerror(errno)))")
+    let st: FileStatus
+    switch SystemCall.status(ofPath: dir, followingLinks: false) {
+    case .success(let found): st = found
+    case .failure(let error): throw StartupError("cannot inspect \(dir): \(error)")
     }
-    guard st.st_mode & S_IFMT == S_IFDIR, st.st_uid == uid, st.st_mode & 0o022 == 0 else {
+    guard st.kind == .directory, st.uid == uid, st.permissions & 0o022 == 0 else {
       throw StartupError(
         "\(dir) is not a directory of uid \(uid) that only it can write; refusing to put the socket there")
     }

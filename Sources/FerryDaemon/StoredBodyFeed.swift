@@ -1,9 +1,5 @@
 import FerryLoop
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// A stored body read piece by piece for a hit that is paced by its reader (`output_fd`, a
 /// stream past `max_inline_bytes`): the body file's descriptor, where the next piece starts,
 /// and one buffer of `pieceBytes` reused for every piece. Regular-file reads do not wait on
@@ -40,9 +36,10 @@ import FerryLoop
     guard fd >= 0, !isAtEnd else { return false }
     let want = Int(min(end - offset, Int64(buffer.count)))
     let fd = self.fd
-    let at = off_t(offset)
     let read = buffer.withUnsafeMutableBytes { raw in
-      SystemCall.retrying(trapsOnBadDescriptor: false) { pread(fd, raw.baseAddress, want, at) }
+      SystemCall.read(
+        fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<want]), at: offset,
+        trapsOnBadDescriptor: false)
     }
     guard case .success(let n) = read, n > 0 else { return false }
     offset += Int64(n)
@@ -52,7 +49,7 @@ import FerryLoop
 
   func close() {
     guard fd >= 0 else { return }
-    _ = Glibc.close(fd)
+    SystemCall.close(fd)
     fd = -1
   }
 }

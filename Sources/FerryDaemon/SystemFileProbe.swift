@@ -3,10 +3,6 @@ import FerrySerializer
 import FerrySession
 import FerryWire
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Sizes of files named by jobs, from stat(2), for the serializer's body plans; with
 /// `readRoots`, only files that resolve (symlinks followed) under one of them, never one of
 /// `protected`; with `requiresRoots` and no roots, none at all.
@@ -28,16 +24,17 @@ public struct SystemFileProbe: FileProbe {
     } else if requiresRoots {
       throw WireError(.fileNotAllowed, "\(path): no files.read_roots are configured, so jobs read no files")
     }
-    var st = stat()
-    guard stat(path, &st) == 0 else {
-      throw WireError(.fileUnreadable, "cannot read \(path): \(Errno.current)")
+    let status: FileStatus
+    switch SystemCall.status(ofPath: path) {
+    case .success(let found): status = found
+    case .failure(let error): throw WireError(.fileUnreadable, "cannot read \(path): \(error)")
     }
-    guard (st.st_mode & S_IFMT) == S_IFREG else {
+    guard status.kind == .regular else {
       throw WireError(.fileUnreadable, "\(path) is not a regular file")
     }
-    guard access(path, R_OK) == 0 else {
-      throw WireError(.fileUnreadable, "cannot read \(path): \(Errno.current)")
+    if case .failure(let error) = SystemCall.checkReadable(path) {
+      throw WireError(.fileUnreadable, "cannot read \(path): \(error)")
     }
-    return Int64(st.st_size)
+    return status.size
   }
 }

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
+import FerryLoop
 
 /// The sd_notify protocol, written by hand: datagrams to `$NOTIFY_SOCKET`.
 ///
@@ -9,8 +7,7 @@
 /// `WATCHDOG_USEC` from the event loop, so a stuck loop gets restarted.
 public struct SystemdNotifier {
   private let fd: Int32
-  private var address = sockaddr_un()
-  private let addressLength: socklen_t
+  private let address: UnixDatagramAddress
   /// Half the watchdog interval in milliseconds, when systemd asked for keep-alives.
   public let watchdogIntervalMs: Int?
 
@@ -19,39 +16,26 @@ public struct SystemdNotifier {
     guard let path = environment["NOTIFY_SOCKET"], !path.isEmpty, path.utf8.count < 108,
       path.hasPrefix("/") || path.hasPrefix("@")
     else { return nil }
-    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { return nil }
+    // A leading '@' names an abstract socket (UnixDatagramAddress puts its NUL on the wire).
+    guard let address = UnixDatagramAddress(path: path),
+      let fd = SystemCall.datagramSocket(nonBlocking: false)
+    else { return nil }
     self.fd = fd
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (i, b) in bytes.enumerated() { raw[i] = b }
-      // A leading '@' names an abstract socket: its first byte is NUL on the wire.
-      if bytes.first == UInt8(ascii: "@") { raw[0] = 0 }
-    }
-    addressLength = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
+    self.address = address
     watchdogIntervalMs = Self.watchdogInterval(environment)
   }
 
   /// Half of `WATCHDOG_USEC` in ms, when `WATCHDOG_PID` is unset or names this process.
   static func watchdogInterval(_ environment: [String: String]) -> Int? {
     guard let usec = environment["WATCHDOG_USEC"].flatMap(Int.init), usec > 0 else { return nil }
-    if let pid = environment["WATCHDOG_PID"].flatMap(Int32.init), pid != getpid() { return nil }
+    if let pid = environment["WATCHDOG_PID"].flatMap(Int32.init), pid != SystemCall.processID { return nil }
     return max(1, usec / 2000)
   }
 
   /// Sends one notification (several `KEY=value` lines); failures are ignored, as sd_notify's
   /// callers do.
   public func send(_ state: String) {
-    var addr = address
-    let bytes = Array(state.utf8)
-    _ = bytes.withUnsafeBytes { buf in
-      withUnsafePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          sendto(fd, buf.baseAddress, buf.count, Int32(MSG_NOSIGNAL), $0, addressLength)
-        }
-      }
-    }
+    _ = Array(state.utf8).withUnsafeBytes { SystemCall.send(fd, $0, to: address) }
   }
 
   /// The descriptors systemd passed for socket activation (`LISTEN_FDS`/`LISTEN_PID`), sorted
@@ -60,7 +44,7 @@ public struct SystemdNotifier {
   /// Without names (or with a count that does not match) the first descriptor is the control
   /// socket and none is for metrics, as before names existed.
   public static func activatedSockets(environment: [String: String]) -> ActivatedSockets {
-    guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == getpid(),
+    guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == SystemCall.processID,
       let count = environment["LISTEN_FDS"].flatMap(Int32.init), count >= 1
     else { return ActivatedSockets() }
     // SD_LISTEN_FDS_START: the first passed descriptor is 3.

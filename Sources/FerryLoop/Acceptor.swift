@@ -1,3 +1,4 @@
+import FerrySystem
 import CFerryEvent
 import Glibc
 
@@ -46,7 +47,7 @@ import Glibc
     for _ in 0..<Self.batchLimit {
       guard watch != nil else { return }  // onAccept closed the listener
       do throws(LoopError) {
-        onAccept(try Syscall.accept(fd))
+        onAccept(try SystemCall.accept(fd))
       } catch {
         if !handle(error) { return }
       }

@@ -1,3 +1,4 @@
+import FerrySystem
 import CFerryEvent
 import Glibc
 
@@ -20,7 +21,7 @@ extension BufferedConnection {
     var rest = buffer
     if output.isEmpty {
       do throws(LoopError) {
-        let sent = try Syscall.send(fd, buffer)
+        let sent = try SystemCall.send(fd, buffer)
         rest = UnsafeRawBufferPointer(rebasing: buffer[sent...])
       } catch {
         if !error.isWouldBlock {
@@ -65,7 +66,7 @@ extension BufferedConnection {
       var progressed = false
       output.consume { pending in
         do throws(LoopError) {
-          let sent = try Syscall.send(fd, pending)
+          let sent = try SystemCall.send(fd, pending)
           progressed = sent > 0
           return sent
         } catch {
@@ -96,7 +97,7 @@ extension BufferedConnection {
       finish(error: nil, deferred: deferred)
     } else if isWriteShutdownRequested {
       do throws(LoopError) {
-        try Syscall.shutdown(fd, Int32(SHUT_WR))
+        try SystemCall.shutdown(fd, Int32(SHUT_WR))
       } catch {
         // ENOTCONN: the peer already closed both ways; the next read or write will say so.
         if error.code != ENOTCONN { finish(error: error, deferred: deferred) }

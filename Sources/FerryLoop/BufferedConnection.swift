@@ -1,3 +1,4 @@
+import FerrySystem
 import CFerryEvent
 import Glibc
 
@@ -131,7 +132,7 @@ import Glibc
     watch?.cancel()
     watch = nil
     output.removeAll()
-    Syscall.close(fd)
+    SystemCall.close(fd)
     fd = -1
   }
 
@@ -150,10 +151,10 @@ import Glibc
       var truncated = false
       do throws(LoopError) {
         if let descriptorBuffer {
-          (count, passed, truncated) = try Syscall.receive(
+          (count, passed, truncated) = try SystemCall.receive(
             fd, into: readBuffer, descriptors: descriptorBuffer)
         } else {
-          count = try Syscall.read(fd, into: readBuffer)
+          count = try SystemCall.read(fd, into: readBuffer)
         }
       } catch {
         if !error.isWouldBlock { finish(error: error, deferred: false) }
@@ -166,7 +167,7 @@ import Glibc
         if let delegate, count > 0 {
           delegate.connection(self, didReceiveDescriptors: descriptors, truncated: truncated)
         } else {
-          descriptors.forEach(Syscall.close)
+          descriptors.forEach(SystemCall.close)
         }
         guard !isClosed else { return }
       }

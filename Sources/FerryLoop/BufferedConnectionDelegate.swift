@@ -36,7 +36,7 @@ extension BufferedConnectionDelegate {
   public func connection(
     _ connection: BufferedConnection, didReceiveDescriptors descriptors: [Int32], truncated: Bool
   ) {
-    descriptors.forEach(Syscall.close)
+    descriptors.forEach(SystemCall.close)
   }
 
   /// Default: no flow control.

@@ -1,3 +1,4 @@
+import FerrySystem
 import CFerryEvent
 import Glibc
 

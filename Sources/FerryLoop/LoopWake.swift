@@ -1,3 +1,4 @@
+import FerrySystem
 import Glibc
 
 /// Wakes the loop from another thread: the other thread calls `signal.fire()`, and the loop
@@ -48,8 +49,8 @@ import Glibc
     guard let watch else { return }
     watch.cancel()
     self.watch = nil
-    Syscall.close(readFD)
-    Syscall.close(signal.fd)
+    SystemCall.close(readFD)
+    SystemCall.close(signal.fd)
   }
 
   /// Empties the pipe, then runs the handler once for every wake it held.

@@ -1,3 +1,4 @@
+import FerrySystem
 import CFerryEvent
 import Glibc
 
@@ -19,7 +20,7 @@ public struct PeerCredentials: Equatable, Sendable {
   /// The peer of the connected Unix socket `fd`, or nil when it is not one.
   public static func read(fd: Int32) -> PeerCredentials? {
     var credentials = PeerCredentials(pid: 0, uid: 0, gid: 0)
-    let result = try? Syscall.retrying("getsockopt(SO_PEERCRED)") {
+    let result = try? SystemCall.call("getsockopt(SO_PEERCRED)") {
       ferry_peer_credentials(fd, &credentials.pid, &credentials.uid, &credentials.gid)
     }
     return result == nil ? nil : credentials

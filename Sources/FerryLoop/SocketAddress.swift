@@ -1,3 +1,4 @@
+import FerrySystem
 import CFerryEvent
 import Glibc
 
@@ -75,7 +76,7 @@ enum SocketAddress {
     var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
     _ = try withUnsafeMutablePointer(to: &address) { (pointer) throws(LoopError) -> Int32 in
       try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (raw) throws(LoopError) in
-        try Syscall.retrying("getsockname") { getsockname(fd, raw, &length) }
+        try SystemCall.call("getsockname") { getsockname(fd, raw, &length) }
       }
     }
     return UInt16(bigEndian: address.sin6_port)

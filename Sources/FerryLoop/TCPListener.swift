@@ -1,3 +1,4 @@
+import FerrySystem
 import CFerryEvent
 import Glibc
 
@@ -21,19 +22,19 @@ import Glibc
     onAccept: @escaping @MainActor (Int32) -> Void
   ) throws(LoopError) {
     let isIPv6 = host.contains(":")
-    let fd = try Syscall.socket(domain: isIPv6 ? AF_INET6 : AF_INET, type: Int32(SOCK_STREAM.rawValue))
+    let fd = try SystemCall.socket(domain: isIPv6 ? AF_INET6 : AF_INET, type: Int32(SOCK_STREAM.rawValue))
     do throws(LoopError) {
       var one: Int32 = 1
-      _ = try Syscall.retrying("setsockopt(SO_REUSEADDR)") {
+      _ = try SystemCall.call("setsockopt(SO_REUSEADDR)") {
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
       }
       _ = try SocketAddress.withNumeric(host: host, port: port) { address, length in
-        Syscall.retryingResult("bind") { bind(fd, address, length) }
+        SystemCall.callResult("bind") { bind(fd, address, length) }
       }.get()
-      _ = try Syscall.retrying("listen") { listen(fd, backlog) }
+      _ = try SystemCall.call("listen") { listen(fd, backlog) }
       self.port = Int(try SocketAddress.localPort(of: fd))
     } catch {
-      Syscall.close(fd)
+      SystemCall.close(fd)
       throw error
     }
     self.fd = fd
@@ -53,6 +54,6 @@ import Glibc
     guard let acceptor else { return }
     acceptor.stop()
     self.acceptor = nil
-    Syscall.close(fd)
+    SystemCall.close(fd)
   }
 }

@@ -1,3 +1,4 @@
+import FerrySystem
 import CFerryEvent
 import Glibc
 
@@ -20,14 +21,14 @@ import Glibc
     loop: EventLoop, path: String, mode: mode_t = 0o660, backlog: Int32 = 511,
     onAccept: @escaping @MainActor (Int32) -> Void
   ) throws(LoopError) {
-    let fd = try Syscall.socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue))
+    let fd = try SystemCall.socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue))
     do throws(LoopError) {
       try Self.bindReplacingStale(fd: fd, path: path)
       // chmod before listen: nobody can connect in between, so no client sees wider modes.
-      _ = try Syscall.retrying("chmod") { chmod(path, mode) }
-      _ = try Syscall.retrying("listen") { listen(fd, backlog) }
+      _ = try SystemCall.call("chmod") { chmod(path, mode) }
+      _ = try SystemCall.call("listen") { listen(fd, backlog) }
     } catch {
-      Syscall.close(fd)
+      SystemCall.close(fd)
       throw error
     }
     self.fd = fd
@@ -42,8 +43,8 @@ import Glibc
   public init(
     loop: EventLoop, adoptingFD fd: Int32, onAccept: @escaping @MainActor (Int32) -> Void
   ) throws(LoopError) {
-    try Syscall.setNonBlocking(fd)
-    try Syscall.setCloseOnExec(fd)
+    try SystemCall.setNonBlocking(fd)
+    try SystemCall.setCloseOnExec(fd)
     self.fd = fd
     self.path = nil
     self.acceptor = Acceptor(loop: loop, fd: fd, onAccept: onAccept)
@@ -64,7 +65,7 @@ import Glibc
     guard let acceptor else { return }
     acceptor.stop()
     self.acceptor = nil
-    Syscall.close(fd)
+    SystemCall.close(fd)
     if let path, let boundFile, let current = Self.identity(of: path),
       current.dev == boundFile.dev, current.ino == boundFile.ino
     {
@@ -77,7 +78,7 @@ import Glibc
     for _ in 0..<3 {
       do throws(LoopError) {
         _ = try SocketAddress.withUnix(path: path) { address, length in
-          Syscall.retryingResult("bind") { bind(fd, address, length) }
+          SystemCall.callResult("bind") { bind(fd, address, length) }
         }.get()
         return
       } catch  where error.code == EADDRINUSE {
@@ -97,10 +98,10 @@ import Glibc
   ///
   /// A connection that succeeds or would block (full backlog) means a live server.
   private static func isStale(path: String) throws(LoopError) -> Bool {
-    let probe = try Syscall.socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue))
-    defer { Syscall.close(probe) }
+    let probe = try SystemCall.socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue))
+    defer { SystemCall.close(probe) }
     let result = try SocketAddress.withUnix(path: path) { address, length in
-      Syscall.retryingResult("connect") { connect(probe, address, length) }
+      SystemCall.callResult("connect") { connect(probe, address, length) }
     }
     switch result {
     case .success:

@@ -1,6 +1,6 @@
 import FerryChannel
 import FerryClient
-import Glibc
+import FerrySystem
 
 /// `ferry --complete-sessions`: the daemon's session names, one a line, for the shell
 /// completions; nothing and exit 0 when no daemon (of a trusted user) answers within a second,
@@ -12,6 +12,6 @@ func printSessionNames(socket: SocketLocator.Choice) -> ExitCode {
   guard channel.send([Array(#"{"op":"sessions"}"#.utf8)]), let line = channel.readLine() else {
     return .success
   }
-  System.write(STDOUT_FILENO, Completion.sessionNames(answer: line).map { $0 + "\n" }.joined())
+  System.write(SystemCall.standardOutput, Completion.sessionNames(answer: line).map { $0 + "\n" }.joined())
   return .success
 }

@@ -1,59 +1,50 @@
 import FerryClient
+import FerrySystem
 import FerryWire
-import Glibc
 
-/// The few things of the system `ferry` needs, over Glibc: terminals, the clock, the working
-/// directory, the environment, files.
+/// The few things of the system `ferry` needs: files and descriptors through FerrySystem's
+/// funnel (`SystemCall`: EINTR retried), and terminals, the clock, the working directory and
+/// the environment through its small wrappers.
 enum System {
   /// Writes all of `bytes` to `fd`; a closed pipe ends the process by SIGPIPE, as for cat.
   static func write(_ fd: Int32, _ bytes: [UInt8]) {
     var offset = 0
     while offset < bytes.count {
-      let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-      if n < 0 {
-        if errno == EINTR { continue }
-        return
-      }
+      let written = bytes[offset...].withUnsafeBytes { SystemCall.write(fd, $0, trapsOnBadDescriptor: false) }
+      guard case .success(let n) = written else { return }
       offset += n
     }
   }
 
   static func write(_ fd: Int32, _ text: String) { write(fd, Array(text.utf8)) }
 
-  static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+  static func isTerminal(_ fd: Int32) -> Bool { SystemCall.isTerminal(fd) }
 
   /// Columns of the terminal on `fd`, 80 when unknown.
   static func terminalWidth(_ fd: Int32) -> Int {
-    var size = winsize()
-    guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
-    return Int(size.ws_col)
+    guard let size = SystemCall.terminalSize(fd), size.columns > 0 else { return 80 }
+    return size.columns
   }
 
   /// Monotonic milliseconds.
   static func nowMs() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    SystemCall.monotonicMilliseconds()
   }
 
   static func workingDirectory() -> String {
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    guard getcwd(&buffer, buffer.count) != nil else { return "/" }
-    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    SystemCall.workingDirectory() ?? "/"
   }
 
   static func environment(_ name: String) -> String? {
-    guard let value = getenv(name) else { return nil }
-    return String(cString: value)
+    SystemCall.environmentValue(name)
   }
 
-  static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+  static func exists(_ path: String) -> Bool { SystemCall.exists(path) }
 
   /// A whole file's bytes (for `=@` and `:=@` items, which are small), or nil.
   static func readFile(_ path: String) -> [UInt8]? {
-    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
+    guard case .success(let fd) = SystemCall.open(path, [.closeOnExec]) else { return nil }
+    defer { SystemCall.close(fd) }
     return readAll(fd)
   }
 
@@ -62,35 +53,47 @@ enum System {
   /// its offset, and JSON when it reads as JSON (read with `pread`, so its offset stays for
   /// the daemon); a terminal or a device such as /dev/null is not.
   static func probeStdin() -> StdinProbe {
-    var st = stat()
-    guard fstat(STDIN_FILENO, &st) == 0 else { return .unusable }
-    let type = st.st_mode & S_IFMT
-    if type == S_IFIFO || type == S_IFSOCK { return .body(isJSON: true) }
-    guard type == S_IFREG else { return .unusable }
-    let offset = max(0, Int(lseek(STDIN_FILENO, 0, SEEK_CUR)))
-    let remaining = Int(st.st_size) - offset
+    guard case .success(let st) = SystemCall.status(of: SystemCall.standardInput, trapsOnBadDescriptor: false)
+    else {
+      return .unusable
+    }
+    if st.kind == .fifo || st.kind == .socket { return .body(isJSON: true) }
+    guard st.kind == .regular else { return .unusable }
+    let offset = Int(stdinOffset())
+    let remaining = Int(st.size) - offset
     guard remaining > 0 else { return .empty }
     // A whole small file is parsed; of a large one, its first non-blank byte decides.
     let look = min(remaining, 1 << 20)
     var bytes = [UInt8](repeating: 0, count: look)
-    let n = bytes.withUnsafeMutableBytes { pread(STDIN_FILENO, $0.baseAddress, look, off_t(offset)) }
-    guard n > 0 else { return .body(isJSON: false) }
+    let read = bytes.withUnsafeMutableBytes {
+      SystemCall.read(SystemCall.standardInput, into: $0, at: Int64(offset), trapsOnBadDescriptor: false)
+    }
+    guard case .success(let n) = read, n > 0 else { return .body(isJSON: false) }
     if remaining <= look { return .body(isJSON: (try? JSONReader().read(bytes[..<n])) != nil) }
     let first = bytes[..<n].first { !" \t\r\n".utf8.contains($0) }
     return .body(isJSON: first == UInt8(ascii: "{") || first == UInt8(ascii: "["))
   }
 
+  /// Where stdin stands (0 when it cannot say).
+  private static func stdinOffset() -> Int64 {
+    let offset = SystemCall.seek(
+      SystemCall.standardInput, to: 0, fromCurrent: true, trapsOnBadDescriptor: false)
+    return max(0, (try? offset.get()) ?? 0)
+  }
+
   /// The bytes a body descriptor would give when it is a regular file (from stdin's offset),
   /// for `explain`'s account; nil for a pipe, a socket or what cannot be looked at.
   static func passedLength(_ item: PassedDescriptor) -> Int64? {
-    var st = stat()
     switch item {
     case .stdin:
-      guard fstat(STDIN_FILENO, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
-      return max(0, Int64(st.st_size) - max(0, Int64(lseek(STDIN_FILENO, 0, SEEK_CUR))))
+      guard
+        case .success(let st) = SystemCall.status(of: SystemCall.standardInput, trapsOnBadDescriptor: false),
+        st.kind == .regular
+      else { return nil }
+      return max(0, st.size - stdinOffset())
     case .readFile(let path):
-      guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
-      return Int64(st.st_size)
+      guard case .success(let st) = SystemCall.status(ofPath: path), st.kind == .regular else { return nil }
+      return st.size
     default: return nil
     }
   }
@@ -98,19 +101,19 @@ enum System {
   /// The descriptor to pass for `item`, opened with the user's permissions (close-on-exec), or
   /// why it could not be.
   static func openPassed(_ item: PassedDescriptor) -> Result<Int32, OpenError> {
-    let (path, flags): (String, Int32)
+    let (path, flags): (String, OpenFlags)
     switch item {
-    case .stdin: return .success(STDIN_FILENO)
-    case .stdout: return .success(STDOUT_FILENO)
-    case .readFile(let p): (path, flags) = (p, O_RDONLY)
-    case .writeFile(let p): (path, flags) = (p, O_WRONLY | O_CREAT | O_TRUNC)
-    case .continueFile(let p): (path, flags) = (p, O_WRONLY | O_CREAT)
-    case .validatorFile(let p): (path, flags) = (p, O_RDWR | O_CREAT)
+    case .stdin: return .success(SystemCall.standardInput)
+    case .stdout: return .success(SystemCall.standardOutput)
+    case .readFile(let p): (path, flags) = (p, [])
+    case .writeFile(let p): (path, flags) = (p, [.writeOnly, .create, .truncate])
+    case .continueFile(let p): (path, flags) = (p, [.writeOnly, .create])
+    case .validatorFile(let p): (path, flags) = (p, [.readWrite, .create])
     }
-    var fd: Int32
-    repeat { fd = Glibc.open(path, flags | O_CLOEXEC | O_NOCTTY, 0o666) } while fd < 0 && errno == EINTR
-    guard fd >= 0 else { return .failure(OpenError(description: "cannot open \(path): \(errorText(errno))")) }
-    return .success(fd)
+    switch SystemCall.open(path, flags.union([.closeOnExec, .noControllingTerminal]), permissions: 0o666) {
+    case .success(let fd): return .success(fd)
+    case .failure(let error): return .failure(OpenError(description: "cannot open \(path): \(error)"))
+    }
   }
 
   struct OpenError: Error, CustomStringConvertible {
@@ -120,28 +123,24 @@ enum System {
   /// Prompts on the controlling terminal and reads a line with echo off, as curl's `-u USER`
   /// does; nil without a terminal.
   static func askPassword(_ prompt: String) -> String? {
-    let fd = Glibc.open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var saved = termios()
-    guard tcgetattr(fd, &saved) == 0 else { return nil }
-    var quiet = saved
-    quiet.c_lflag &= ~tcflag_t(ECHO)
+    let opened = SystemCall.open("/dev/tty", [.readWrite, .closeOnExec, .noControllingTerminal])
+    guard case .success(let fd) = opened else { return nil }
+    defer { SystemCall.close(fd) }
+    guard let saved = SystemCall.terminalMode(fd) else { return nil }
     // Echo off first, then the prompt: TCSAFLUSH after the prompt threw away a password typed
     // (or pasted) as soon as the prompt showed. TCSANOW keeps what is already typed, as curl's
     // getpass does; restoring with TCSANOW keeps what is typed after the password.
-    _ = tcsetattr(fd, TCSANOW, &quiet)
+    SystemCall.setTerminalMode(fd, saved.withoutEcho, when: .now)
     write(fd, prompt)
     defer {
-      _ = tcsetattr(fd, TCSANOW, &saved)
+      SystemCall.setTerminalMode(fd, saved, when: .now)
       write(fd, "\n")
     }
     var line: [UInt8] = []
     var byte: UInt8 = 0
     while true {
-      let n = read(fd, &byte, 1)
-      if n < 0, errno == EINTR { continue }
-      if n <= 0 || byte == 0x0A { break }
+      let read = withUnsafeMutableBytes(of: &byte) { SystemCall.read(from: fd, into: $0) }
+      guard case .success(let n) = read, n > 0, byte != 0x0A else { break }
       line.append(byte)
     }
     if line.last == 0x0D { line.removeLast() }
@@ -152,13 +151,11 @@ enum System {
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
-      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if n < 0, errno == EINTR { continue }
-      if n < 0 { return nil }
+      let read = chunk.withUnsafeMutableBytes { SystemCall.read(from: fd, into: $0) }
+      guard case .success(let n) = read else { return nil }
       if n == 0 { return bytes }
       bytes.append(contentsOf: chunk[..<n])
     }
   }
 
-  static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
 }

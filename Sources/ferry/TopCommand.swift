@@ -1,6 +1,6 @@
 import FerryChannel
 import FerryClient
-import Glibc
+import FerrySystem
 
 /// `ferry top`: samples `stats` every second and draws `TopView` full-screen; one pass (no
 /// escape codes) off a terminal or with `--once`. (`--json` is `ferry stats`: `CommandPlan`.)
@@ -13,12 +13,14 @@ struct TopCommand {
     defer { connection.close() }
     connection.setReceiveTimeout(milliseconds: 10_000)
     var view = TopView(filter: options.filter ?? "", configured: sessionNames(&connection))
-    let interactive = !options.once && System.isTerminal(STDOUT_FILENO) && System.isTerminal(STDIN_FILENO)
+    let interactive =
+      !options.once && System.isTerminal(SystemCall.standardOutput)
+      && System.isTerminal(SystemCall.standardInput)
     guard interactive, let terminal = Terminal.enter() else {
       guard let sample = sample(&connection) else { return lost() }
-      let width = System.isTerminal(STDOUT_FILENO) ? Terminal.size().columns : Int.max
+      let width = System.isTerminal(SystemCall.standardOutput) ? Terminal.size().columns : Int.max
       let lines = view.lines(previous: nil, current: sample, width: width, height: nil)
-      System.write(STDOUT_FILENO, lines.map { $0 + "\n" }.joined())
+      System.write(SystemCall.standardOutput, lines.map { $0 + "\n" }.joined())
       return .success
     }
     let code = loop(&connection, terminal: terminal, view: &view)
@@ -37,7 +39,8 @@ struct TopCommand {
       let lines = view.lines(previous: previous, current: current, width: size.columns, height: size.rows)
       // Home, each line over the old one with the rest of its row cleared, then the rest cleared.
       System.write(
-        STDOUT_FILENO, "\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J")
+        SystemCall.standardOutput,
+        "\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J")
       switch terminal.wait(milliseconds: max(current.atMs + 1000 - System.nowMs(), 0)) {
       case .key(let byte):
         if view.press(byte) == .quit { return .success }
@@ -70,7 +73,7 @@ struct TopCommand {
   }
 
   private func lost() -> ExitCode {
-    System.write(STDERR_FILENO, "ferry: the daemon closed the connection\n")
+    System.write(SystemCall.standardError, "ferry: the daemon closed the connection\n")
     return .unreachable
   }
 }

@@ -1,6 +1,6 @@
 import FerryChannel
 import FerryClient
-import Glibc
+import FerrySystem
 
 // The `ferry` command: parse, plan, talk to the daemon, render. Everything that can be pure is
 // in FerryClient (tested there); the daemon is reached through FerryKit's line channel (FerryChannel) (the one
@@ -12,23 +12,25 @@ func run(_ arguments: [String]) -> ExitCode {
   let invocation: Invocation
   let plan: CommandPlan
   let terminals = CommandPlan.Terminals(
-    stdout: System.isTerminal(STDOUT_FILENO), stderr: System.isTerminal(STDERR_FILENO))
+    stdout: System.isTerminal(SystemCall.standardOutput), stderr: System.isTerminal(SystemCall.standardError))
   do throws(UsageError) {
     invocation = try ArgumentParser.parse(arguments)
     let context = JobContext(
-      id: "ferry-\(getpid())-\(time(nil))", workingDirectory: System.workingDirectory(), events: .all,
+      id: "ferry-\(SystemCall.processID)-\(SystemCall.wallClockSeconds())",
+      workingDirectory: System.workingDirectory(), events: .all,
       readFile: System.readFile, probeStdin: System.probeStdin, askPassword: System.askPassword,
       passedLength: System.passedLength)
     plan = try CommandPlan.make(invocation.command, context: context, terminals: terminals)
   } catch {
     let hint = error.topic == .general ? "ferry --help" : "ferry help \(error.topic.rawValue)"
-    System.write(STDERR_FILENO, "ferry: \(error.message)\nferry: see `\(hint)`\n")
+    System.write(SystemCall.standardError, "ferry: \(error.message)\nferry: see `\(hint)`\n")
     return .usage
   }
-  let locator = SocketLocator(environment: System.environment, exists: System.exists, uid: getuid())
+  let locator = SocketLocator(
+    environment: System.environment, exists: System.exists, uid: SystemCall.realUserID)
   switch plan {
   case .print(let text):
-    System.write(STDOUT_FILENO, text)
+    System.write(SystemCall.standardOutput, text)
     return .success
   case .sessionNames(let socket):
     return printSessionNames(socket: locator.locate(argument: socket))
@@ -40,7 +42,7 @@ func run(_ arguments: [String]) -> ExitCode {
       switch System.openPassed(item) {
       case .success(let fd): descriptors.append(fd)
       case .failure(let message):
-        System.write(STDERR_FILENO, "ferry: \(message)\n")
+        System.write(SystemCall.standardError, "ferry: \(message)\n")
         return .usage
       }
     }
@@ -56,12 +58,15 @@ func openChannel(_ socket: SocketLocator.Choice, quiet: Bool = false) -> FerryLi
   switch FerryLineChannel.open(socket.path, trustedUID: System.environment("FERRY_DAEMON_UID")) {
   case .success(let channel): return channel
   case .failure(.unreachable(let reason)):
-    if !quiet { System.write(STDERR_FILENO, SocketLocator.unreachableMessage(socket, reason: reason)) }
+    if !quiet {
+      System.write(SystemCall.standardError, SocketLocator.unreachableMessage(socket, reason: reason))
+    }
   case .failure(.untrusted(let peer)):
     let refusal = DaemonTrust.refusal(
-      peerUID: peer ?? UInt32.max, callerUID: getuid(), trustedUID: System.environment("FERRY_DAEMON_UID"),
+      peerUID: peer ?? UInt32.max, callerUID: SystemCall.realUserID,
+      trustedUID: System.environment("FERRY_DAEMON_UID"),
       path: socket.path)
-    if !quiet { System.write(STDERR_FILENO, refusal ?? "") }
+    if !quiet { System.write(SystemCall.standardError, refusal ?? "") }
   }
   return nil
 }
@@ -78,9 +83,9 @@ func converse(
   var bar = ProgressBar(startMs: System.nowMs())
   let sent = channel.send(lines, descriptors: descriptors)
   // The daemon has its own copies now; stdin and stdout stay ours.
-  for fd in descriptors where fd > STDERR_FILENO { close(fd) }
+  for fd in descriptors where fd > SystemCall.standardError { SystemCall.close(fd) }
   guard sent else { return perform(renderer.endOfStream(), bar: &bar) ?? .unreachable }
-  let width = System.terminalWidth(STDERR_FILENO)
+  let width = System.terminalWidth(SystemCall.standardError)
   while true {
     guard let line = channel.readLine() else {
       return perform(renderer.endOfStream(), bar: &bar) ?? .unreachable
@@ -89,7 +94,7 @@ func converse(
     if let update = rendering.progress, settings.stderrIsTerminal,
       let text = bar.draw(update, nowMs: System.nowMs(), width: width)
     {
-      System.write(STDERR_FILENO, text)
+      System.write(SystemCall.standardError, text)
     }
     if let code = perform(rendering, bar: &bar) { return code }
   }
@@ -98,24 +103,23 @@ func converse(
 /// Writes a rendering's output (clearing the progress line first) and returns its exit code.
 func perform(_ rendering: Rendering, bar: inout ProgressBar) -> ExitCode? {
   if !rendering.stdout.isEmpty || !rendering.stderr.isEmpty || rendering.exit != nil {
-    System.write(STDERR_FILENO, bar.finish())
+    System.write(SystemCall.standardError, bar.finish())
   }
-  System.write(STDOUT_FILENO, rendering.stdout)
+  System.write(SystemCall.standardOutput, rendering.stdout)
   if let path = rendering.dropResumed {
-    unlink(path + ".part")
-    unlink(path + ".part.validator")
+    _ = SystemCall.unlink(path + ".part")
+    _ = SystemCall.unlink(path + ".part.validator")
   }
   if let path = rendering.commitResumed {
     // The daemon continued FILE.part through the passed descriptor: it becomes FILE.
-    if rename(path + ".part", path) != 0 {
-      let reason = System.errorText(errno)
-      System.write(STDERR_FILENO, "ferry: cannot rename \(path).part to \(path): \(reason)\n")
+    if case .failure(let reason) = SystemCall.rename(path + ".part", to: path) {
+      System.write(SystemCall.standardError, "ferry: cannot rename \(path).part to \(path): \(reason)\n")
       return .failed
     }
-    unlink(path + ".part.validator")
+    _ = SystemCall.unlink(path + ".part.validator")
   }
-  System.write(STDERR_FILENO, rendering.stderr)
+  System.write(SystemCall.standardError, rendering.stderr)
   return rendering.exit
 }
 
-exit(run(Array(CommandLine.arguments.dropFirst())).rawValue)
+SystemCall.exit(run(Array(CommandLine.arguments.dropFirst())).rawValue)

@@ -1,3 +1,4 @@
+import FerryLoop
 import Glibc
 import Testing
 
@@ -6,12 +7,12 @@ import Testing
 /// `OutputOwner`'s rules, table-driven: what a user could do in a directory by itself, as the
 /// kernel judges it (issue 26).
 struct OutputOwnerTests {
-  static func status(uid: uid_t, gid: gid_t, mode: mode_t) -> stat {
+  static func status(uid: uid_t, gid: gid_t, mode: mode_t) -> FileStatus {
     var st = stat()
     st.st_uid = uid
     st.st_gid = gid
     st.st_mode = mode
-    return st
+    return FileStatus(st)
   }
 
   // Users no group database knows, so only the primary group counts.

@@ -9,7 +9,7 @@ import Testing
 @MainActor struct DescriptorPassingTests {
   private func send(_ fd: Int32, _ text: String, descriptors: [Int32] = []) {
     let bytes = Array(text.utf8)
-    let sent = bytes.withUnsafeBytes { try? Syscall.send(fd, $0, descriptors: descriptors) }
+    let sent = bytes.withUnsafeBytes { try? SystemCall.send(fd, $0, descriptors: descriptors) }
     precondition(sent == bytes.count, "sendmsg failed")
   }
 

@@ -5,7 +5,7 @@ import Testing
 /// Sending descriptors with bytes (SCM_RIGHTS), as the CLI does with a job line.
 extension LineClient {
   /// Sends all of `bytes` in one `sendmsg` with `descriptors` as one SCM_RIGHTS message
-  /// (through the C helper the daemon's own loop uses, FerryLoop's `Syscall.send`).
+  /// (through the C helper the daemon's own loop uses, FerryLoop's `SystemCall.send`).
   func send(_ bytes: [UInt8], descriptors: [Int32]) throws {
     let sent = bytes.withUnsafeBytes { data in
       descriptors.withUnsafeBufferPointer {

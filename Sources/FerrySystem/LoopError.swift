@@ -1,4 +1,3 @@
-import CFerryEvent
 import Glibc
 
 /// A failed system or libevent call: the errno it left and the operation that failed.
@@ -17,8 +16,8 @@ public struct LoopError: Error, Equatable, Sendable, CustomStringConvertible {
   }
 
   /// The current thread's errno attributed to `operation`.
-  static func fromErrno(_ operation: String) -> LoopError {
-    LoopError(code: ferry_errno(), operation: operation)
+  public static func fromErrno(_ operation: String) -> LoopError {
+    LoopError(code: Glibc.errno, operation: operation)
   }
 
   /// True for EAGAIN/EWOULDBLOCK: the call would block and should be retried on readiness.
@@ -33,4 +32,9 @@ public struct LoopError: Error, Equatable, Sendable, CustomStringConvertible {
     guard let text = strerror(code) else { return "\(operation): errno \(code)" }
     return "\(operation): \(String(cString: text)) (errno \(code))"
   }
+}
+
+extension LoopError {
+  /// The errno as a named `Errno`.
+  public var errno: Errno { Errno(code) }
 }
