@@ -44,6 +44,7 @@ extension Daemon {
   /// (`JobTable.handle`) and the actions it returns are done here, in order. `known`: a job the
   /// caller holds, spared a lookup. (`submit` alone calls `handle` and `perform` itself: it
   /// registers the job between the two, once the table took it.)
+  @inline(__always)
   func feed(_ event: JobTable.Event, known: JobRun? = nil) {
     var actions = takeActions()
     table.handle(event, into: &actions)
