@@ -58,10 +58,14 @@ extension ConfigReader {
       case "session_cookie_ttl_s":
         limits.sessionCookieTTLSeconds = try int(m.value, field, 0...(365 * 86_400))
       case "max_cookies_per_jar": limits.maxCookiesPerJar = try int(m.value, field, 1...10_000)
+      case "max_cookies_per_domain": limits.maxCookiesPerDomain = try int(m.value, field, 1...10_000)
       case "max_jar_bytes": limits.maxJarBytes = try int(m.value, field, 4096...(16 << 20))
       case "max_jars_per_session": limits.maxJarsPerSession = try int(m.value, field, 1...100_000)
       default:
-        let known = ["session_cookie_ttl_s", "max_cookies_per_jar", "max_jar_bytes", "max_jars_per_session"]
+        let known = [
+          "session_cookie_ttl_s", "max_cookies_per_jar", "max_cookies_per_domain", "max_jar_bytes",
+          "max_jars_per_session",
+        ]
         throw unknown(field, among: known)
       }
     }

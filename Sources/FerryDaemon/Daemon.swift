@@ -190,6 +190,7 @@ import FerryWire
     notifier?.send("READY=1\nSTATUS=\(statusLine())")
     startWatchdog()
     recoverJournal()
+    openCookieStoreAtStart()
     loop.run()
     stopJournal()
     saveDirtyCookieJars()

@@ -84,11 +84,19 @@ public struct DaemonConfig: Sendable {
     public var sessionCookieTTLSeconds = 86_400
     /// Cookies in one jar; past it the oldest are dropped.
     public var maxCookiesPerJar = 300
+    /// Cookies of one domain in a jar; past it the domain's oldest are dropped until
+    /// `cookiesKeptPerDomain` are left, as browsers do (180, purged to 150).
+    public var maxCookiesPerDomain = 180
     /// Bytes of one jar (its cookie-file lines); past it the oldest are dropped.
     public var maxJarBytes = 256 << 10
     /// Jars a session holds in memory; past it the least recently used idle one is dropped
     /// (it stays in the store when persisted).
     public var maxJarsPerSession = 64
+
+    /// What a domain past `maxCookiesPerDomain` is cut to: five sixths of it (150 of 180, as
+    /// Chromium's 30 purged and Firefox's `quotaPerHost`), so that the next few cookies of a
+    /// full domain do not cut it again each.
+    public var cookiesKeptPerDomain: Int { max(1, maxCookiesPerDomain * 5 / 6) }
 
     public init() {}
   }

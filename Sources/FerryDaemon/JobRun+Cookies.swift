@@ -17,7 +17,7 @@ extension JobRun {
   /// Saves the jar when the transfer received cookies since the last save: called before
   /// the `response` event (and at the transfer's end), so an acknowledged cookie is stored.
   func saveReceivedCookies(_ transfer: Transfer?) {
-    guard let transfer, let lease = cookieLease, transfer.takeReceivedCookies() else { return }
-    daemon.cookieJarChanged(lease.entry)
+    guard let transfer, let lease = cookieLease, let intake = transfer.takeReceivedCookies() else { return }
+    daemon.cookieJarChanged(lease.entry, intake: intake)
   }
 }

@@ -41,9 +41,7 @@ extension Transfer {
     var event = ResponseHeadParser.Event.none
     lines.drain { event = headParser.feed($0) }
     if case .complete(let head) = event {
-      if !receivedCookies, slot?.hasJar == true, head.headers.contains(where: { $0.name == "set-cookie" }) {
-        receivedCookies = true
-      }
+      if slot?.hasJar == true { noteCookies(of: head) }
       if let denial = redirectDenial(head) {
         // Returning short makes curl fail (CURLE_WRITE_ERROR) before it follows the redirect.
         recordedError = denial
@@ -52,6 +50,22 @@ extension Transfer {
       headCompleted(head)
     }
     return true
+  }
+
+  /// Counts the `Set-Cookie` fields of a head into `receivedCookies`, with the length of the
+  /// hop's URL when it is known: the first hop's, one ferry follows itself, or one whose
+  /// redirect was checked (`curlHopURL`); not a hop curl followed unchecked.
+  private func noteCookies(of head: ResponseHead) {
+    var intake = receivedCookies ?? CookieIntake()
+    let curlFollowed =
+      lastHead.map { spec.followRedirects && RedirectRule.isFollowed($0, byCurl: true) } ?? false
+    let hopURL = curlHopURL ?? (curlFollowed && !followsRedirectsItself ? nil : request.url)
+    var found = false
+    for field in head.headers where field.name == "set-cookie" {
+      found = true
+      intake.add(fieldValueBytes: field.value.utf8.count, hopURLBytes: hopURL?.utf8.count)
+    }
+    if found { receivedCookies = intake }
   }
 
   /// The refusal of a redirect that curl is about to follow: more than one `Location` (curl

@@ -44,9 +44,9 @@ import FerryWire
   /// Totals of the hops before the current one, when following redirects ourselves.
   var priorHops = (connections: 0, totalMs: 0.0)
 
-  /// A head of this transfer (any hop) had `Set-Cookie` while it ran with a cookie jar: the
-  /// jar may have changed (`takeReceivedCookies()`).
-  public internal(set) var receivedCookies = false
+  /// The `Set-Cookie` fields of this transfer's heads (any hop) while it ran with a cookie
+  /// jar, since the last `takeReceivedCookies()`; nil when none came.
+  public internal(set) var receivedCookies: CookieIntake?
 
   var headParser = ResponseHeadParser()
   var lastHead: ResponseHead?
@@ -131,9 +131,10 @@ import FerryWire
     handOverHeldBody()
   }
 
-  /// Whether a `Set-Cookie` came since the last call: the caller saves the jar.
-  public func takeReceivedCookies() -> Bool {
-    defer { receivedCookies = false }
+  /// The `Set-Cookie` fields that came since the last call (nil: none): the caller saves the
+  /// jar.
+  public func takeReceivedCookies() -> CookieIntake? {
+    defer { receivedCookies = nil }
     return receivedCookies
   }
 

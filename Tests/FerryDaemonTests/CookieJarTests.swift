@@ -1,3 +1,4 @@
+import FerrySession
 import FerryStore
 import FerryWire
 import Foundation
@@ -171,6 +172,73 @@ import Testing
     #expect(names.count == 5, "\(names)")
     // The last round's four are all kept.
     #expect(Set((0..<4).map { "c3_\($0)" }).isSubset(of: Set(names)), "\(names)")
+  }
+
+  /// A domain past `max_cookies_per_domain` keeps its newest five sixths, as browsers keep 150
+  /// of a domain past 180 (issue 26: a flood of one domain keeps curl's scans short); another
+  /// domain's cookies stay.
+  @Test func aDomainPastItsBoundKeepsItsNewestAndOtherDomainsKeepTheirs() throws {
+    let d = try InProcessDaemon(config: #"{"sessions": {"default": {"cookies": true}}}"#)
+    defer { d.close() }
+    let fixture = d.server.port
+    try d.reload(
+      #"{"cookies": {"max_cookies_per_domain": 6, "max_cookies_per_jar": 100}, "sessions": {"default": {"cookies": true, "resolve": {"a.shop.test:\#(fixture)": "127.0.0.1"}}}}"#
+    )
+    let c = try d.connect(uid: 1001)
+    let t = CookieJarTests()
+    let other = (0..<3).map { "Set-Cookie=" + CookieJarTests.q("o\($0)=x") }.joined(separator: "&")
+    t.run(c, d, "other", #""url":"http://a.shop.test:\#(fixture)/headers?\#(other)""#)
+    for round in 0..<2 {
+      let set = (0..<4).map { "Set-Cookie=" + CookieJarTests.q("c\(round)_\($0)=x") }.joined(separator: "&")
+      t.run(c, d, "f\(round)", #""url":"\#(d.url("/headers?\(set)"))""#)
+    }
+    let names = t.cookieNames(t.op(c, d, #"{"op":"cookies"}"#))
+    // 8 of 127.0.0.1 are past 6: its 3 oldest go, 5 are left; a.shop.test's 3 stay.
+    #expect(names.count == 8, "\(names)")
+    #expect(Set(["o0", "o1", "o2", "c1_0", "c1_1", "c1_2", "c1_3"]).isSubset(of: Set(names)), "\(names)")
+  }
+
+  /// A bound that drops most of the jar rebuilds curl's jar from the kept cookies instead of
+  /// removing the dropped one by one (issue 26): the kept are listed, and sent, as before.
+  @Test func aBoundThatDropsMostOfTheJarKeepsTheNewestAndSendsThem() throws {
+    let d = try InProcessDaemon(
+      config: #"{"cookies": {"max_cookies_per_jar": 5}, "sessions": {"default": {"cookies": true}}}"#)
+    defer { d.close() }
+    let c = try d.connect(uid: 1001)
+    let t = CookieJarTests()
+    t.run(c, d, "few", #""url":"\#(d.url("/cookies/5?name=old"))""#)
+    #expect(CookieJars.rebuildIsCheaper(dropping: 40, of: 45))
+    t.run(c, d, "many", #""url":"\#(d.url("/cookies/40?name=new"))""#)
+    let names = t.cookieNames(t.op(c, d, #"{"op":"cookies"}"#))
+    #expect(names.count == 5 && names.allSatisfy { $0.hasPrefix("new_") }, "\(names)")
+    let sent = t.sentCookie(t.run(c, d, "echo", #""url":"\#(d.url("/echo"))""#)) ?? ""
+    let sentNames = sent.split(separator: ";").map {
+      String($0.split(separator: "=")[0]).trimmingCharacters(in: .whitespaces)
+    }
+    #expect(sentNames.sorted() == names, "\(sent)")
+  }
+
+  /// What a response can add to a jar, counted from its `Set-Cookie` fields: a jar surely within
+  /// its bounds after it is not exported and bounded for it (issue 26), and one whose hop URL is
+  /// unknown always is.
+  @Test func aJarSurelyWithinItsBoundsIsToldFromTheFieldsThatCame() {
+    var limits = DaemonConfig.CookieLimits()
+    limits.maxCookiesPerJar = 10
+    limits.maxCookiesPerDomain = 8
+    limits.maxJarBytes = 4096
+    var intake = CookieIntake()
+    intake.add(fieldValueBytes: 100, hopURLBytes: 30)
+    intake.add(fieldValueBytes: 100, hopURLBytes: 30)
+    #expect(intake == CookieIntake(fields: 2, bytes: 2 * (100 + 30 + 64)))
+    let size = CookieJarSize(cookies: 5, bytes: 1000, fullestDomain: 6)
+    #expect(size.staysWithin(limits, after: intake))
+    #expect(size.adding(intake) == CookieJarSize(cookies: 7, bytes: 1388, fullestDomain: 8))
+    #expect(!size.adding(intake).staysWithin(limits, after: CookieIntake(fields: 1, bytes: 1)))
+    #expect(!CookieJarSize(cookies: 5, bytes: 4000, fullestDomain: 5).staysWithin(limits, after: intake))
+    var unknown = CookieIntake()
+    unknown.add(fieldValueBytes: 10, hopURLBytes: nil)
+    unknown.add(fieldValueBytes: 10, hopURLBytes: 30)
+    #expect(unknown.bytes == .max && !size.staysWithin(limits, after: unknown))
   }
 
   /// The bound reads each line's identity without splitting it all (issue 26): the same as
