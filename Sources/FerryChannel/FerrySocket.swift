@@ -56,8 +56,8 @@ package struct FerrySocket: Sendable {
   /// daemon ties them to this line (PROTOCOL.md). False when the daemon went away.
   package func send(line: [UInt8], descriptors: [Int32]) -> Bool {
     observer?(true, line)
-    guard !descriptors.isEmpty else { return sendAll(line + [0x0A]) }
-    return sendAll(line) && sendNewline(with: descriptors)
+    guard !descriptors.isEmpty else { return sendAll((line + [0x0A])[...]) }
+    return sendAll(line[...]) && sendNewline(with: descriptors)
   }
 
   private func sendNewline(with descriptors: [Int32]) -> Bool {
@@ -94,9 +94,22 @@ package struct FerrySocket: Sendable {
     }
   }
 
-  private func sendAll(_ bytes: [UInt8]) -> Bool {
-    var offset = 0
-    while offset < bytes.count {
+  /// Sends as much of `bytes` as the socket takes without waiting (`MSG_DONTWAIT`): the count
+  /// sent (0 when the socket is full), or -1 when the daemon went away. Sees no observer.
+  package func sendNow(_ bytes: UnsafeRawBufferPointer) -> Int {
+    while true {
+      let n = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+      if n >= 0 { return n }
+      if errno == EINTR { continue }
+      return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1
+    }
+  }
+
+  /// Sends all of `bytes`, waiting for room (the rest of a line `sendNow` began). Sees no
+  /// observer. False when the daemon went away.
+  package func sendAll(_ bytes: ArraySlice<UInt8>) -> Bool {
+    var offset = bytes.startIndex
+    while offset < bytes.endIndex {
       let n = bytes[offset...].withUnsafeBytes {
         Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
       }

@@ -38,8 +38,9 @@ public final class FerryClient: Sendable {
   ///
   /// `lineObserver` sees every protocol line this client sends and receives, as the bytes on
   /// the wire without the newline: for tracing, and for checking lines against the protocol's
-  /// JSON Schema (FerryKit's tests do). It runs on the library's reader thread and write queue,
-  /// so it must be quick and must not call back into the client.
+  /// JSON Schema (FerryKit's tests do). It runs on the library's reader thread, its write
+  /// queue, and the threads of callers whose lines go out at once, with the connection's locks
+  /// held: it must be quick and must not call back into the client.
   public init(socketPath: String? = nil, lineObserver: FerryLineObserver? = nil) throws {
     let path = socketPath ?? Handshake.locate()
     var channel = try Handshake.open(path, observer: lineObserver)

@@ -32,72 +32,102 @@ extension FerryConnection {
     var framer = LineFramer(maxLineBytes: 1 << 30)
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
     defer { buffer.deallocate() }
+    var lines: [JSONObject] = []
     while true {
       let n = socket.receive(into: buffer)
       if n == 0 { break }
       framer.feed(UnsafeRawBufferPointer(rebasing: buffer[..<n])) { item in
-        if case .line(let raw) = item { handle(raw) }
+        if case .line(let raw) = item, let e = parse(raw) { lines.append(e) }
       }
+      handle(lines)
+      lines.removeAll(keepingCapacity: true)
     }
     framer.finish { item in
-      if case .line(let raw) = item { handle(raw) }
+      if case .line(let raw) = item, let e = parse(raw) { lines.append(e) }
     }
+    handle(lines)
     lose(FerryError.closed())
   }
 
-  private func handle(_ raw: UnsafeRawBufferPointer) {
+  private func parse(_ raw: UnsafeRawBufferPointer) -> JSONObject? {
     socket.observer?(false, Array(raw))
-    guard case .object(let e)? = try? JSONReader().read(raw) else { return }
-    if let id = e["id"]?.stringValue {
-      jobEvent(id, e)
-    } else if e["event"]?.stringValue == "error", let id = e["error"]?.objectValue?["id"]?.stringValue,
-      state.withLock({ $0.routes[id] != nil })
-    {
-      // A refused `attach` (unknown_id) or job line: the job's ending.
-      var failed = JSONObject(["event": "failed", "id": .string(id)])
-      failed.append(key: "error", value: e["error"] ?? .null)
-      jobEvent(id, failed)
-    } else {
-      opAnswer(e)
+    guard case .object(let e)? = try? JSONReader().read(raw) else { return nil }
+    return e
+  }
+
+  /// What one line tells a job or an op waiter, to be told once the lock is released.
+  private enum Delivery {
+    case job(@Sendable (JobSignal) -> Void, JSONObject, sent: PassedDescriptors)
+    case op(FerryConnection.OpWaiter, Result<JSONObject, FerryError>)
+  }
+
+  /// Routes the lines of one read under one lock, then tells their jobs and ops in order:
+  /// the jobs a read completes are resumed in one batch, with one lock taken per read, not
+  /// per line.
+  private func handle(_ lines: [JSONObject]) {
+    guard !lines.isEmpty else { return }
+    let deliveries: [Delivery] = state.withLock { s in
+      var out: [Delivery] = []
+      out.reserveCapacity(lines.count)
+      for e in lines {
+        if let delivery = route(e, &s) { out.append(delivery) }
+      }
+      return out
+    }
+    for delivery in deliveries {
+      switch delivery {
+      case .job(let sink, let event, var sent):
+        sent.closeAll()
+        sink(.event(event))
+      case .op(let waiter, let result): waiter.resume(result)
+      }
     }
   }
 
-  private func jobEvent(_ id: String, _ e: JSONObject) {
+  private func route(_ e: JSONObject, _ s: inout State) -> Delivery? {
+    if let id = e["id"]?.stringValue { return jobEvent(id, e, &s) }
+    let name = e["event"]?.stringValue ?? ""
+    if name == "error", let id = e["error"]?.objectValue?["id"]?.stringValue, s.routes[id] != nil {
+      // A refused `attach` (unknown_id) or job line: the job's ending.
+      var failed = JSONObject(["event": "failed", "id": .string(id)])
+      failed.append(key: "error", value: e["error"] ?? .null)
+      return jobEvent(id, failed, &s)
+    }
+    guard let waiter = s.takeOp(answering: name) else { return nil }
+    return .op(waiter, name == "error" ? .failure(FerryError(event: e)) : .success(e))
+  }
+
+  private func jobEvent(_ id: String, _ e: JSONObject, _ s: inout State) -> Delivery? {
     let name = e["event"]?.stringValue ?? ""
     let isTerminal = name == "done" || name == "failed" || name == "cancelled"
     let isOverloaded =
       name == "failed" && e["error"]?.objectValue?["code"]?.stringValue == "overloaded"
       && e["seq"].flatMap(FerryResponse.int) == 1
-    let delivery: (sink: @Sendable (JobSignal) -> Void, sent: PassedDescriptors)? = state.withLock { s in
-      guard var route = s.routes[id] else { return nil }
-      if isOverloaded, route.isLive {
-        // The job never existed: it waits for room and goes again, descriptors and all.
-        route.isLive = false
-        s.routes[id] = route
-        s.live -= 1
-        // Ahead of the lines never sent, after those refused before it: submission order.
-        s.waiting.insert(id, at: min(s.requeued, s.waiting.count))
-        s.requeued += 1
-        s.isHeld = true
-        s.resent += 1
-        if s.live == 0 { retryLater() }
-        return nil
-      }
-      let sent = route.descriptors
-      route.descriptors = PassedDescriptors()
-      if isTerminal {
-        s.routes[id] = nil
-        if route.isLive { s.live -= 1 }
-        s.isHeld = false
-        pump(&s)
-      } else {
-        s.routes[id] = route
-      }
-      return (route.sink, sent)
+    guard var route = s.routes[id] else { return nil }
+    if isOverloaded, route.isLive {
+      // The job never existed: it waits for room and goes again, descriptors and all.
+      route.isLive = false
+      s.routes[id] = route
+      s.live -= 1
+      // Ahead of the lines never sent, after those refused before it: submission order.
+      s.waiting.insert(id, at: min(s.requeued, s.waiting.count))
+      s.requeued += 1
+      s.isHeld = true
+      s.resent += 1
+      if s.live == 0 { retryLater() }
+      return nil
     }
-    guard var delivery else { return }
-    delivery.sent.closeAll()
-    delivery.sink(.event(e))
+    let sent = route.descriptors
+    route.descriptors = PassedDescriptors()
+    if isTerminal {
+      s.routes[id] = nil
+      if route.isLive { s.live -= 1 }
+      s.isHeld = false
+      pump(&s)
+    } else {
+      s.routes[id] = route
+    }
+    return .job(route.sink, e, sent: sent)
   }
 
   /// With nothing live to wait for (the daemon is full with other clients' jobs), tries again
@@ -111,12 +141,6 @@ extension FerryConnection {
     }
   }
 
-  private func opAnswer(_ e: JSONObject) {
-    let name = e["event"]?.stringValue ?? ""
-    let waiter = state.withLock { $0.takeOp(answering: name) }
-    waiter?.resume(name == "error" ? .failure(FerryError(event: e)) : .success(e))
-  }
-
   /// Fails every job and op left: the connection is gone.
   private func lose(_ error: FerryError) {
     let (routes, ops) = state.withLock { s in
@@ -127,10 +151,7 @@ extension FerryConnection {
       s.live = 0
       s.ops = []
       // Closed for real now: the daemon sees a disconnection (detached jobs stay for attach).
-      writer.async { [self] in
-        socket.close()
-        isDescriptorClosed.withLock { $0 = true }
-      }
+      closeAfterWrites()
       return left
     }
     for route in routes.values {

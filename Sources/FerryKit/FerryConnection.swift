@@ -9,12 +9,14 @@ enum JobSignal: Sendable {
 }
 
 /// One connection to ferryd shared by every job of a `FerryClient`: a reader thread that takes
-/// every line the daemon writes (so the daemon's output never backs up into its input), a
-/// serial write queue (so no writer ever blocks the reader), and a window that keeps at most
-/// the daemon's `max_jobs_per_connection` jobs live, holding the rest until one ends.
+/// every line the daemon writes (so the daemon's output never backs up into its input), writes
+/// that never wait (sent at once when the socket has room, else by a serial write queue, so no
+/// writer ever blocks the reader), and a window that keeps at most the daemon's
+/// `max_jobs_per_connection` jobs live, holding the rest until one ends.
 ///
-/// All mutable state sits in one `FerryLock`; no lock is held while a line is sent or a job is
-/// told of an event.
+/// The window and the routes sit in one `FerryLock` (`state`), the writing side in another
+/// (`outbox`, taken inside `state` where a line must go out in the window's order, never the
+/// other way round). No lock is held while a job is told of an event.
 final class FerryConnection: Sendable {
   /// A job's place on the connection.
   struct Route: Sendable {
@@ -55,6 +57,7 @@ final class FerryConnection: Sendable {
   /// The daemon's `limits.max_jobs_per_connection` (from `hello`).
   let window: Int
   let state = FerryLock(State())
+  let outbox = FerryLock(Outbox())
   let writer = DispatchQueue(label: "ferrykit.writer")
 
   init(socket: FerrySocket, window: Int) {
@@ -66,7 +69,8 @@ final class FerryConnection: Sendable {
   let isDescriptorClosed = FerryLock(false)
 
   // Write blocks hold the connection, and the descriptor is closed on the write queue after
-  // every line queued before it, so no write ever goes to a closed (or reused) descriptor.
+  // every line queued before it (`closeAfterWrites`), so no write ever goes to a closed (or
+  // reused) descriptor.
   deinit {
     if !isDescriptorClosed.withLock({ $0 }) { socket.close() }
   }
@@ -94,8 +98,8 @@ final class FerryConnection: Sendable {
     }
   }
 
-  /// Sends the waiting lines the window has room for (called with the lock held; the sends
-  /// themselves run on the write queue, in this order).
+  /// Sends the waiting lines the window has room for (called with the lock held, so lines go
+  /// out in the window's order).
   func pump(_ s: inout State) {
     if !s.isHeld { s.requeued = 0 }
     while !s.isHeld, s.live < window, !s.waiting.isEmpty {
@@ -105,7 +109,7 @@ final class FerryConnection: Sendable {
       s.routes[id] = route
       s.live += 1
       let (line, fds) = (route.line, route.descriptors.fds)
-      writer.async { [self] in _ = socket.send(line: line, descriptors: fds) }
+      write(line, descriptors: fds)
     }
   }
 
@@ -119,8 +123,7 @@ final class FerryConnection: Sendable {
         s.routes[id] = nil
         return route
       }
-      let line = JSONWriter.bytes(.object(JSONObject(["op": "cancel", "id": .string(id)])))
-      writer.async { [self] in _ = socket.send(line: line, descriptors: []) }
+      write(JSONWriter.bytes(.object(JSONObject(["op": "cancel", "id": .string(id)]))))
       return nil
     }
     guard var local else { return }
@@ -136,7 +139,7 @@ final class FerryConnection: Sendable {
       let error: FerryError? = state.withLock { s in
         if let error = s.closedError { return error }
         s.ops.append(OpWaiter(answers: answers, resume: { continuation.resume(returning: $0) }))
-        writer.async { [self] in _ = socket.send(line: line, descriptors: []) }
+        write(line)
         return nil
       }
       if let error { continuation.resume(returning: .failure(error)) }
@@ -157,10 +160,9 @@ final class FerryConnection: Sendable {
       // Lost already: the descriptor is closed, or about to be.
       guard s.closedError == nil else { return }
       for (id, route) in s.routes where route.isLive && !route.outlivesConnection {
-        let line = JSONWriter.bytes(.object(JSONObject(["op": "cancel", "id": .string(id)])))
-        writer.async { [self] in _ = socket.send(line: line, descriptors: []) }
+        write(JSONWriter.bytes(.object(JSONObject(["op": "cancel", "id": .string(id)]))))
       }
-      writer.async { [self] in socket.shutdownReading() }
+      shutdownReadingAfterWrites()
     }
   }
 }

@@ -25,6 +25,7 @@ public struct FerryResponseHead: Sendable, Equatable {
     var headers: [String: String] = [:]
     var cookies: [String] = []
     if case .object(let fields)? = event["headers"] {
+      headers.reserveCapacity(fields.count)
       for member in fields {
         switch member.value {
         case .string(let value): headers[member.key] = value

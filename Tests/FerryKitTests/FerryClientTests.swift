@@ -79,6 +79,42 @@ import Testing
     #expect(try await job.result().json != nil)
   }
 
+  @Test func statsCountsJobsAndListsTheSlowestRunningOnes() async throws {
+    let fixture = try KitFixture()
+    let daemon = try KitDaemon()
+    let client = try FerryClient(socketPath: daemon.socket, lineObserver: LineLog.observer)
+    _ = try await client.data(for: FerryRequest("GET", fixture.url("/json")))
+    var stall = FerryRequest("GET", fixture.url("/stall?secret=1"))
+    stall.id = "kit-stats-stall"
+    stall.idleTimeout = 31_536_000
+    let job = try await client.submit(stall)
+    for try await event in job.events {
+      if case .started = event { break }
+    }
+    let stats = try await client.stats(slowest: 5)
+    #expect(stats.total.done == 1)
+    #expect(stats.total.running == 1)
+    #expect(stats.total.connectionsOpened >= 1)
+    #expect(stats.total.bytesDown > 0)
+    #expect(stats.sessions.map(\.name).contains("default"))
+    #expect(stats.sessions.first { $0.name == "default" }?.counts.done == 1)
+    #expect(stats.clients >= 1)
+    // The running job, by its origin only (never the path or query).
+    #expect(stats.slowest.map(\.id) == ["kit-stats-stall"])
+    #expect(stats.slowest.first?.origin == fixture.url(""))
+    #expect(stats.slowest.first?.session == "default")
+    #expect(stats.slowest.first?.uid == (getuid() == 0 ? 0 : nil))
+    #expect(try await client.stats().slowest.isEmpty)
+    do {
+      _ = try await client.stats(slowest: 51)
+      Issue.record("slowest 51 was accepted")
+    } catch let error as FerryError {
+      #expect(error.code == "invalid_job")
+    }
+    job.cancel()
+    await #expect(throws: FerryError.self) { try await job.result() }
+  }
+
   @Test func aSocketNobodyAnswersIsDaemonUnavailable() throws {
     let dir = KitPaths.tempDirectory("none")
     defer { rmdir(dir) }

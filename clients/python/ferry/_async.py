@@ -327,7 +327,12 @@ class AsyncClient:
     async def hello(self):
         return await self.op("hello")
 
-    async def stats(self):
+    async def stats(self, slowest=0):
+        """The daemon's counters (`stats` op). `slowest=N` (0-50) adds `slowest`: the caller's N
+        running jobs accepted longest ago, oldest first (`id`, `session`, `origin`, `age_ms`,
+        `received_bytes`; every user's, with `uid`, for root)."""
+        if slowest:
+            return await self.op("stats", slowest=slowest)
         return await self.op("stats")
 
     async def jobs(self):

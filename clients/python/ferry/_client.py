@@ -259,7 +259,12 @@ class Client:
     def hello(self):
         return self.op("hello")
 
-    def stats(self):
+    def stats(self, slowest=0):
+        """The daemon's counters (`stats` op). `slowest=N` (0-50) adds `slowest`: the caller's N
+        running jobs accepted longest ago, oldest first (`id`, `session`, `origin`, `age_ms`,
+        `received_bytes`; every user's, with `uid`, for root)."""
+        if slowest:
+            return self.op("stats", slowest=slowest)
         return self.op("stats")
 
     def jobs(self):

@@ -95,6 +95,23 @@ class AsyncClientTests(DaemonTestCase):
                 self.assertEqual(stats["jobs"]["running"], 0)
         run(main())
 
+    def test_stats_slowest_lists_a_running_job(self):
+        async def main():
+            async with self.daemon.async_client() as c:
+                job = await c.submit(method="GET", url=self.url("/stall"), timeout=(30, 3600),
+                                     events=["started"])
+                async for event in job.events():
+                    if event["event"] == "started":
+                        break
+                stats = await c.stats(slowest=3)
+                mine = [j for j in stats["slowest"] if j["id"] == job.id]
+                self.assertEqual([j["origin"] for j in mine], [self.url("")])
+                self.assertNotIn("slowest", await c.stats())
+                await job.cancel()
+                with self.assertRaises(ferry.JobCancelled):
+                    await job.wait()
+        run(main())
+
     def test_one_client_across_two_event_loops(self):
         c = self.daemon.async_client()
 

@@ -167,6 +167,26 @@ class RequestsShapeTests(DaemonTestCase):
         # One connection carried them all.
         self.assertEqual(self.client.stats()["clients"], 1)
 
+    def test_stats_slowest_lists_a_running_job_by_its_origin(self):
+        job = self.client.submit(method="GET", url=self.url("/stall?secret=1"), timeout=(30, 3600),
+                                 events=["started"])
+        for event in job.events(timeout=30):
+            if event["event"] == "started":
+                break
+        stats = self.client.stats(slowest=5)
+        self.assertGreaterEqual(stats["jobs"]["running"], 1)
+        mine = [j for j in stats["slowest"] if j["id"] == job.id]
+        self.assertEqual(len(mine), 1)
+        self.assertEqual(mine[0]["origin"], self.url(""))
+        self.assertEqual(mine[0]["session"], "default")
+        self.assertNotIn("slowest", self.client.stats())
+        with self.assertRaises(ferry.FerryError) as caught:
+            self.client.stats(slowest=51)
+        self.assertEqual(caught.exception.code, "invalid_job")
+        job.cancel()
+        with self.assertRaises(ferry.JobCancelled):
+            job.wait(timeout=30)
+
     def test_a_missing_daemon_is_daemon_unavailable(self):
         with self.assertRaises(ferry.DaemonUnavailable):
             ferry.Client(os.path.join(self.tmp, "nothing.sock")).get(self.url("/json"))
