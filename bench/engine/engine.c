@@ -24,6 +24,11 @@
    sits in the pool (an open and a close socket callback tell connection sockets apart), so a
    request on a pooled connection costs no epoll_ctl DEL and ADD.
 
+   With ENGINE_PROBE_BUFFER set in the environment it also counts, on stderr, the transfers
+   after which curl_easy_reset left the handle refusing CURLOPT_BUFFERSIZE (ferryd discards
+   such a handle; bench/NOTES.md, "Close to the engine"); ENGINE_PROBE_BUFFER=discard also
+   replaces each such handle with a new one, as ferryd does, to time what that costs.
+
    Prints one line as ferry-bench-client does: jobs= done= failed= seconds= jobs_per_s=
    http_version=. Exit status 1 when any transfer failed or did not answer 200. */
 
@@ -64,6 +69,8 @@ static struct curl_slist *headers;
 static const char *url, *ca_file;
 static long total, started, done, failed;
 static int warming; /* the one untimed transfer before the clock starts */
+static int probe_buffer;
+static long stale_buffers;
 static long http_version;
 static char accept_encoding[64];
 
@@ -254,6 +261,17 @@ static void check_multi_info(void) {
         done++;
         curl_multi_remove_handle(multi, easy);
         curl_easy_reset(easy);
+        /* ferryd's EasyHandle.holdsStaleReceiveBuffer (issue 25), counted, with ENGINE_PROBE_BUFFER
+           set: the same setopt after each reset; the engine keeps the handle either way. */
+        if (probe_buffer && curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 0L) == CURLE_BAD_FUNCTION_ARGUMENT) {
+            stale_buffers++;
+            if (probe_buffer == 2) { /* ENGINE_PROBE_BUFFER=discard: as ferryd, a new handle */
+                curl_easy_cleanup(easy);
+                easy = slot->easy = curl_easy_init();
+                if (!easy) die("curl_easy_init");
+                curl_easy_setopt(easy, CURLOPT_SHARE, share);
+            }
+        }
         curl_easy_setopt(easy, CURLOPT_PRIVATE, slot);
         if (started < total) start(slot);
     }
@@ -278,6 +296,8 @@ int main(int argc, char **argv) {
     long window = atol(argv[3]);
     ca_file = argc == 5 ? argv[4] : NULL;
     if (total < 1 || window < 1) die("N and WINDOW must be positive");
+    const char *probe = getenv("ENGINE_PROBE_BUFFER");
+    probe_buffer = !probe ? 0 : strcmp(probe, "discard") == 0 ? 2 : 1;
     if (window > total) window = total;
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) die("curl_global_init");
     struct event_config *config = event_config_new();
@@ -331,6 +351,7 @@ int main(int argc, char **argv) {
                                                                    : "unknown";
     printf("jobs=%ld done=%ld failed=%ld seconds=%f jobs_per_s=%ld http_version=%s\n", total, done, failed, seconds,
            (long)(total / seconds), version);
+    if (probe_buffer) fprintf(stderr, "engine: stale receive buffer after reset: %ld of %ld\n", stale_buffers, done);
     for (long i = 0; i < window; i++) {
         curl_multi_remove_handle(multi, slots[i].easy);
         curl_easy_cleanup(slots[i].easy);
