@@ -9,10 +9,11 @@ import json
 import os
 import re
 import shutil
+import subprocess
 
 from harness import BenchError, rotated, summary, timed
 
-TOOLS = ["ferryd", "curl", "aiohttp", "wrk"]
+TOOLS = ["ferryd", "engine", "curl", "aiohttp", "wrk"]
 # The deep queue: ferryd alone with `deep_window` jobs unanswered, so most of them wait for one
 # of the default session's 64 slots; compared with the shallow window within each repetition.
 DEEP = "ferryd-deep"
@@ -20,6 +21,13 @@ DEEP = "ferryd-deep"
 # bench client), run in the same repetitions, so before/after is a ratio within one run.
 BASE = "base"
 BASE_DEEP = "base-deep"
+# The engine alone (issue 29, bench/engine/engine.c): libevent driving curl's multi_socket API
+# with ferryd's curl options and nothing else, the ceiling of any daemon on the two. Its deep
+# row runs as many transfers as ferryd's default session does at once (the engine has no queue).
+ENGINE_DEEP = "engine-deep"
+ENGINE_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "engine", "engine.c")
+# The default session's max_concurrent (SessionConfig.maxConcurrent): what ferryd runs of a deep window.
+DEFAULT_MAX_CONCURRENT = 64
 
 
 def probe_ferry_version(daemon, url):
@@ -45,6 +53,37 @@ def run_ferry(ctx, daemon, url, n, window=None, products=None):
     return {"rps": n / jobs_seconds, "cpu_us_per_job": daemon_cpu / n * 1e6,
             "cpu_us_per_request": (daemon_cpu + client_cpu) / n * 1e6,
             "client_cpu_share": client_cpu / jobs_seconds}
+
+
+def build_engine():
+    """Compiles bench/engine/engine.c into the repository's .build/bench/ (again when the source
+    is newer) with cc, or the Swift toolchain's clang, against libevent-dev and
+    libcurl4-openssl-dev (both in the Makefile's DEPS: ferryd links them); returns its path."""
+    out_dir = os.path.join(os.path.dirname(os.path.dirname(ENGINE_SOURCE)), "..", ".build", "bench")
+    exe = os.path.normpath(os.path.join(out_dir, "engine"))
+    if os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(ENGINE_SOURCE):
+        return exe
+    compiler = shutil.which("cc") or shutil.which("clang")
+    if not compiler:
+        raise BenchError("engine: no C compiler (cc, or the Swift toolchain's clang) on PATH")
+    os.makedirs(os.path.dirname(exe), exist_ok=True)
+    result = subprocess.run([compiler, "-O2", "-Wall", "-o", exe + ".tmp", ENGINE_SOURCE, "-lcurl", "-levent"],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        raise BenchError(f"engine: {compiler} failed: {result.stderr.strip()[-600:]}")
+    os.replace(exe + ".tmp", exe)
+    return exe
+
+
+def run_engine(ctx, scheme, url, n, window):
+    cmd = [ctx.engine, url, str(n), str(window)] + ([ctx.nginx.ca] if scheme == "https" else [])
+    _, out, cpu = timed(cmd)
+    fields = dict(item.split("=", 1) for item in out.split())
+    if int(fields["done"]) != n or int(fields["failed"]) != 0:
+        raise BenchError(f"engine: {out.strip()}")
+    # Its own clock, from the first transfer started to the last ended, as ferry-bench-client's.
+    return {"rps": n / float(fields["seconds"]), "http_version": fields["http_version"],
+            "cpu_us_per_request": cpu / n * 1e6}
 
 
 def curl_list(ctx, scheme, url, n):
@@ -98,6 +137,7 @@ def run(ctx, daemon, base_daemon=None):
     returns the B1 section of the results."""
     tools = [t for t in TOOLS if (t != "aiohttp" or ctx.venv_python) and (t != "wrk" or shutil.which("wrk"))]
     skipped = [t for t in TOOLS if t not in tools]
+    ctx.engine = build_engine()
     section = {"n": ctx.b1_jobs, "in_flight": ctx.window, "reps": ctx.reps, "skipped": skipped, "protocols": {},
                "deep_window": ctx.deep_window}
     if base_daemon:
@@ -105,7 +145,7 @@ def run(ctx, daemon, base_daemon=None):
     for scheme in ("http", "https"):
         url = ctx.nginx.url(scheme, "/small")
         versions = {"ferryd": probe_ferry_version(daemon, url)}
-        scheme_tools = tools + [DEEP] if scheme == "http" else list(tools)
+        scheme_tools = tools + [DEEP, ENGINE_DEEP] if scheme == "http" else list(tools)
         if base_daemon:
             versions[BASE] = probe_ferry_version(base_daemon, url)
             scheme_tools += [BASE, BASE_DEEP] if scheme == "http" else [BASE]
@@ -121,6 +161,10 @@ def run(ctx, daemon, base_daemon=None):
                     result = run_ferry(ctx, base_daemon, url, ctx.b1_jobs, products=ctx.baseline)
                 elif tool == BASE_DEEP:
                     result = run_ferry(ctx, base_daemon, url, ctx.b1_jobs, ctx.deep_window, products=ctx.baseline)
+                elif tool == "engine":
+                    result = run_engine(ctx, scheme, url, ctx.b1_jobs, ctx.window)
+                elif tool == ENGINE_DEEP:
+                    result = run_engine(ctx, scheme, url, ctx.b1_jobs, min(ctx.deep_window, DEFAULT_MAX_CONCURRENT))
                 elif tool == "curl":
                     result = run_curl(ctx, scheme, url, ctx.b1_jobs)
                 elif tool == "aiohttp":
@@ -150,13 +194,16 @@ def summarize(per_tool, versions):
             versions.setdefault(tool, versions.get("ferryd"))
     if DEEP in per_tool:
         out["ratios"]["deep/shallow"] = summary([d["rps"] / f["rps"] for d, f in zip(per_tool[DEEP], ferry)])
+    if ENGINE_DEEP in per_tool:
+        out["ratios"][f"{DEEP}/{ENGINE_DEEP}"] = summary(
+            [d["rps"] / e["rps"] for d, e in zip(per_tool[DEEP], per_tool[ENGINE_DEEP])])
     if BASE_DEEP in per_tool:
         out["ratios"]["base-deep/shallow"] = summary(
             [d["rps"] / f["rps"] for d, f in zip(per_tool[BASE_DEEP], per_tool[BASE])])
     for new, old in (("ferryd", BASE), (DEEP, BASE_DEEP)):
         if old in per_tool:
             out["ratios"][f"{new}/{old}"] = summary([n["rps"] / o["rps"] for n, o in zip(per_tool[new], per_tool[old])])
-    for peer in ("curl", "aiohttp", "wrk"):
+    for peer in ("engine", "curl", "aiohttp", "wrk"):
         if peer in per_tool:
             out["ratios"][f"ferryd/{peer}"] = summary(
                 [f["rps"] / p["rps"] for f, p in zip(ferry, per_tool[peer])])
