@@ -109,8 +109,11 @@ import FerryLoop
     add(lines)
   }
 
-  func takeHandle(loop: EventLoop) -> EasyHandle? {
-    if let slot = freeHandles.popLast() { return slot }
+  func takeHandle(loop: EventLoop, ownBuffer: Bool, stats: inout EngineStats) -> EasyHandle? {
+    if let slot = EasyHandle.take(from: &freeHandles, ownBuffer: ownBuffer, passedOver: &stats.handlesPassedOver) {
+      return slot
+    }
+    stats.handlesMade += 1
     return EasyHandle(loop: loop, share: share, jar: self)
   }
 

@@ -119,7 +119,12 @@ import FerryWire
   public func start(
     _ spec: consuming TransferSpec, delegate: TransferDelegate, cookies: CookieJar? = nil
   ) -> Transfer {
-    let slot = isShutDown ? nil : cookies.map { $0.takeHandle(loop: loop) } ?? takeHandle()
+    let ownBuffer = spec.receiveBufferBytes != nil
+    let slot =
+      isShutDown
+      ? nil
+      : cookies.map { $0.takeHandle(loop: loop, ownBuffer: ownBuffer, stats: &stats) }
+        ?? takeHandle(ownBuffer: ownBuffer)
     let transfer = Transfer(engine: self, slot: slot, spec: consume spec, delegate: delegate)
     guard let slot else {
       let reason = isShutDown ? "the engine has shut down" : "libcurl could not create a handle"
@@ -259,19 +264,18 @@ extension Engine {
     String(cString: curl_multi_strerror(code))
   }
 
-  private func takeHandle() -> EasyHandle? {
-    if let slot = freeHandles.popLast() { return slot }
+  private func takeHandle(ownBuffer: Bool) -> EasyHandle? {
+    if let slot = EasyHandle.take(from: &freeHandles, ownBuffer: ownBuffer, passedOver: &stats.handlesPassedOver) {
+      return slot
+    }
+    stats.handlesMade += 1
     return EasyHandle(loop: loop, share: share)
   }
 
-  /// Keeps a reset handle for the next job, unless curl left state in it that a reset does not
-  /// clear (see `EasyHandle.reset()`): that one is dropped (cleaned up) and a new one made
-  /// when needed.
+  /// Keeps a reset handle for the next job (one that still holds curl's receive buffer serves
+  /// only jobs that keep curl's buffer size: `EasyHandle.take`).
   private func recycle(_ slot: EasyHandle) {
-    guard slot.reset() else {
-      stats.handlesDiscarded += 1
-      return
-    }
+    slot.reset()
     if slot.hasJar {
       if !isShutDown { slot.jar?.recycle(slot) }
       return

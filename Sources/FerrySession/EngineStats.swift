@@ -11,9 +11,11 @@ public struct EngineStats: Sendable, Equatable {
   /// Transfers that ended with `transferDidFinish` (success or failure), not cancelled.
   public var transfersFinished: Int = 0
   public var transfersCancelled: Int = 0
-  /// Easy handles dropped instead of reused, because curl kept state in them that a reset does
-  /// not clear (`EasyHandle.reset()`).
-  public var handlesDiscarded: Int = 0
+  /// Jobs that set their own receive buffer size and found the most recently freed handle
+  /// still holding curl's buffer (`EasyHandle.take`): they took an older one, or a new one.
+  public var handlesPassedOver: Int = 0
+  /// Easy handles made (the engine's own and its cookie jars'): a reused handle makes none.
+  public var handlesMade: Int = 0
 
   public init() {}
 }
