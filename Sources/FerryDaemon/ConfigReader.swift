@@ -91,6 +91,7 @@ struct ConfigReader {
       case "max_jobs_per_connection": limits.maxJobsPerConnection = try int(m.value, field, 1...10_000_000)
       case "max_line_bytes": limits.maxLineBytes = try int(m.value, field, 1024...(1 << 30))
       case "max_output_bytes": limits.maxOutputBytes = try int(m.value, field, 65536...(1 << 30))
+      case "loop_slice_ms": limits.loopSliceMs = try int(m.value, field, 1...1_000)
       case "max_clients": limits.maxClients = try int(m.value, field, 1...1_000_000)
       case "max_request_bytes": limits.maxRequestBytes = try int(m.value, field, 1024...(1 << 40))
       case "max_replay_events": limits.maxReplayEvents = try int(m.value, field, 1...1_000_000)

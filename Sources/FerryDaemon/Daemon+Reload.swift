@@ -63,6 +63,7 @@ extension Daemon {
       }
     }
     for (name, session) in sessions where next.sessions[name] == nil { session.retire() }
+    Engine.yieldAfterMs = Int64(next.limits.loopSliceMs)
     feed(
       .reloaded(
         sessions: next.sessions.mapValues(\.schedulingLimits), limits: JobTable.Limits(next.limits),

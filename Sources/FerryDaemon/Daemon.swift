@@ -131,6 +131,7 @@ import FerryWire
       acceptEncoding: curl.encodings.isEmpty ? nil : curl.encodings.joined(separator: ", "),
       mimeTypes: Self.readMIMETypes(), readRoots: config.readRoots, protectedPaths: config.protectedPaths)
     env.maxRequestBytes = config.limits.maxRequestBytes
+    Engine.yieldAfterMs = Int64(config.limits.loopSliceMs)
     self.environment = env
     self.processEnvironment = environment
     do {

@@ -66,6 +66,9 @@ public struct DaemonConfig: Sendable {
     /// Inline response bodies all live jobs may hold together; a job whose body would take
     /// more fails `response_too_large`.
     public var maxInlineTotalBytes = 256 << 20
+    /// Milliseconds of callbacks after which a loop iteration takes no more curl work, so one
+    /// user's burst cannot hold the other clients (issue 26; `Engine.yieldAfterMs`).
+    public var loopSliceMs = 5
 
     public init() {}
 
@@ -73,7 +76,7 @@ public struct DaemonConfig: Sendable {
     static let keys = [
       "max_jobs", "max_jobs_per_connection", "max_line_bytes", "max_output_bytes", "max_clients",
       "max_request_bytes", "max_replay_events", "max_replay_bytes", "detached_ttl_s", "max_detached_bytes",
-      "max_inline_bytes", "max_inline_total_bytes",
+      "max_inline_bytes", "max_inline_total_bytes", "loop_slice_ms",
     ]
   }
 

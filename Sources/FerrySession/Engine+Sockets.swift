@@ -103,8 +103,9 @@ extension Engine {
     socketAction(fd, mask)
   }
 
-  /// Milliseconds of callbacks after which a loop iteration takes no more ready sockets.
-  static let yieldAfterMs: Int64 = 5
+  /// Milliseconds of callbacks after which a loop iteration takes no more ready sockets: the
+  /// daemon's `limits.loop_slice_ms` (5), one value for every engine, set from the loop.
+  public static var yieldAfterMs: Int64 = 5
 
   /// Whether curl may run now: under `yieldAfterMs` into the iteration, or the engine's first
   /// action in it, so that curl still makes progress in an iteration whose other callbacks

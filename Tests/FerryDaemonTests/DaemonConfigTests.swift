@@ -26,6 +26,8 @@ struct DaemonConfigTests {
   @Test(arguments: [
     (#"{"sockett":"/x"}"#, "sockett"),
     (#"{"limits":{"max_jobs":0}}"#, "limits.max_jobs"),
+    (#"{"limits":{"loop_slice_ms":0}}"#, "limits.loop_slice_ms"),
+    (#"{"limits":{"loop_slice_ms":1001}}"#, "limits.loop_slice_ms"),
     (#"{"sessions":{"a":{"timeout":"soon"}}}"#, "sessions.a.timeout"),
     (#"{"sessions":{"a":{"bogus":1}}}"#, "sessions.a.bogus"),
     (#"{"sessions":{"a":{"max_concurrent":0}}}"#, "sessions.a.max_concurrent"),
@@ -39,6 +41,13 @@ struct DaemonConfigTests {
       #expect(error.field == field)
       #expect(error.file == "test.json")
     }
+  }
+
+  /// `limits.loop_slice_ms`: the engine's yield after that much curl work in an iteration
+  /// (5 ms unless set), taken by every engine when the daemon starts.
+  @Test func theLoopSliceIsFiveMillisecondsUnlessSet() throws {
+    #expect(try parse(#"{}"#).limits.loopSliceMs == 5)
+    #expect(try parse(#"{"limits":{"loop_slice_ms":40}}"#).limits.loopSliceMs == 40)
   }
 
   /// The message a config that fails to load prints after the file name.
