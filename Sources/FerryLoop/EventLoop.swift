@@ -77,14 +77,10 @@ import Glibc
   ///
   /// A `refreshCachedTime()` in the iteration does not restart it (it did: every timer
   /// scheduled by a callback reset the count, so the engine's yield never came).
-  public func iterationElapsedMs() -> Int64 { elapsedMs(sinceMicros: iterationStartMicros()) }
-
-  /// Milliseconds from `start` (an `iterationStartMicros()` the caller already read) to now:
-  /// one clock read, for a check made on every socket action.
-  public func elapsedMs(sinceMicros start: Int64) -> Int64 {
+  public func iterationElapsedMs() -> Int64 {
     var current = timeval()
     gettimeofday(&current, nil)
-    return (Int64(current.tv_sec) * 1_000_000 + Int64(current.tv_usec) - start) / 1000
+    return (Int64(current.tv_sec) * 1_000_000 + Int64(current.tv_usec) - iterationStartMicros()) / 1000
   }
 
   /// When this loop iteration began (libevent's cached wall-clock time, in microseconds): the

@@ -112,7 +112,7 @@ extension Engine {
   /// (a client's bulk input) took the whole budget before it.
   private func mayActNow() -> Bool {
     let iteration = loop.iterationStartMicros()
-    if iteration == lastActedIteration, loop.elapsedMs(sinceMicros: iteration) >= Self.yieldAfterMs { return false }
+    if iteration == lastActedIteration, loop.iterationElapsedMs() >= Self.yieldAfterMs { return false }
     lastActedIteration = iteration
     return true
   }
