@@ -120,7 +120,8 @@ public struct StatsSample: Sendable, Equatable {
   func counts(_ name: String) -> Counts { sessions.first { $0.name == name }?.counts ?? Counts() }
 
   public static func == (a: StatsSample, b: StatsSample) -> Bool {
-    a.atMs == b.atMs && a.total == b.total && a.clients == b.clients && a.paused == b.paused && a.uptimeSeconds == b.uptimeSeconds
+    a.atMs == b.atMs && a.total == b.total && a.clients == b.clients && a.paused == b.paused
+      && a.uptimeSeconds == b.uptimeSeconds
       && a.sessions.map(\.name) == b.sessions.map(\.name)
       && a.sessions.map(\.counts) == b.sessions.map(\.counts)
       && a.cache == b.cache && a.slowest == b.slowest

@@ -87,7 +87,8 @@ extension Daemon {
           "max_inline_bytes may be at most \(config.limits.maxInlineBytes) (limits.max_inline_bytes)"),
         id: id, client: client)
     }
-    merged.maxInlineBytes = merged.maxInlineBytes ?? min(Job.defaultMaxInlineBytes, config.limits.maxInlineBytes)
+    merged.maxInlineBytes =
+      merged.maxInlineBytes ?? min(Job.defaultMaxInlineBytes, config.limits.maxInlineBytes)
     do throws(WireError) {
       // A session's `detach`, `durable` or `events` count too.
       try merged.checkAttachedOnly()
@@ -121,23 +122,10 @@ extension Daemon {
       return fail(error, id: id, client: client)
     }
     var descriptorOutput: DescriptorOutput?
-    if let index = merged.outputFD {
-      do throws(WireError) {
-        let fd = try takeDescriptor(index, field: "output_fd", from: client)
-        var validatorFD: Int32?
-        if let v = merged.validatorFD {
-          do throws(WireError) {
-            validatorFD = try takeDescriptor(v, field: "validator_fd", from: client)
-          } catch {
-            SystemCall.close(fd)
-            throw error
-          }
-        }
-        descriptorOutput = try DescriptorOutput(
-          fd: fd, loop: loop, resume: merged.resume == true, validatorFD: validatorFD)
-      } catch {
-        return fail(error, id: id, client: client)
-      }
+    do throws(WireError) {
+      descriptorOutput = try takeDescriptorOutput(merged, from: client)
+    } catch {
+      return fail(error, id: id, client: client)
     }
     var cacheJob: CacheJob?
     if profile.config.cache != nil || merged.cache == .returnCacheDontLoad {
@@ -204,6 +192,24 @@ extension Daemon {
     jobs[serial] = run
     client.accepted(run)
     perform(actions, known: run)
+  }
+
+  /// The job's `output_fd` (and `validator_fd`) taken from what came with its line, as the
+  /// output its body goes to; nil without `output_fd`. A validator that cannot be taken
+  /// closes the output's descriptor too.
+  private func takeDescriptorOutput(_ job: Job, from client: Client) throws(WireError) -> DescriptorOutput? {
+    guard let index = job.outputFD else { return nil }
+    let fd = try takeDescriptor(index, field: "output_fd", from: client)
+    var validatorFD: Int32?
+    if let v = job.validatorFD {
+      do throws(WireError) {
+        validatorFD = try takeDescriptor(v, field: "validator_fd", from: client)
+      } catch {
+        SystemCall.close(fd)
+        throw error
+      }
+    }
+    return try DescriptorOutput(fd: fd, loop: loop, resume: job.resume == true, validatorFD: validatorFD)
   }
 
   /// A job of this connection, or a detached job of the same user from anywhere.

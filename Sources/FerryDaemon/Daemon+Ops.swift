@@ -35,7 +35,8 @@ extension Daemon {
 
   func statsPayload(slowest: Int = 0, for client: Client? = nil) -> JSONObject {
     var o = table.stats.payload(
-      clients: clients.count, paused: table.pausedCount, uptimeSeconds: Int((loop.now() - startedAtMs) / 1000))
+      clients: clients.count, paused: table.pausedCount, uptimeSeconds: Int((loop.now() - startedAtMs) / 1000)
+    )
     if let cache = cacheStats() { o.append(key: "cache", value: cache) }
     if slowest > 0 { o.append(key: "slowest", value: .array(slowestJobs(slowest, visibleTo: client))) }
     return o

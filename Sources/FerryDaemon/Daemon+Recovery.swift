@@ -93,7 +93,8 @@ extension Daemon {
     }
     var merged = profile.merged(wire)
     merged.detach = true
-    merged.maxInlineBytes = min(merged.maxInlineBytes ?? Job.defaultMaxInlineBytes, config.limits.maxInlineBytes)
+    merged.maxInlineBytes = min(
+      merged.maxInlineBytes ?? Job.defaultMaxInlineBytes, config.limits.maxInlineBytes)
     let request: Request
     let outputKey: String?
     // Its files are its user's (a user-database lookup, so only for jobs that write one).
@@ -110,7 +111,8 @@ extension Daemon {
     let serial = nextSerial
     var actions: [JobTable.Action] = []
     let submission = JobTable.Submission(
-      session: session.name, lane: merged.lane, client: 0, uid: owner.uid, clientJobs: 0, heldRequestBytes: held,
+      session: session.name, lane: merged.lane, client: 0, uid: owner.uid, clientJobs: 0,
+      heldRequestBytes: held,
       detached: owner, durable: true)
     // As `submit`: the job is registered between the table's answer and its actions.
     table.handle(.submitted(serial, submission, nowMs: loop.now()), into: &actions)

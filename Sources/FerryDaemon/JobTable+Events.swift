@@ -119,7 +119,8 @@ extension JobTable {
     case .recorded(let serial, let line, let isTerminal, let seq):
       recorded(serial, line: line, isTerminal: isTerminal, seq: seq)
     case .expireDetached(let nowMs): expireDetached(nowMs: nowMs)
-    case .resultRestored(let key, let lines, let since): restoreResult(key, lines: lines, orphanedSinceMs: since)
+    case .resultRestored(let key, let lines, let since):
+      restoreResult(key, lines: lines, orphanedSinceMs: since)
     case .replayRestored(let serial, let lines): restoreReplay(serial, lines: lines)
     default: preconditionFailure("not a client event: \(event)")
     }
@@ -137,7 +138,9 @@ extension JobTable {
   /// A retry timer fired: a job still backing off starts its next attempt. A late timer (the
   /// job ended, or was cancelled while it waited) is ignored.
   mutating func retryDue(_ serial: UInt64, into actions: inout [Action]) {
-    guard let index = entries.index(forKey: serial), entries.values[index].phase == .backingOff else { return }
+    guard let index = entries.index(forKey: serial), entries.values[index].phase == .backingOff else {
+      return
+    }
     entries.values[index].phase = .running
     actions.append(.retry(serial))
   }

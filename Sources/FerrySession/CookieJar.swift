@@ -110,7 +110,9 @@ import FerryLoop
   }
 
   func takeHandle(loop: EventLoop, ownBuffer: Bool, stats: inout EngineStats) -> EasyHandle? {
-    if let slot = EasyHandle.take(from: &freeHandles, ownBuffer: ownBuffer, passedOver: &stats.handlesPassedOver) {
+    if let slot = EasyHandle.take(
+      from: &freeHandles, ownBuffer: ownBuffer, passedOver: &stats.handlesPassedOver)
+    {
       return slot
     }
     stats.handlesMade += 1

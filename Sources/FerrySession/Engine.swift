@@ -265,7 +265,9 @@ extension Engine {
   }
 
   private func takeHandle(ownBuffer: Bool) -> EasyHandle? {
-    if let slot = EasyHandle.take(from: &freeHandles, ownBuffer: ownBuffer, passedOver: &stats.handlesPassedOver) {
+    if let slot = EasyHandle.take(
+      from: &freeHandles, ownBuffer: ownBuffer, passedOver: &stats.handlesPassedOver)
+    {
       return slot
     }
     stats.handlesMade += 1

@@ -30,7 +30,8 @@ public enum ResumeRule {
     case .ended: .result
     case .waitingRetry(let attempt): .resend(attempt: attempt + 1)
     case .running(let attempt):
-      declaresResendSafe || HTTPMethods.idempotent.contains(method) ? .resend(attempt: attempt + 1) : .interrupt
+      declaresResendSafe || HTTPMethods.idempotent.contains(method)
+        ? .resend(attempt: attempt + 1) : .interrupt
     }
   }
 }

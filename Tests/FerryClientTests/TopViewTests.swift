@@ -138,10 +138,12 @@ struct TopViewTests {
   /// A slow reader shows: jobs holding a chunk back for their client (`paused`), only when
   /// there are any.
   @Test func pausedJobsShowOnTheJobsLine() {
-    let json = #"{"event":"stats","jobs":{"queued":0,"running":3,"done":0,"failed":0,"cancelled":0},"#
+    let json =
+      #"{"event":"stats","jobs":{"queued":0,"running":3,"done":0,"failed":0,"cancelled":0},"#
       + #""connections":{"opened":1,"reused":0},"bytes":{"up":0,"down":0},"clients":1,"paused":2,"#
       + #""uptime_s":1,"sessions":{}}"#
     let lines = TopView().lines(previous: nil, current: Self.sample(at: 0, json), width: 200, height: nil)
-    #expect(lines[1] == "jobs       running 3   queued 0   done 0   failed 0   cancelled 0   paused 2   0.0/s")
+    #expect(
+      lines[1] == "jobs       running 3   queued 0   done 0   failed 0   cancelled 0   paused 2   0.0/s")
   }
 }

@@ -16,7 +16,8 @@ import Testing
     let dir = Paths.tempDirectory("handle-reuse")
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let d = try InProcessDaemon(
-      config: #"{"files": {"write_roots": ["\#(dir)"]}, "sessions": {"tls": {"ca_file": "\#(nginx.caFile)"}}}"#)
+      config:
+        #"{"files": {"write_roots": ["\#(dir)"]}, "sessions": {"tls": {"ca_file": "\#(nginx.caFile)"}}}"#)
     defer { d.close() }
     let c = try d.connect(uid: getuid())
     let url = nginx.https("/small.json")
@@ -27,11 +28,14 @@ import Testing
       d.run(until: { c.events.filter { $0.isTerminal }.count == 16 * (round + 1) })
     }
     let ends = c.events.filter(\.isTerminal)
-    #expect(ends.count == 160 && ends.allSatisfy { $0.event == "done" && $0["http_version"]?.stringValue == "2" })
+    #expect(
+      ends.count == 160 && ends.allSatisfy { $0.event == "done" && $0["http_version"]?.stringValue == "2" })
     let engine = try #require(d.daemon.sessions["tls"]?.engine)
-    #expect(engine.stats.handlesMade <= 16, "160 jobs, 16 at a time, made \(engine.stats.handlesMade) handles")
+    #expect(
+      engine.stats.handlesMade <= 16, "160 jobs, 16 at a time, made \(engine.stats.handlesMade) handles")
     let out = dir + "/small.json"
-    let written = HTTPCacheTests.run(c, d, "o", #""session":"tls","url":"\#(url)","output":"\#(out)","events":[]"#)
+    let written = HTTPCacheTests.run(
+      c, d, "o", #""session":"tls","url":"\#(url)","output":"\#(out)","events":[]"#)
     #expect(written?.event == "done", "\(String(describing: written))")
     #expect(FileManager.default.fileExists(atPath: out))
   }

@@ -19,7 +19,9 @@ extension TableFuzz {
         check(afterMs >= 0, "a rate timer in the past: \(afterMs)")
         rateTimers[session] = nowMs + UInt64(max(0, afterMs))
       case .armRetryTimer(let serial, let afterMs):
-        check(jobs[serial]?.backingOff == false && jobs[serial]?.running == true, "a retry timer for \(serial), which is not running")
+        check(
+          jobs[serial]?.backingOff == false && jobs[serial]?.running == true,
+          "a retry timer for \(serial), which is not running")
         jobs[serial]?.backingOff = true
         retryTimers[serial] = nowMs + UInt64(afterMs)
       case .retry(let serial):
@@ -52,7 +54,8 @@ extension TableFuzz {
     }
     if job.session == "r" {
       if let last = lastStartMs {
-        check(nowMs >= last + rateIntervalMs, "session r started at \(nowMs), \(nowMs - last) ms after the last")
+        check(
+          nowMs >= last + rateIntervalMs, "session r started at \(nowMs), \(nowMs - last) ms after the last")
       }
       lastStartMs = nowMs
     }
@@ -63,9 +66,13 @@ extension TableFuzz {
   func checkCounts() {
     let running = jobs.values.filter(\.running).count
     check(table.runningCount == running, "table runs \(table.runningCount), driver saw \(running)")
-    check(table.waitingCount == jobs.count - running, "table waits \(table.waitingCount), driver saw \(jobs.count - running)")
+    check(
+      table.waitingCount == jobs.count - running,
+      "table waits \(table.waitingCount), driver saw \(jobs.count - running)")
     check(table.liveCount == jobs.count, "table holds \(table.liveCount), driver saw \(jobs.count)")
     let stats = table.stats.total
-    check(stats.running == running && stats.queued == jobs.count - running, "stats \(stats) against \(running) running")
+    check(
+      stats.running == running && stats.queued == jobs.count - running,
+      "stats \(stats) against \(running) running")
   }
 }

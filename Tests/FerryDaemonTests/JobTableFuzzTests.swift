@@ -1,3 +1,4 @@
+import FerryTestSupport
 import FerryWire
 import Testing
 
@@ -17,18 +18,6 @@ struct JobTableFuzzTests {
     var fuzz = TableFuzz(seed: seed)
     for _ in 0..<400 { fuzz.step() }
     fuzz.drain()
-  }
-}
-
-/// A small deterministic generator (SplitMix64), so each seed replays the same sequence.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
 
@@ -64,8 +53,9 @@ struct TableFuzz {
 
   init(seed: UInt64) {
     self.seed = seed
-    rng = SplitMix64(state: seed)
-    table = JobTable(sessions: [:], limits: JobTable.Limits(maxJobs: 60, maxJobsPerConnection: 25, maxRequestBytes: 1 << 20))
+    rng = SplitMix64(seed: seed)
+    table = JobTable(
+      sessions: [:], limits: JobTable.Limits(maxJobs: 60, maxJobsPerConnection: 25, maxRequestBytes: 1 << 20))
     feed(.reloaded(sessions: sessionLimits(), limits: table.limits, nowMs: 0))
     for client in UInt64(1)...4 { feed(.clientConnected(client, budget: 1 << 20)) }
   }
@@ -103,7 +93,8 @@ struct TableFuzz {
     let session = ["a", "b", "r", "r", "gone"].randomElement(using: &rng)!
     let client = UInt64.random(in: 1...4, using: &rng)
     let job = Job(
-      session: session, lane: [nil, nil, "x", "y"].randomElement(using: &rng)!, uid: UInt32(client % 2) + 1000,
+      session: session, lane: [nil, nil, "x", "y"].randomElement(using: &rng)!,
+      uid: UInt32(client % 2) + 1000,
       client: client, durable: Int.random(in: 0..<8, using: &rng) == 0)
     let clientJobs = jobs.values.filter { $0.client == client }.count
     var actions: [JobTable.Action] = []
@@ -115,7 +106,8 @@ struct TableFuzz {
       check(s == serial && actions.count == 1, "a refusal comes alone: \(actions)")
       return
     }
-    check(actions.first == .announceQueued(serial, position: nil) || isQueuedWithPosition(actions.first, serial),
+    check(
+      actions.first == .announceQueued(serial, position: nil) || isQueuedWithPosition(actions.first, serial),
       "a taken job is announced first: \(actions)")
     jobs[serial] = job
     perform(Array(actions.dropFirst()))
@@ -127,7 +119,9 @@ struct TableFuzz {
   }
 
   mutating func endRunning() {
-    guard let serial = jobs.filter({ $0.value.running }).keys.sorted().randomElement(using: &rng) else { return }
+    guard let serial = jobs.filter({ $0.value.running }).keys.sorted().randomElement(using: &rng) else {
+      return
+    }
     end(serial, [.done, .failed, .cancelled].randomElement(using: &rng)!)
   }
 
@@ -144,7 +138,9 @@ struct TableFuzz {
   }
 
   mutating func cancelWaiting() {
-    guard let serial = jobs.filter({ !$0.value.running }).keys.sorted().randomElement(using: &rng) else { return }
+    guard let serial = jobs.filter({ !$0.value.running }).keys.sorted().randomElement(using: &rng) else {
+      return
+    }
     end(serial, .cancelled)
   }
 

@@ -52,10 +52,11 @@ import Testing
     try deaf.send(#"{"id":"big","url":"\#(fixture.url("/bytes/1048576"))","response":"base64"}"#)
     try deaf.send(#"{"id":"next","url":"\#(fixture.url("/echo"))","events":[]}"#)
     // `big` ended (the daemon holds its events), `next` waits for the rate: nothing runs.
-    #expect(Poll.until(timeoutMs: 10_000) {
-      guard let jobs = (try? daemon.stats())?["jobs"]?.objectValue else { return false }
-      return jobs.int("done") == 1 && jobs.int("queued") == 1
-    })
+    #expect(
+      Poll.until(timeoutMs: 10_000) {
+        guard let jobs = (try? daemon.stats())?["jobs"]?.objectValue else { return false }
+        return jobs.int("done") == 1 && jobs.int("queued") == 1
+      })
     daemon.process.signal(SIGTERM)
     #expect(daemon.process.wait(timeoutMs: 10_000) == 0, "the daemon did not exit within 10 s")
     _ = deaf

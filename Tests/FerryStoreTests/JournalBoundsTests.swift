@@ -1,4 +1,5 @@
 import FerryDaemon
+import FerryTestSupport
 import Testing
 
 @testable import FerryStore
@@ -74,7 +75,7 @@ import Testing
   }
 
   @Test(arguments: 0..<8) func randomSequencesKeepWhatTheReplayBufferKeeps(_ round: Int) throws {
-    var generator = SplitMix(seed: UInt64(round) &+ 0x5eed)
+    var generator = SplitMix64(seed: UInt64(round) &+ 0x5eed)
     let maxEvents = Int(generator.next() % 8) + 1
     let maxBytes = Int(generator.next() % 2000) + 40
     let sizes = (0..<Int(generator.next() % 40)).map { _ in Int(generator.next() % 700) + 30 }
@@ -94,18 +95,5 @@ import Testing
     let counters = try db.text("SELECT event_count || ',' || event_bytes FROM jobs")
     let rows = try db.text("SELECT count(*) || ',' || sum(length(line)) FROM events")
     #expect(counters == rows)
-  }
-}
-
-/// A small deterministic generator for the random rounds.
-struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

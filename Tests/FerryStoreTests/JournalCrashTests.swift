@@ -18,7 +18,7 @@ import Testing
   @Test func everyCommittedBatchSurvivesSIGKILLAndNoPartialOneAppears() throws {
     let dir = TempDirectory("crash")
     let seed = UInt64(truncatingIfNeeded: monotonicMs()) ^ UInt64(getpid())
-    var random = SplitMix(seed: seed)
+    var random = SplitMix64(seed: seed)
     var held = 0  // batches the journal holds
     for round in 0..<8 {
       let child = try ChildProcess(
