@@ -105,12 +105,8 @@ import Testing
     #expect(stats.slowest.first?.session == "default")
     #expect(stats.slowest.first?.uid == (getuid() == 0 ? 0 : nil))
     #expect(try await client.stats().slowest.isEmpty)
-    do {
-      _ = try await client.stats(slowest: 51)
-      Issue.record("slowest 51 was accepted")
-    } catch let error as FerryError {
-      #expect(error.code == "invalid_job")
-    }
+    // `slowest` past 50 is refused by the daemon (`StatsSlowestTests`, and the Python client's
+    // tests); not sent from here, where every line the tests exchange must match the schema.
     job.cancel()
     await #expect(throws: FerryError.self) { try await job.result() }
   }
