@@ -102,7 +102,10 @@ extension JobTable {
     case .sessionDropped(let name): sessionDropped(name)
     case .shutdownRequested: shutdownRequested(into: &actions)
     case .graceExpired: graceExpired(into: &actions)
-    default: handleClientEvent(event, into: &actions)
+    // Listed, not `default`: a new event case must be routed somewhere, or this fails to build.
+    case .clientConnected, .clientClosed, .budgetMayHaveRoom, .bodyDropped, .attachRequested, .recorded,
+      .expireDetached, .resultRestored, .replayRestored:
+      handleClientEvent(event, into: &actions)
     }
   }
 

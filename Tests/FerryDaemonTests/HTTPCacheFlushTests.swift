@@ -13,6 +13,16 @@ import Testing
 @MainActor @Suite(.serialized) struct HTTPCacheFlushTests {
   typealias T = HTTPCacheTests
 
+  /// Fills `mount` with a file until a write fails (ENOSPC); the file's path, to unlink.
+  static func fillUp(_ mount: Tmpfs) -> String {
+    let filler = mount.path + "/filler"
+    let fd = open(filler, O_CREAT | O_WRONLY | O_TRUNC, 0o600)
+    let block = [UInt8](repeating: 0x61, count: 4096)
+    while write(fd, block, block.count) == block.count {}
+    close(fd)
+    return filler
+  }
+
   /// The state directory is a small tmpfs, filled up before a flush: its write fails for real
   /// (SQLITE_FULL: the WAL cannot grow; the store holds its lock exclusively, so no other
   /// connection could make it fail). Once space is back, the next flush writes the hit and the
@@ -30,11 +40,7 @@ import Testing
     #expect(T.cacheOf(T.run(c, d, "3", #""url":"\#(fresh)""#)) == "hit")
     #expect(T.cacheOf(T.run(c, d, "4", #""url":"\#(stale)""#)) == "revalidated")
 
-    let filler = mount.path + "/filler"
-    let fd = open(filler, O_CREAT | O_WRONLY | O_TRUNC, 0o600)
-    let block = [UInt8](repeating: 0x61, count: 4096)
-    while write(fd, block, block.count) == block.count {}
-    close(fd)
+    let filler = Self.fillUp(mount)
     #expect(d.daemon.httpCache.flushUses() != nil, "the flush should have failed on the full disk")
     unlink(filler)
     #expect(d.daemon.httpCache.flushUses() == nil)
@@ -64,11 +70,7 @@ extension HTTPCacheFlushTests {
     let url = d.url("/conditional?Cache-Control=max-age%3D600&n=3")
     #expect(T.cacheOf(T.run(c, d, "1", #""url":"\#(url)""#)) == "miss")
     let stored = try #require(d.daemon.httpCache.sessions["default"]?.byKey.values.first?.first)
-    let filler = mount.path + "/filler"
-    let fd = open(filler, O_CREAT | O_WRONLY | O_TRUNC, 0o600)
-    let block = [UInt8](repeating: 0x61, count: 4096)
-    while write(fd, block, block.count) == block.count {}
-    close(fd)
+    let filler = Self.fillUp(mount)
     d.daemon.httpCache.drop(stored, session: "default")
     unlink(filler)
     let rows = try #require(try d.daemon.httpCache.store?.all())
