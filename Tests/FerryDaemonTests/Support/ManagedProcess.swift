@@ -145,10 +145,6 @@ enum Paths {
     return dir + "/" + name
   }
 
-  /// A fresh private directory under /tmp.
-  static func tempDirectory(_ tag: String) -> String {
-    let path = "/tmp/ferry-test-\(tag)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-  }
+  /// A fresh private directory under /tmp, removed when the test process exits.
+  static func tempDirectory(_ tag: String) -> String { TestDirectory.make(prefix: "ferry-test", tag: tag) }
 }

@@ -116,11 +116,7 @@ enum KitPaths {
     (ProcessInfo.processInfo.environment["FERRY_PRODUCTS"] ?? repo + "/.build/debug") + "/" + name
   }
 
-  static func tempDirectory(_ tag: String) -> String {
-    let path = "/tmp/ferrykit-test-\(tag)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-  }
+  static func tempDirectory(_ tag: String) -> String { TestDirectory.make(prefix: "ferrykit-test", tag: tag) }
 
   static func size(_ path: String) -> Int? {
     var st = stat()
