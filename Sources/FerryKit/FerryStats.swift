@@ -69,6 +69,9 @@ public struct FerryStats: Sendable, Equatable {
   public var total = Counts()
   /// Connected clients.
   public var clients = 0
+  /// Running jobs whose transfer holds a chunk back until its client reads: a slow reader,
+  /// not lost data.
+  public var paused = 0
   public var uptimeSeconds = 0
   /// Per session, in the daemon's order.
   public var sessions: [Session] = []
@@ -83,6 +86,7 @@ public struct FerryStats: Sendable, Equatable {
   init(answer o: JSONObject) {
     total = Counts(o)
     clients = Self.int(o["clients"])
+    paused = Self.int(o["paused"])
     uptimeSeconds = Self.int(o["uptime_s"])
     for m in o["sessions"]?.objectValue?.members ?? [] {
       sessions.append(Session(name: m.key, counts: Counts(m.value.objectValue ?? JSONObject())))

@@ -328,7 +328,9 @@ class AsyncClient:
         return await self.op("hello")
 
     async def stats(self, slowest=0):
-        """The daemon's counters (`stats` op). `slowest=N` (0-50) adds `slowest`: the caller's N
+        """The daemon's counters (`stats` op), the answer as a dict: `jobs`, `clients`, `paused`
+        (running jobs held back until their client reads), `connections`, `bytes`, `uptime_s`,
+        `sessions`, `cache`. `slowest=N` (0-50) adds `slowest`: the caller's N
         running jobs accepted longest ago, oldest first (`id`, `session`, `origin`, `age_ms`,
         `received_bytes`; every user's, with `uid`, for root)."""
         if slowest:

@@ -165,7 +165,9 @@ class RequestsShapeTests(DaemonTestCase):
             t.join()
         self.assertEqual(results, [200] * 320)
         # One connection carried them all.
-        self.assertEqual(self.client.stats()["clients"], 1)
+        stats = self.client.stats()
+        self.assertEqual(stats["clients"], 1)
+        self.assertEqual(stats["paused"], 0)
 
     def test_stats_slowest_lists_a_running_job_by_its_origin(self):
         job = self.client.submit(method="GET", url=self.url("/stall?secret=1"), timeout=(30, 3600),
