@@ -1,3 +1,5 @@
+import FerryWire
+
 extension TopView {
   /// Counts per second between two samples, or since the daemon started when there is one.
   struct Rate {
@@ -12,25 +14,25 @@ extension TopView {
         milliseconds = current.atMs - previous.atMs
       } else {
         self.previous = nil
-        milliseconds = current.uptimeSeconds * 1000
+        milliseconds = Int64(current.uptimeSeconds) * 1000
       }
     }
 
     /// How much `field` grew from `before` (the previous sample's; zero when it had none) to
     /// `now`, or nil when no time passed.
     private func growth(
-      _ field: KeyPath<StatsSample.Counts, Int64>, _ before: StatsSample.Counts?, _ now: StatsSample.Counts
+      _ field: KeyPath<StatsAnswer.Counts, Int>, _ before: StatsAnswer.Counts?, _ now: StatsAnswer.Counts
     )
       -> Int64?
     {
       guard milliseconds > 0 else { return nil }
       let base = previous == nil ? 0 : before?[keyPath: field] ?? 0
-      return max(now[keyPath: field] - base, 0)
+      return Int64(max(now[keyPath: field] - base, 0))
     }
 
     /// Per second with one decimal (`2.5`), `-` when unknown.
     func perSecond(
-      _ field: KeyPath<StatsSample.Counts, Int64>, _ before: StatsSample.Counts?, _ now: StatsSample.Counts
+      _ field: KeyPath<StatsAnswer.Counts, Int>, _ before: StatsAnswer.Counts?, _ now: StatsAnswer.Counts
     )
       -> String
     {
@@ -41,7 +43,7 @@ extension TopView {
 
     /// Bytes per second as `ByteFormat` writes them, `-` when unknown.
     func bytes(
-      _ field: KeyPath<StatsSample.Counts, Int64>, _ before: StatsSample.Counts?, _ now: StatsSample.Counts
+      _ field: KeyPath<StatsAnswer.Counts, Int>, _ before: StatsAnswer.Counts?, _ now: StatsAnswer.Counts
     )
       -> String
     {

@@ -10,7 +10,8 @@ extension TopView {
     return ["", Self.slowRow(["SLOWEST JOB", "SESSION", "AGE", "RECEIVED", "ORIGIN"])]
       + jobs.map { j in
         Self.slowRow([
-          j.id, j.session, ByteFormat.duration(seconds: j.ageMs / 1000), ByteFormat.text(j.receivedBytes),
+          j.id, j.session, ByteFormat.duration(seconds: Int64(j.ageMs / 1000)),
+          ByteFormat.text(Int64(j.receivedBytes)),
           j.origin,
         ])
       }

@@ -1,3 +1,5 @@
+import FerryWire
+
 /// `ferry top`'s screen: two `stats` samples and the terminal's size in, lines out.
 ///
 /// Pure, so the view is tested line for line; `ferry`'s main does the terminal (raw mode,
@@ -96,7 +98,7 @@ public struct TopView: Sendable, Equatable {
 
   /// The daemon-wide lines above the table.
   private func summary(_ s: StatsSample, rate: Rate) -> [String] {
-    var head = "ferry top   up \(ByteFormat.duration(seconds: s.uptimeSeconds))   clients \(s.clients)"
+    var head = "ferry top   up \(ByteFormat.duration(seconds: Int64(s.uptimeSeconds)))   clients \(s.clients)"
     head += "   sort \(sort.rawValue)"
     if !filter.isEmpty { head += "   filter \(filter)" }
     let t = s.total
@@ -107,9 +109,9 @@ public struct TopView: Sendable, Equatable {
     if let retries = t.retries { jobs += "   retries \(retries)" }
     jobs += "   \(rate.perSecond(\.ended, rate.previous?.total, t))/s"
     let transfer =
-      "transfer   up \(rate.bytes(\.up, rate.previous?.total, t))/s   down \(rate.bytes(\.down, rate.previous?.total, t))/s"
-      + "   connections \(t.opened) opened, \(t.reused) reused"
-    let lookups = s.cache.values.reduce(StatsSample.CacheCounts()) {
+      "transfer   up \(rate.bytes(\.bytesUp, rate.previous?.total, t))/s   down \(rate.bytes(\.bytesDown, rate.previous?.total, t))/s"
+      + "   connections \(t.connectionsOpened) opened, \(t.connectionsReused) reused"
+    let lookups = s.cache.values.reduce(StatsAnswer.CacheCounts()) {
       .init(hit: $0.hit + $1.hit, revalidated: $0.revalidated + $1.revalidated, miss: $0.miss + $1.miss)
     }
     let cache =
@@ -121,22 +123,22 @@ public struct TopView: Sendable, Equatable {
   }
 
   private func sessionRow(
-    _ name: String, _ c: StatsSample.Counts, _ before: StatsSample.Counts?, rate: Rate,
-    cache: StatsSample.CacheCounts?
+    _ name: String, _ c: StatsAnswer.Counts, _ before: StatsAnswer.Counts?, rate: Rate,
+    cache: StatsAnswer.CacheCounts?
   ) -> String {
     Self.row([
       name, "\(c.running)", "\(c.queued)", "\(c.done)", "\(c.failed)", rate.perSecond(\.ended, before, c),
-      rate.bytes(\.up, before, c), rate.bytes(\.down, before, c), cache.map(Self.ratio) ?? "-",
+      rate.bytes(\.bytesUp, before, c), rate.bytes(\.bytesDown, before, c), cache.map(Self.ratio) ?? "-",
     ])
   }
 
   /// The sessions to list: configured and counted, filtered, in the chosen order.
   private func sessionNames(_ s: StatsSample) -> [String] {
     var names = configured
-    for (name, _) in s.sessions where !names.contains(name) { names.append(name) }
+    for name in s.sessions.map(\.name) where !names.contains(name) { names.append(name) }
     let needle = filter.lowercased()
     names = names.filter { needle.isEmpty || $0.lowercased().contains(needle) }.sorted()
-    let key: ((StatsSample.Counts) -> Int64)? =
+    let key: ((StatsAnswer.Counts) -> Int)? =
       switch sort {
       case .name: nil
       case .running: { $0.running }
@@ -164,7 +166,7 @@ public struct TopView: Sendable, Equatable {
     return line
   }
 
-  static func ratio(_ c: StatsSample.CacheCounts) -> String {
+  static func ratio(_ c: StatsAnswer.CacheCounts) -> String {
     c.lookups == 0 ? "-" : "\(c.answered * 100 / c.lookups)%"
   }
 
