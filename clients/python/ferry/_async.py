@@ -11,7 +11,7 @@ from ._errors import DaemonUnavailable, FerryError
 from ._async_jobs import AsyncJob, AsyncStreamResponse, _Request
 from ._jobs import build_job, encode_line, plain_line
 from ._models import TERMINAL, outcome
-from ._shared import DownloadFiles, JobSpec, ProtocolState, stream_job_fields
+from ._shared import DownloadFiles, HTTPVerbs, JobSpec, ProtocolState, stream_job_fields
 
 _loads = _json.JSONDecoder().decode
 
@@ -38,7 +38,7 @@ class _Conn:
         self.writer_added = False
 
 
-class AsyncClient:
+class AsyncClient(HTTPVerbs):
     """An asyncio ferry client on one connection to ferryd (`async with AsyncClient() as c`).
 
     Thousands of concurrent `await c.get(...)` (e.g. with `asyncio.gather`) share the
@@ -503,28 +503,6 @@ class AsyncClient:
             raise
         files.finished()
         return response
-
-    # Plain functions returning request()'s coroutine: awaited the same, one frame fewer.
-    def get(self, url, **kwargs):
-        return self.request("GET", url, **kwargs)
-
-    def head(self, url, **kwargs):
-        return self.request("HEAD", url, **kwargs)
-
-    def options(self, url, **kwargs):
-        return self.request("OPTIONS", url, **kwargs)
-
-    def delete(self, url, **kwargs):
-        return self.request("DELETE", url, **kwargs)
-
-    def post(self, url, **kwargs):
-        return self.request("POST", url, **kwargs)
-
-    def put(self, url, **kwargs):
-        return self.request("PUT", url, **kwargs)
-
-    def patch(self, url, **kwargs):
-        return self.request("PATCH", url, **kwargs)
 
 
 _ANSWERS = {"ping": "pong", "explain": "explained", "clear_cookies": "cookies_cleared", "purge": "purged"}

@@ -11,11 +11,11 @@ from . import _socket
 from ._errors import DaemonUnavailable, FerryError
 from ._jobs import build_job, encode_line
 from ._models import TERMINAL
-from ._shared import DownloadFiles, JobSpec, ProtocolState, stream_job_fields
+from ._shared import DownloadFiles, HTTPVerbs, JobSpec, ProtocolState, stream_job_fields
 from ._sync_jobs import Job, StreamResponse
 
 
-class Client:
+class Client(HTTPVerbs):
     """A blocking ferry client on one connection to ferryd.
 
     `socket_path`: None finds the socket as the CLI does. `session`: the default session of
@@ -403,27 +403,6 @@ class Client:
             raise
         files.finished()
         return response
-
-    def get(self, url, **kwargs):
-        return self.request("GET", url, **kwargs)
-
-    def head(self, url, **kwargs):
-        return self.request("HEAD", url, **kwargs)
-
-    def options(self, url, **kwargs):
-        return self.request("OPTIONS", url, **kwargs)
-
-    def delete(self, url, **kwargs):
-        return self.request("DELETE", url, **kwargs)
-
-    def post(self, url, **kwargs):
-        return self.request("POST", url, **kwargs)
-
-    def put(self, url, **kwargs):
-        return self.request("PUT", url, **kwargs)
-
-    def patch(self, url, **kwargs):
-        return self.request("PATCH", url, **kwargs)
 
 
 class _Connection:

@@ -138,3 +138,30 @@ class DownloadFiles:
             os.unlink(path)
         except FileNotFoundError:
             pass
+
+
+class HTTPVerbs:
+    """`get`, `post`, ... as requests and httpx name them, for `Client` and `AsyncClient`:
+    each is `request(METHOD, url, **kwargs)`; on `AsyncClient` that returns request()'s
+    coroutine, awaited the same, one frame fewer."""
+
+    def get(self, url, **kwargs):
+        return self.request("GET", url, **kwargs)
+
+    def head(self, url, **kwargs):
+        return self.request("HEAD", url, **kwargs)
+
+    def options(self, url, **kwargs):
+        return self.request("OPTIONS", url, **kwargs)
+
+    def delete(self, url, **kwargs):
+        return self.request("DELETE", url, **kwargs)
+
+    def post(self, url, **kwargs):
+        return self.request("POST", url, **kwargs)
+
+    def put(self, url, **kwargs):
+        return self.request("PUT", url, **kwargs)
+
+    def patch(self, url, **kwargs):
+        return self.request("PATCH", url, **kwargs)
