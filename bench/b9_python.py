@@ -2,7 +2,10 @@
 the Python library's AsyncClient (ferry-python) and FerryKit's FerryClient.data(for:)
 (ferry-bench-kit: ferry-kit), against aiohttp (bench/.venv, as B1 runs it) and
 ferry-bench-client (the same daemon without a library: a library's own cost per job is the
-difference), over http and https.
+difference), over http and https. ferry-bench-client runs twice: as B1 runs it (bodies
+discarded) and asking for what both libraries ask for (`"response":"base64"`, the body in
+`done`: ferry-bench-client-base64), so that a library's ratio and overhead compare the same
+daemon work.
 
     bench/run.py --products .build/release [--venv bench/.venv] --only-b9 [--reps 3]
     bench/b9_python.py --products .build/release [--venv ...] [--reps 3]   (the same)
@@ -11,7 +14,7 @@ Each repetition runs every client once, in rotated order, against one warm ferry
 taken within a repetition. CPU per request: the client's processes (rusage), and for the ferry
 rows ferryd's too (/proc), since that work is the client's own on the aiohttp row; on a shared
 machine these say more than rates. Targets: ferry-python >= 2x aiohttp's rate, ferry-kit >=
-0.9x ferry-bench-client's."""
+0.9x ferry-bench-client-base64's (the library's overhead per job, the daemon's work the same)."""
 
 import asyncio
 import json
@@ -24,11 +27,14 @@ sys.path.insert(0, BENCH_DIR)
 
 from harness import BenchError, rotated, summary, timed  # noqa: E402
 
-TOOLS = ["ferry-python", "ferry-kit", "aiohttp", "ferry-bench-client"]
-# The libraries, each against both peers: ferry-python / aiohttp and ferry-kit /
-# ferry-bench-client are the issue's targets, the other two are for reference.
+TOOLS = ["ferry-python", "ferry-kit", "aiohttp", "ferry-bench-client", "ferry-bench-client-base64"]
+# The libraries, each against every peer: ferry-python / aiohttp and ferry-kit /
+# ferry-bench-client-base64 are the issue's targets, the others are for reference.
 LIBRARIES = ["ferry-python", "ferry-kit"]
-PEERS = ["aiohttp", "ferry-bench-client"]
+PEERS = ["aiohttp", "ferry-bench-client", "ferry-bench-client-base64"]
+# A library's own cost per job is its client CPU less that of the bench client asking the
+# daemon for the same: both libraries ask for the body in `done` as base64.
+SAME_WORK = "ferry-bench-client-base64"
 
 
 async def python_run(socket_path, url, n, window):
@@ -83,8 +89,8 @@ def run_kit(ctx, daemon, url, n):
     return run_fields("ferry-bench-kit", cmd, daemon, n, "failed", 0)
 
 
-def run_bench_client(ctx, daemon, url, n):
-    cmd = [os.path.join(ctx.products, "ferry-bench-client"), daemon.socket, url, str(n), str(ctx.window)]
+def run_bench_client(ctx, daemon, url, n, extra=""):
+    cmd = [os.path.join(ctx.products, "ferry-bench-client"), daemon.socket, url, str(n), str(ctx.window), extra]
     return run_fields("ferry-bench-client", cmd, daemon, n, "done", n)
 
 
@@ -109,7 +115,8 @@ def run(ctx, daemon, ferry_version):
     for scheme in ("http", "https"):
         url = ctx.nginx.url(scheme, "/small")
         daemon_version = ferry_version(url)
-        versions = {"ferry-kit": daemon_version, "ferry-bench-client": daemon_version}
+        versions = {"ferry-kit": daemon_version, "ferry-bench-client": daemon_version,
+                    "ferry-bench-client-base64": daemon_version}
         per_tool = {t: [] for t in tools}
         for rep in range(ctx.reps):
             for tool in rotated(tools, rep):
@@ -120,6 +127,8 @@ def run(ctx, daemon, ferry_version):
                     result = run_kit(ctx, daemon, url, n)
                 elif tool == "aiohttp":
                     result = run_aiohttp(ctx, scheme, url, n)
+                elif tool == "ferry-bench-client-base64":
+                    result = run_bench_client(ctx, daemon, url, n, '"response":"base64"')
                 else:
                     result = run_bench_client(ctx, daemon, url, n)
                 versions.setdefault(tool, result.get("http_version"))
@@ -144,7 +153,7 @@ def summarize(per_tool, versions):
                     [a["rps"] / b["rps"] for a, b in zip(per_tool[library], per_tool[peer])])
         out["overhead_us_per_request"][library] = summary(
             [a["cpu_us_per_request"] - b["cpu_us_per_request"]
-             for a, b in zip(per_tool[library], per_tool["ferry-bench-client"])])
+             for a, b in zip(per_tool[library], per_tool[SAME_WORK])])
     return out
 
 

@@ -71,7 +71,7 @@ def targets(r):
     # Issue 27: the client libraries on B1's workload.
     for scheme in ("http", "https") if "b9" in r else ():
         ratios = r["b9"]["protocols"][scheme]["ratios"]
-        for pair, need in (("ferry-python/aiohttp", 2), ("ferry-kit/ferry-bench-client", 0.9)):
+        for pair, need in (("ferry-python/aiohttp", 2), ("ferry-kit/ferry-bench-client-base64", 0.9)):
             value = ratios.get(pair, {}).get("median")
             library, peer = pair.split("/")
             add(f"B9 {scheme}: {library} / {peer} throughput", f"≥ {need}×", value, lambda v, n=need: v >= n)
@@ -354,21 +354,25 @@ def b9_table(r):
     lines = ["", f"## B9 client libraries (issue 27): {b9['n']:,} small GETs, ≤ {b9['in_flight']} in flight", "",
              "B1's workload through the Python library's `AsyncClient` (*ferry-python*) and FerryKit's "
              "`FerryClient.data(for:)` (*ferry-kit*: ferry-bench-kit), against aiohttp and ferry-bench-client "
-             "(the same daemon, no library), one warm ferryd, the clients in rotated order.", ""]
+             "(the same daemon, no library; *-base64*: asking for the body in `done` as base64, as "
+             "both libraries do, where B1's discards it), one warm ferryd, the clients in rotated order.", ""]
     if b9["skipped"]:
         lines += [f"Skipped (not installed): {', '.join(b9['skipped'])}.", ""]
+    peers = ("aiohttp", "ferry-bench-client", "ferry-bench-client-base64")
     lines += ["| protocol | client | HTTP version | requests/s | ÷ aiohttp | ÷ ferry-bench-client | "
-              "client CPU µs per request | ferryd CPU µs per request |", "|---|---|---|---|---|---|---|---|"]
+              "÷ ferry-bench-client-base64 | client CPU µs per request | ferryd CPU µs per request |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for scheme, p in b9["protocols"].items():
         for tool, t in p["tools"].items():
-            ratios = [fmt(p["ratios"].get(f"{tool}/{peer}"), "×", 2) for peer in ("aiohttp", "ferry-bench-client")]
+            ratios = [fmt(p["ratios"].get(f"{tool}/{peer}"), "×", 2) for peer in peers]
             lines.append(f"| {scheme} | {tool} | {p['http_versions'].get(tool)} | {fmt(t['rps'])} | "
                          f"{' | '.join(ratios)} | {fmt(t['cpu_us_per_request'], '', 1)} | "
                          f"{fmt(t['daemon_cpu_us_per_request'], '', 1)} |")
     lines += ["", "*Client CPU per request*: user + sys of the client's processes (rusage) over the run ÷ "
               "requests; for the ferry rows ferryd's CPU over the same run is beside it (/proc), since that "
               "work is the client's own on the aiohttp row. A library's own cost per job, its client CPU "
-              "per request less ferry-bench-client's in the same repetition:",
+              "per request less that of ferry-bench-client-base64 (the same daemon work) in the same "
+              "repetition:",
               "", "| protocol | ferry-python, µs per job | ferry-kit, µs per job |", "|---|---|---|"]
     for scheme, p in b9["protocols"].items():
         over = p["overhead_us_per_request"]

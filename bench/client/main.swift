@@ -5,6 +5,7 @@
 // A pipelining ferryd client for benchmarks: sends N GET jobs over one connection with at most
 // K in flight, counts terminal events, and prints one line of results. It does no JSON parsing
 // beyond recognising the event name at the start of each line, so it is not the bottleneck.
+// Bodies are discarded (`"response":"discard"`) unless EXTRA gives a `response`.
 //
 //   ferry-bench-client SOCKET URL N K [extra job JSON members [id prefix]]
 //
@@ -30,6 +31,9 @@ func main() {
   let url = args[2]
   let extra = args.count > 5 && !args[5].isEmpty ? "," + args[5] : ""
   let idPrefix = args.count > 6 ? args[6] : ""
+  // Bodies are discarded unless EXTRA names a `response` of its own (B9 asks for base64, as
+  // FerryKit's `data(for:)` does, to compare the same daemon work).
+  let response = extra.contains(#""response""#) ? "" : #","response":"discard""#
 
   let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
   var addr = sockaddr_un()
@@ -65,7 +69,7 @@ func main() {
   func queueJobs() {
     while sent < total, sent - (done + failed) < window {
       out.append(
-        contentsOf: #"{"id":"\#(idPrefix)\#(sent)","url":"\#(url)","events":[],"response":"discard"\#(extra)}"#.utf8)
+        contentsOf: #"{"id":"\#(idPrefix)\#(sent)","url":"\#(url)","events":[]\#(response)\#(extra)}"#.utf8)
       out.append(10)
       sent += 1
     }
