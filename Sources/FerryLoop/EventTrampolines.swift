@@ -8,7 +8,8 @@ import CFerryEvent
 /// strong reference for the duration of the call, so a handler that drops the last outside
 /// reference to its own object does not pull the object out from under the running method.
 /// Callbacks only ever run inside `EventLoop.run…` on the loop's thread, which is the main
-/// actor, hence `MainActor.assumeIsolated`.
+/// actor, hence `onLoop` (LoopIsolation.swift: `MainActor.assumeIsolated` without its check in
+/// release builds).
 enum EventTrampolines {
   /// For events whose only job is to wake the loop (the `run(until:)` deadline).
   static let ignore: ferry_event_callback = { _, _, _ in }
@@ -17,14 +18,14 @@ enum EventTrampolines {
   static let timer: ferry_event_callback = { _, _, arg in
     guard let arg else { return }
     let object = Unmanaged<Timer>.fromOpaque(arg)
-    MainActor.assumeIsolated { object.takeUnretainedValue().fire() }
+    onLoop { object.takeUnretainedValue().fire() }
   }
 
   /// An `IOWatch`'s descriptor is ready; `what` carries EV_READ/EV_WRITE.
   static let io: ferry_event_callback = { _, what, arg in
     guard let arg else { return }
     let object = Unmanaged<IOWatch>.fromOpaque(arg)
-    MainActor.assumeIsolated { object.takeUnretainedValue().fire(what) }
+    onLoop { object.takeUnretainedValue().fire(what) }
   }
 
   /// A `SignalWatch`'s signal was delivered (libevent defers it to the loop, so this runs
@@ -32,6 +33,6 @@ enum EventTrampolines {
   static let signal: ferry_event_callback = { _, _, arg in
     guard let arg else { return }
     let object = Unmanaged<SignalWatch>.fromOpaque(arg)
-    MainActor.assumeIsolated { object.takeUnretainedValue().fire() }
+    onLoop { object.takeUnretainedValue().fire() }
   }
 }

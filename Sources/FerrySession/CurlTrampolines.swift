@@ -1,4 +1,5 @@
 import CFerryCurl
+import FerryLoop
 
 #if canImport(Glibc)
   import Glibc
@@ -13,7 +14,8 @@ import CFerryCurl
 /// The engine keeps each transfer alive while its handle is in the multi, and the engine
 /// outlives its multi handle, so the pointers are never dangling. curl only calls back from
 /// inside a curl call the engine makes on the loop's thread, which is the main actor, hence
-/// `MainActor.assumeIsolated`. Buffers cross into that closure as an address and a count,
+/// `onLoop` (`MainActor.assumeIsolated`, unchecked in release builds: LoopIsolation.swift).
+/// Buffers cross into that closure as an address and a count,
 /// since the checker cannot see that the closure runs synchronously on this thread before
 /// the callback returns. Every return value is chosen on purpose: -1 from a socket or
 /// timer callback would abort every transfer on the multi.
@@ -25,7 +27,7 @@ enum CurlTrampolines {
     guard let userp else { return 0 }
     let engine = Unmanaged<Engine>.fromOpaque(userp)
     let record = UInt(bitPattern: socketp)
-    MainActor.assumeIsolated {
+    onLoop {
       engine.takeUnretainedValue().socketChanged(fd, what, UnsafeMutableRawPointer(bitPattern: record))
     }
     return 0
@@ -35,7 +37,7 @@ enum CurlTrampolines {
   static let timer: curl_multi_timer_callback = { _, timeoutMs, userp in
     guard let userp else { return 0 }
     let engine = Unmanaged<Engine>.fromOpaque(userp)
-    MainActor.assumeIsolated { engine.takeUnretainedValue().timerChanged(timeoutMs) }
+    onLoop { engine.takeUnretainedValue().timerChanged(timeoutMs) }
     return 0
   }
 
@@ -45,7 +47,7 @@ enum CurlTrampolines {
     let transfer = Unmanaged<Transfer>.fromOpaque(userp)
     let address = UInt(bitPattern: data)
     let length = size * count
-    return MainActor.assumeIsolated {
+    return onLoop {
       transfer.takeUnretainedValue().curlWrite(UnsafeRawBufferPointer(address, length))
     }
   }
@@ -59,7 +61,7 @@ enum CurlTrampolines {
     let length = size * count
     guard lines.append(UnsafeRawBufferPointer(UInt(bitPattern: data), length)) else { return length }
     guard let transfer = lines.transfer else { return 0 }
-    return MainActor.assumeIsolated { transfer.curlHeaderBlockEnded() } ? length : 0
+    return onLoop { transfer.curlHeaderBlockEnded() } ? length : 0
   }
 
   /// `CURLOPT_READFUNCTION`: request body bytes wanted.
@@ -68,7 +70,7 @@ enum CurlTrampolines {
     let transfer = Unmanaged<Transfer>.fromOpaque(userp)
     let address = UInt(bitPattern: data)
     let length = size * count
-    return MainActor.assumeIsolated {
+    return onLoop {
       transfer.takeUnretainedValue().curlRead(into: UnsafeMutableRawBufferPointer(address, length))
     }
   }
@@ -78,14 +80,14 @@ enum CurlTrampolines {
   static let seek: curl_seek_callback = { userp, offset, origin in
     guard let userp else { return FERRY_CURL_SEEKFUNC_FAIL }
     let transfer = Unmanaged<Transfer>.fromOpaque(userp)
-    return MainActor.assumeIsolated { transfer.takeUnretainedValue().curlSeek(to: offset, origin: origin) }
+    return onLoop { transfer.takeUnretainedValue().curlSeek(to: offset, origin: origin) }
   }
 
   /// `CURLOPT_XFERINFOFUNCTION`: byte counts so far. Non-zero aborts the transfer.
   static let progress: curl_xferinfo_callback = { userp, downTotal, downNow, upTotal, upNow in
     guard let userp else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(userp)
-    return MainActor.assumeIsolated {
+    return onLoop {
       transfer.takeUnretainedValue().curlProgress(
         downTotal: downTotal, downNow: downNow, upTotal: upTotal, upNow: upNow)
     }
@@ -98,7 +100,7 @@ enum CurlTrampolines {
     guard let userp else { return FERRY_CURL_SOCKET_BAD }
     let transfer = Unmanaged<Transfer>.fromOpaque(userp)
     let address = UInt(bitPattern: address)
-    return MainActor.assumeIsolated {
+    return onLoop {
       transfer.takeUnretainedValue().curlOpenSocket(UnsafeMutablePointer(bitPattern: address))
     }
   }
@@ -107,7 +109,7 @@ enum CurlTrampolines {
   static let closeSocket: curl_closesocket_callback = { userp, fd in
     guard let userp else { return close(fd) }
     let closer = Unmanaged<SocketCloser>.fromOpaque(userp)
-    return MainActor.assumeIsolated { closer.takeUnretainedValue().close(fd) }
+    return onLoop { closer.takeUnretainedValue().close(fd) }
   }
 
   /// `CURLOPT_PREREQFUNCTION`: a connection is up or reused and the request is about to go.
@@ -116,7 +118,7 @@ enum CurlTrampolines {
     guard let userp else { return FERRY_CURL_PREREQFUNC_OK }
     let transfer = Unmanaged<Transfer>.fromOpaque(userp)
     let address = UInt(bitPattern: primaryIP)
-    return MainActor.assumeIsolated {
+    return onLoop {
       transfer.takeUnretainedValue().curlPrerequest(primaryIP: UnsafePointer(bitPattern: address))
     }
   }

@@ -4,7 +4,7 @@
 
 /// The header lines of a hop, gathered as libcurl hands them over, one call per line.
 ///
-/// Entering the main actor from a C callback (`MainActor.assumeIsolated`: an executor check, a
+/// Entering the main actor from a C callback (`onLoop`: in debug builds an executor check, a
 /// closure context on the heap) costs more than a header line itself, so the header trampoline
 /// appends lines here without it and enters the main actor once per block: at the blank line
 /// that ends a head (or a block of trailers), when `Transfer.curlHeaderBlockEnded()` parses
