@@ -222,6 +222,7 @@ struct ConfigReader {
       case "cookies": session.cookies = try cookies(m.value, field)
       case "resolve": session.resolve = try resolve(m.value, field)
       case "cache": session.cache = try cache(m.value, field)
+      case "shared": session.shared = try shared(m.value, field)
       default: throw unknown(field, among: SessionConfig.knownKeys)
       }
     }
