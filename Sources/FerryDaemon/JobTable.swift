@@ -289,13 +289,14 @@ public struct JobTable: Sendable {
     }
   }
 
-  /// SIGTERM or SIGINT: no new jobs; waiting ones are cancelled (they would only start to be
-  /// cancelled), running ones may finish. A waiting durable job is abandoned instead: it stays
+  /// SIGTERM or SIGINT: no new jobs; waiting ones (and admitting ones, which wait for a
+  /// permit) are cancelled (they would only start to be cancelled), running ones may finish. A waiting durable job is abandoned instead: it stays
   /// queued in the journal for the next start.
   public mutating func shutdownRequested(into actions: inout [Action]) {
     guard shutdown == .running else { return }
     shutdown = .draining
-    for serial in entries.filter({ $0.value.phase == .waiting }).keys.sorted() {
+    // An admitting job has not started either (its permit may be long in coming).
+    for serial in entries.filter({ $0.value.phase == .waiting || $0.value.phase == .admitting }).keys.sorted() {
       if entries[serial]?.isDurable == true {
         abandon(serial, into: &actions)
       } else {

@@ -76,10 +76,16 @@ struct JobTableAdmissionTests {
     #expect(t.submit(&table, 1) == [.announceQueued(1, position: nil), .start(1)])
   }
 
-  @Test func graceExpiredCancelsAnAdmittingJob() {
+  /// An admitting job has not started: a shutdown cancels it like a waiting one, and its
+  /// permit's answer, when it comes, starts nothing.
+  @Test func aShutdownCancelsAnAdmittingJob() {
     var table = shared()
     _ = t.submit(&table, 1)
-    #expect(handle(&table, .shutdownRequested) == [])
-    #expect(handle(&table, .graceExpired) == [.cancel(1, .shutdown)])
+    _ = t.submit(&table, 2)
+    #expect(handle(&table, .shutdownRequested) == [.cancel(1, .shutdown), .cancel(2, .shutdown)])
+    #expect(t.end(&table, 1, .cancelled) == [])
+    #expect(t.end(&table, 2, .cancelled) == [])
+    #expect(handle(&table, .permitGranted(1)) == [])
+    #expect(table.liveCount == 0)
   }
 }
