@@ -126,5 +126,19 @@ import Testing
     let times = fleet.server.arrivals
     let span = Double(times.last! - times.first!) / 1000
     #expect(Double(times.count - 1) / span <= 20 * 1.05)
+    // Redis comes back on the same socket: the hosts rejoin at their next permits.
+    let again = try #require(RedisServerProcess(directory: fleet.redis.directory))
+    defer { again.stop() }
+    for h in 0..<2 {
+      var rejoined = false
+      for round in 0..<40 where !rejoined {
+        let c = try fleet.hosts[h].connect()
+        let id = "again-\(h)-\(round)"
+        try c.send(#"{"id":"\#(id)","url":"\#(fleet.server.url("/fast-" + id))"}"#)
+        #expect(try Fleet.endings(c, [id]) == [id: "done"])
+        rejoined = fleet.hosts[h].process.waitForStderr("coordination reachable again", timeoutMs: 250)
+      }
+      #expect(rejoined)
+    }
   }
 }
