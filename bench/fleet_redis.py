@@ -42,7 +42,7 @@ def main():
                     break
                 time.sleep(0.05)
             sha = subprocess.check_output(["redis-cli", "-s", sock, "SCRIPT", "LOAD", permit_script()]).decode().strip()
-            key = "b:{__rand_int__}" if args.keys > 1 else "b:api"
+            key = "b:{k__rand_int__}" if args.keys > 1 else "b:{api}"
             # interval 1 µs (the rate path runs, never denies), no concurrency limit past 10^9,
             # a lease of 10 s: every call is a grant that writes the rate key and a lease.
             cmd = ["redis-benchmark", "-s", sock, "-c", str(args.clients), "-n", str(args.requests),

@@ -5,7 +5,7 @@ import FerryWire
 /// fleet shares, and how this host falls back when it cannot reach it.
 public struct CoordinationConfig: Sendable, Equatable {
   public var redis: RedisAddress
-  /// Put before every key ferry makes (`PREFIX + key + ":rate"`, `":leases"`, `":hold"`).
+  /// Put before every key ferry makes (`PREFIX{key}:rate`, `:leases`, `:hold`).
   public var prefix = "ferry:"
   /// How many hosts share each limit: without Redis, each takes `1/expected_hosts` of it.
   public var expectedHosts = 1
@@ -80,8 +80,8 @@ extension ConfigReader {
       case "max_concurrent": limit.maxConcurrent = try int(m.value, field + ".max_concurrent", 1...1_000_000)
       case "key":
         let text = try string(m.value, field + ".key")
-        guard !text.isEmpty, text.utf8.count <= 200, text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
-          throw fail(field + ".key", "expected 1 to 200 printable ASCII characters without spaces")
+        guard !text.isEmpty, text.utf8.count <= 200, text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f && $0 != UInt8(ascii: "{") && $0 != UInt8(ascii: "}") }) else {
+          throw fail(field + ".key", "expected 1 to 200 printable ASCII characters without spaces or braces")
         }
         key = text
       default: throw unknown(field + "." + m.key, among: SharedLimit.keys)

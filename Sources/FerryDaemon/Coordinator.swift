@@ -35,7 +35,11 @@ import FerryRedis
     redis = RedisConnection(address: config.redis, timeoutMs: config.timeoutMs, loop: loop)
   }
 
-  func key(_ limit: SharedLimit, _ suffix: String) -> String { config.prefix + limit.key + ":" + suffix }
+  /// `PREFIX{KEY}:suffix`: the braces are Redis Cluster's hash tag, so one key's three Redis
+  /// keys share a slot (a script may only touch keys of one slot there).
+  func key(_ limit: SharedLimit, _ suffix: String) -> String {
+    config.prefix + "{" + limit.key + "}:" + suffix
+  }
 
   /// Asks for a permit for job `serial` under `limit`; `answer` gets nil (granted) or the
   /// milliseconds to wait. Redis failing is never a refusal: the local share answers.

@@ -75,6 +75,10 @@ struct CoordinationConfigTests {
       "test.json: sessions.a.shared.key: expected 1 to 200 printable ASCII"
     ),
     (
+      #"{"coordination": {"redis": "unix:/r.sock"}, "sessions": {"a": {"shared": {"key": "{k}", "rate": "1/s"}}}}"#,
+      "test.json: sessions.a.shared.key: expected 1 to 200 printable ASCII"
+    ),
+    (
       #"{"coordination": {"redis": "unix:/r.sock"}, "sessions": {"a": {"shared": {"key": "k", "rate": "fast"}}}}"#,
       "test.json: sessions.a.shared.rate: expected N/s or N/min"
     ),

@@ -68,7 +68,7 @@ import Testing
     #expect(rig.ask(1, limit) == .some(nil))
     #expect(rig.ask(2, limit) == .some(nil))
     #expect(rig.ask(3, limit) == .some(.some(LocalShare.fullRetryMs)))
-    #expect(rig.command(["ZCARD", "ferry:api:leases"]) == .integer(2))
+    #expect(rig.command(["ZCARD", "ferry:{api}:leases"]) == .integer(2))
     rig.coordinator.release(1)
     #expect(rig.ask(3, limit) == .some(nil))
   }
@@ -94,7 +94,7 @@ import Testing
     published = nil
     rig.coordinator.publishHold(limit, ms: 100) { published = $0 }
     _ = rig.loop.run(until: { published != nil }, timeoutMs: TestTime.ms(5_000))
-    guard case .integer(let pttl) = rig.command(["PTTL", "ferry:api:hold"]) else {
+    guard case .integer(let pttl) = rig.command(["PTTL", "ferry:{api}:hold"]) else {
       Issue.record("no hold")
       return
     }
