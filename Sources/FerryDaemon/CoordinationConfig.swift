@@ -80,7 +80,11 @@ extension ConfigReader {
       case "max_concurrent": limit.maxConcurrent = try int(m.value, field + ".max_concurrent", 1...1_000_000)
       case "key":
         let text = try string(m.value, field + ".key")
-        guard !text.isEmpty, text.utf8.count <= 200, text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f && $0 != UInt8(ascii: "{") && $0 != UInt8(ascii: "}") }) else {
+        guard !text.isEmpty, text.utf8.count <= 200,
+          text.utf8.allSatisfy({
+            $0 > 0x20 && $0 < 0x7f && $0 != UInt8(ascii: "{") && $0 != UInt8(ascii: "}")
+          })
+        else {
           throw fail(field + ".key", "expected 1 to 200 printable ASCII characters without spaces or braces")
         }
         key = text

@@ -114,7 +114,8 @@ import FerryRedis
     var byKey: [String: [String]] = [:]
     for lease in leases.values { byKey[lease.key, default: []].append(lease.id) }
     for (key, ids) in byKey.sorted(by: { $0.key < $1.key }) {
-      run(CoordinationScript.renew, sha: \.renewSHA, keys: [key], args: [String(config.leaseMs)] + ids) { _ in }
+      run(CoordinationScript.renew, sha: \.renewSHA, keys: [key], args: [String(config.leaseMs)] + ids) { _ in
+      }
     }
     renewTimer?.schedule(afterMs: max(50, config.leaseMs / 3))
   }
@@ -143,7 +144,8 @@ import FerryRedis
 
   /// Publishes a server-taught hold on `limit`'s key for `ms` (a 429's Retry-After): every
   /// host's next permit waits for it. A longer hold already there is kept (`PEXPIRE … GT`).
-  func publishHold(_ limit: SharedLimit, ms: Int, completion: @escaping @MainActor (Bool) -> Void = { _ in }) {
+  func publishHold(_ limit: SharedLimit, ms: Int, completion: @escaping @MainActor (Bool) -> Void = { _ in })
+  {
     let hold = key(limit, "hold")
     redis.send(["SET", hold, "1", "PX", String(ms), "NX"]) { _ in }
     redis.send(["PEXPIRE", hold, String(ms), "GT"]) { result in

@@ -155,9 +155,12 @@ public struct DaemonConfig: Sendable {
     }
     config.protectedPaths = [file] + reader.credentialFiles.paths
     if let dir = environment["CREDENTIALS_DIRECTORY"] { config.protectedPaths.append(dir) }
-    if config.coordination == nil, let name = config.sessions.keys.sorted().first(where: { config.sessions[$0]?.shared != nil }) {
+    if config.coordination == nil,
+      let name = config.sessions.keys.sorted().first(where: { config.sessions[$0]?.shared != nil })
+    {
       throw ConfigError(
-        file: file, field: "sessions.\(name).shared", reason: "needs a top-level coordination with a redis address")
+        file: file, field: "sessions.\(name).shared",
+        reason: "needs a top-level coordination with a redis address")
     }
     if config.sessions["default"] == nil {
       config.sessions["default"] = SessionConfig(name: "default")

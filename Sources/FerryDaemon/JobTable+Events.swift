@@ -109,7 +109,8 @@ extension JobTable {
     case .shutdownRequested: shutdownRequested(into: &actions)
     case .graceExpired: graceExpired(into: &actions)
     case .permitGranted(let serial): permitGranted(serial, into: &actions)
-    case .permitDenied(let serial, let retryAfterMs): permitDenied(serial, retryAfterMs: retryAfterMs, into: &actions)
+    case .permitDenied(let serial, let retryAfterMs):
+      permitDenied(serial, retryAfterMs: retryAfterMs, into: &actions)
     case .permitDue(let session): permitDue(session, into: &actions)
     // Listed, not `default`: a new event case must be routed somewhere, or this fails to build.
     case .clientConnected, .clientClosed, .budgetMayHaveRoom, .bodyDropped, .attachRequested, .recorded,

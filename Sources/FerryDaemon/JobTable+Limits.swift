@@ -9,7 +9,8 @@ extension JobTable {
     public var isShared: Bool
 
     public init(
-      maxConcurrent: Int, startIntervalMs: UInt64? = nil, sharedLanes: Set<String> = [], isShared: Bool = false
+      maxConcurrent: Int, startIntervalMs: UInt64? = nil, sharedLanes: Set<String> = [],
+      isShared: Bool = false
     ) {
       self.maxConcurrent = maxConcurrent
       self.startIntervalMs = startIntervalMs

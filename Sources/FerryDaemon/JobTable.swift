@@ -131,7 +131,9 @@ public struct JobTable: Sendable {
 
   public init(sessions: [String: SessionLimits], limits: Limits) {
     self.limits = limits
-    for (name, s) in sessions.sorted(by: { $0.key < $1.key }) { addRuntime(name, SessionScheduler(s), isShared: s.isShared) }
+    for (name, s) in sessions.sorted(by: { $0.key < $1.key }) {
+      addRuntime(name, SessionScheduler(s), isShared: s.isShared)
+    }
   }
 
   /// The counters `stats` reports.
@@ -296,7 +298,8 @@ public struct JobTable: Sendable {
     guard shutdown == .running else { return }
     shutdown = .draining
     // An admitting job has not started either (its permit may be long in coming).
-    for serial in entries.filter({ $0.value.phase == .waiting || $0.value.phase == .admitting }).keys.sorted() {
+    for serial in entries.filter({ $0.value.phase == .waiting || $0.value.phase == .admitting }).keys.sorted()
+    {
       if entries[serial]?.isDurable == true {
         abandon(serial, into: &actions)
       } else {

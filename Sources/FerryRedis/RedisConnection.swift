@@ -84,7 +84,8 @@ import FerryLoop
     let owner = Unmanaged.passUnretained(self).toOpaque()
     let made: UnsafeMutablePointer<redisAsyncContext>? =
       switch address {
-      case .unix(let path): ferry_redis_connect(path, nil, 0, UnsafeMutableRawPointer(loop.base), owner, &err, 128)
+      case .unix(let path):
+        ferry_redis_connect(path, nil, 0, UnsafeMutableRawPointer(loop.base), owner, &err, 128)
       case .tcp(let ip, let port):
         ferry_redis_connect(nil, ip, Int32(port), UnsafeMutableRawPointer(loop.base), owner, &err, 128)
       }
@@ -103,7 +104,8 @@ import FerryLoop
   }
 
   private func armDeadline() {
-    guard let first = order.first(where: { pending[$0] != nil }), let deadline = pending[first]?.deadline else {
+    guard let first = order.first(where: { pending[$0] != nil }), let deadline = pending[first]?.deadline
+    else {
       return
     }
     if deadlineTimer == nil { deadlineTimer = Timer(loop: loop) { [unowned self] in deadlinePassed() } }
@@ -170,12 +172,15 @@ import FerryLoop
   }
 
   private func withArgv(
-    _ arguments: [[UInt8]], _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>, UnsafePointer<Int>) -> Int32
+    _ arguments: [[UInt8]],
+    _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>, UnsafePointer<Int>) -> Int32
   ) -> Int32 {
     let buffers = arguments.map { bytes -> UnsafeMutablePointer<CChar> in
       let b = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, bytes.count))
       bytes.withUnsafeBytes { raw in
-        if let base = raw.baseAddress { UnsafeMutableRawPointer(b).copyMemory(from: base, byteCount: bytes.count) }
+        if let base = raw.baseAddress {
+          UnsafeMutableRawPointer(b).copyMemory(from: base, byteCount: bytes.count)
+        }
       }
       return b
     }

@@ -66,7 +66,9 @@ public final class RedisServerProcess {
       let n = read(output, &buffer, buffer.count)
       if n == 0 { return false }
       if n > 0 { seen += buffer[0..<n] }
-      if String(decoding: seen, as: UTF8.self).lowercased().contains("ready to accept connections") { return true }
+      if String(decoding: seen, as: UTF8.self).lowercased().contains("ready to accept connections") {
+        return true
+      }
     }
     return false
   }

@@ -28,7 +28,8 @@ struct CoordinationConfigTests {
     expected.timeoutMs = 100
     expected.leaseMs = 5000
     #expect(c.coordination == expected)
-    #expect(c.sessions["api"]?.shared == SharedLimit(startIntervalMs: 10, maxConcurrent: 20, key: "github-api"))
+    #expect(
+      c.sessions["api"]?.shared == SharedLimit(startIntervalMs: 10, maxConcurrent: 20, key: "github-api"))
     #expect(c.sessions["api"]?.schedulingLimits.isShared == true)
     #expect(c.sessions["default"]?.schedulingLimits.isShared == false)
   }
@@ -48,8 +49,14 @@ struct CoordinationConfigTests {
       #"{"coordination": {"redis": "redis://localhost:6379"}}"#,
       "test.json: coordination.redis: expected a numeric IP address"
     ),
-    (#"{"coordination": {"redis": "unix:relative.sock"}}"#, "test.json: coordination.redis: expected unix:/absolute"),
-    (#"{"coordination": {"redis": "redis://127.0.0.1:70000"}}"#, "test.json: coordination.redis: expected a port"),
+    (
+      #"{"coordination": {"redis": "unix:relative.sock"}}"#,
+      "test.json: coordination.redis: expected unix:/absolute"
+    ),
+    (
+      #"{"coordination": {"redis": "redis://127.0.0.1:70000"}}"#,
+      "test.json: coordination.redis: expected a port"
+    ),
     (
       #"{"coordination": {"redis": "unix:/r.sock", "expected_hosts": 0}}"#,
       "test.json: coordination.expected_hosts:"
@@ -91,7 +98,9 @@ struct CoordinationConfigTests {
     #expect(RedisAddress.parse("unix:/a/b.sock") == .success(.unix(path: "/a/b.sock")))
     #expect(RedisAddress.parse("redis://10.0.0.2") == .success(.tcp(ip: "10.0.0.2", port: 6379)))
     #expect(RedisAddress.parse("redis://[::1]:7000/") == .success(.tcp(ip: "::1", port: 7000)))
-    for bad in ["redis://256.1.1.1", "redis://1.2.3", "redis://redis.internal:6379", "tcp://1.2.3.4", "redis://[::1"] {
+    for bad in [
+      "redis://256.1.1.1", "redis://1.2.3", "redis://redis.internal:6379", "tcp://1.2.3.4", "redis://[::1",
+    ] {
       guard case .failure = RedisAddress.parse(bad) else {
         Issue.record("accepted \(bad)")
         continue

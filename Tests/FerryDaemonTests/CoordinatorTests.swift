@@ -16,7 +16,9 @@ import Testing
     let coordinator: Coordinator
 
     @MainActor init(leaseMs: Int = 10_000) throws {
-      guard let redis = RedisServerProcess(directory: dir) else { throw TestFailure("redis-server did not start") }
+      guard let redis = RedisServerProcess(directory: dir) else {
+        throw TestFailure("redis-server did not start")
+      }
       self.redis = redis
       loop = try EventLoop()
       var config = CoordinationConfig(redis: .unix(path: redis.socketPath))

@@ -41,7 +41,8 @@ import Testing
     }
 
     /// Reads every job's terminal event; returns the event names by id.
-    static func endings(_ c: LineClient, _ ids: [String], timeoutMs: Int = 60_000) throws -> [String: String] {
+    static func endings(_ c: LineClient, _ ids: [String], timeoutMs: Int = 60_000) throws -> [String: String]
+    {
       var out: [String: String] = [:]
       while out.count < ids.count {
         let e = try c.readEvent(timeoutMs: timeoutMs)
@@ -61,7 +62,8 @@ import Testing
   /// Two hosts share `10/s`: together their requests arrive no faster than 10 a second
   /// (at most 5 % over, start to last), and each host gets a share.
   @Test func combinedStartRateStaysWithinTheSharedRate() throws {
-    let fleet = try Fleet(hosts: 2, session: #"{"max_concurrent": 20, "shared": {"rate": "10/s", "key": "api"}}"#)
+    let fleet = try Fleet(
+      hosts: 2, session: #"{"max_concurrent": 20, "shared": {"rate": "10/s", "key": "api"}}"#)
     let perHost = 10 * Self.seconds / 2
     let a = try fleet.submit(0, perHost, path: "/fast")
     let b = try fleet.submit(1, perHost, path: "/fast")
@@ -80,7 +82,8 @@ import Testing
   /// Three hosts, each allowed 10 locally, share `max_concurrent: 3`: the server never sees
   /// more than 3 of their slow requests at once.
   @Test func combinedRunningJobsNeverExceedTheSharedLimit() throws {
-    let fleet = try Fleet(hosts: 3, session: #"{"max_concurrent": 10, "shared": {"max_concurrent": 3, "key": "api"}}"#)
+    let fleet = try Fleet(
+      hosts: 3, session: #"{"max_concurrent": 10, "shared": {"max_concurrent": 3, "key": "api"}}"#)
     let clients = try (0..<3).map { try fleet.submit($0, 15, path: "/slow") }
     for (c, ids) in clients { #expect(try Fleet.endings(c, ids).values.allSatisfy { $0 == "done" }) }
     #expect(fleet.server.requests.count == 45)

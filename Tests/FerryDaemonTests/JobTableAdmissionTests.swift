@@ -36,7 +36,8 @@ struct JobTableAdmissionTests {
     _ = t.submit(&table, 1)
     #expect(t.submit(&table, 2) == [.announceQueued(2, position: nil)])
     #expect(t.submit(&table, 3) == [.announceQueued(3, position: nil)])
-    #expect(handle(&table, .permitDenied(1, retryAfterMs: 40)) == [.armPermitTimer(session: "s", afterMs: 40)])
+    #expect(
+      handle(&table, .permitDenied(1, retryAfterMs: 40)) == [.armPermitTimer(session: "s", afterMs: 40)])
     // Job 1 was denied: the timer asks for it again, not for 2 or 3.
     #expect(handle(&table, .permitDue(session: "s")) == [.askPermit(1, session: "s")])
     #expect(handle(&table, .permitDue(session: "s")) == [])

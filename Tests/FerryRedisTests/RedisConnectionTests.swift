@@ -45,7 +45,8 @@ import Testing
 
   @Test func failsAtOnceWhenNothingListens() throws {
     let loop = try EventLoop()
-    let connection = RedisConnection(address: .unix(path: directory() + "/none.sock"), timeoutMs: 2000, loop: loop)
+    let connection = RedisConnection(
+      address: .unix(path: directory() + "/none.sock"), timeoutMs: 2000, loop: loop)
     #expect(roundTrip(connection, loop, ["PING"])?.failureCode == "unavailable")
     // Inside the backoff: no new attempt, the same answer.
     #expect(roundTrip(connection, loop, ["PING"])?.failureCode == "unavailable")
