@@ -53,3 +53,8 @@ int ferry_redis_command(redisAsyncContext *ac, void *privdata, int argc, const c
 }
 
 void ferry_redis_free(redisAsyncContext *ac) { redisAsyncFree(ac); }
+
+void ferry_redis_free_detached(redisAsyncContext *ac) {
+  ac->data = NULL;
+  redisAsyncFree(ac);
+}

@@ -36,7 +36,8 @@ import FerryLoop
   }
 
   isolated deinit {
-    if let context { ferry_redis_free(context) }
+    // Detached: hiredis's nil replies must not reach an object being freed.
+    if let context { ferry_redis_free_detached(context) }
   }
 
   /// Whether a connection is up (connected, not merely being made).

@@ -1,5 +1,6 @@
 import FerryLoop
 import FerryTestSupport
+import Foundation
 import Glibc
 import Testing
 
@@ -7,10 +8,19 @@ import Testing
 
 /// The Redis connection against Debian's redis-server on a private Unix socket, and against
 /// servers that hang, answer garbage or are not there.
-@MainActor struct RedisConnectionTests {
+@MainActor final class RedisConnectionTests {
+  /// A private directory under /tmp, removed when the test is done.
   private func directory() -> String {
     var template = Array("/tmp/ferry-redis-XXXXXX".utf8CString)
-    return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+    let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+    made.append(dir)
+    return dir
+  }
+
+  private var made: [String] = []
+
+  isolated deinit {
+    for dir in made { try? FileManager.default.removeItem(atPath: dir) }
   }
 
   private func roundTrip(
@@ -41,6 +51,29 @@ import Testing
     }
     #expect(message.hasPrefix("ERR"))
     #expect(connection.isUp)
+  }
+
+  /// `redis://` to a loopback port nothing listens on: refused, and the command fails.
+  @Test func failsWhenATCPConnectionIsRefused() throws {
+    let loop = try EventLoop()
+    let connection = RedisConnection(address: .tcp(ip: "127.0.0.1", port: 1), timeoutMs: 2000, loop: loop)
+    let code = roundTrip(connection, loop, ["PING"])?.failureCode
+    #expect(code == "disconnected" || code == "unavailable")
+    #expect(!connection.isUp)
+  }
+
+  /// A connection freed with a command unanswered calls nothing back into it.
+  @Test func aConnectionFreedWithACommandOutIsQuiet() throws {
+    let loop = try EventLoop()
+    let path = directory() + "/quiet.sock"
+    let listener = try UnixListener(loop: loop, path: path, mode: 0o600) { _ in }
+    defer { listener.close() }
+    var connection: RedisConnection? = RedisConnection(address: .unix(path: path), timeoutMs: 60_000, loop: loop)
+    var calls = 0
+    connection?.send(["PING"]) { _ in calls += 1 }
+    _ = loop.run(until: { connection?.isUp == true }, timeoutMs: TestTime.ms(2000))
+    connection = nil
+    #expect(calls == 0)
   }
 
   @Test func failsAtOnceWhenNothingListens() throws {

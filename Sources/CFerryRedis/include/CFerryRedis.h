@@ -28,6 +28,9 @@ redisAsyncContext *ferry_redis_connect(const char *path, const char *ip, int por
 int ferry_redis_command(redisAsyncContext *ac, void *privdata, int argc, const char **argv,
                         const size_t *argvlen);
 
+/// Frees the context without calling back: for an owner that is going away.
+void ferry_redis_free_detached(redisAsyncContext *ac);
+
 /// Frees the context: pending replies are called back with NULL (and `disconnected` when it
 /// had connected). Never from inside one of its callbacks.
 void ferry_redis_free(redisAsyncContext *ac);
