@@ -68,7 +68,8 @@ import Testing
     let path = directory() + "/quiet.sock"
     let listener = try UnixListener(loop: loop, path: path, mode: 0o600) { _ in }
     defer { listener.close() }
-    var connection: RedisConnection? = RedisConnection(address: .unix(path: path), timeoutMs: 60_000, loop: loop)
+    var connection: RedisConnection? = RedisConnection(
+      address: .unix(path: path), timeoutMs: 60_000, loop: loop)
     var calls = 0
     connection?.send(["PING"]) { _ in calls += 1 }
     _ = loop.run(until: { connection?.isUp == true }, timeoutMs: TestTime.ms(2000))
