@@ -76,7 +76,7 @@ import Testing
     print("fleet rate: \(times.count) starts over \(span) s = \(rate)/s (shared 10/s)")
     #expect(rate <= 10 * 1.05)
     // The rate is shared, not split: with both hosts busy, the fleet still gets close to it.
-    #expect(rate >= 8)
+    #expect(rate >= 7.5)
   }
 
   /// Three hosts, each allowed 10 locally, share `max_concurrent: 3`: the server never sees
@@ -98,11 +98,11 @@ import Testing
   @Test func aKilledHostsLeasesExpireAndTheOthersTakeItsSlots() throws {
     var fleet = try Fleet(
       hosts: 2, session: #"{"max_concurrent": 10, "shared": {"max_concurrent": 2, "key": "api"}}"#,
-      coordination: #", "lease_ms": 1000"#)
+      coordination: #", "lease_ms": 1500"#)
     let holder = try fleet.submit(0, 2, path: "/stall")
     #expect(fleet.server.wait { $0.count == 2 })
     let waiter = try fleet.submit(1, 1, path: "/after")
-    #expect(!Poll.until(timeoutMs: 2_500) { fleet.server.requests.count > 2 })
+    #expect(!Poll.until(timeoutMs: 3_500) { fleet.server.requests.count > 2 })
     fleet.hosts[0].process.signal(SIGKILL)
     _ = fleet.hosts[0].process.wait()
     #expect(try Fleet.endings(waiter.0, waiter.1, timeoutMs: 20_000) == ["h1-0": "done"])

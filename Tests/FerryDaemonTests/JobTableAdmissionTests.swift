@@ -90,3 +90,23 @@ struct JobTableAdmissionTests {
     #expect(table.liveCount == 0)
   }
 }
+
+extension JobTableAdmissionTests {
+  /// A reload that gives a session `shared` sends its next start through a permit; one that
+  /// takes it away starts the next job at once.
+  @Test func aReloadTurnsSharingOnAndOff() {
+    var table = t.table(["s": .init(maxConcurrent: 1)])
+    #expect(t.submit(&table, 1) == [.announceQueued(1, position: nil), .start(1)])
+    _ = t.submit(&table, 2)
+    _ = handle(
+      &table,
+      .reloaded(
+        sessions: ["s": .init(maxConcurrent: 1, isShared: true)], limits: JobTableTests.limits, nowMs: 0))
+    #expect(t.end(&table, 1) == [.askPermit(2, session: "s")])
+    _ = handle(&table, .permitGranted(2))
+    _ = t.submit(&table, 3)
+    _ = handle(
+      &table, .reloaded(sessions: ["s": .init(maxConcurrent: 1)], limits: JobTableTests.limits, nowMs: 0))
+    #expect(t.end(&table, 2) == [.startReleased(3)])
+  }
+}
