@@ -1,6 +1,7 @@
 /// The Lua that Redis runs for shared limits (issue 32, docs/FLEET.md). Every clock reading is
 /// Redis's own `TIME`, so hosts' clocks never enter a decision (Redis 7 replicates a script's
-/// effects, not the script, which is what makes `TIME` allowed in one that writes).
+/// effects, not the script, which is what makes `TIME` allowed in one that writes; Redis 5
+/// and 6 need `redis.replicate_commands()` first, which 7 keeps as a no-op).
 enum CoordinationScript {
   /// One permit: KEYS = rate (GCRA's theoretical arrival time, µs), leases (a sorted set of
   /// lease ids scored by expiry, µs), hold (a key with PX while a server-taught hold lasts).
@@ -10,6 +11,7 @@ enum CoordinationScript {
   /// Returns `{1, 0}` granted (the rate consumed, the lease taken) or `{0, wait_ms}`. The
   /// concurrency check comes first, so a start that would not get a slot consumes no rate.
   static let permit = """
+    if redis.replicate_commands then redis.replicate_commands() end
     local t = redis.call('TIME')
     local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
     local hold = redis.call('PTTL', KEYS[3])
@@ -38,6 +40,7 @@ enum CoordinationScript {
   /// Renews leases: KEYS = leases; ARGV = lease ms, then the ids. Only ids still there (`XX`):
   /// an expired lease is not brought back. Returns how many were renewed.
   static let renew = """
+    if redis.replicate_commands then redis.replicate_commands() end
     local t = redis.call('TIME')
     local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
     local expiry = now + tonumber(ARGV[1]) * 1000
