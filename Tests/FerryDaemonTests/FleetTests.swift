@@ -110,6 +110,24 @@ import Testing
     fleet.hosts.removeFirst()
   }
 
+  /// A hold published in Redis (what a 429 seen by one host publishes, `Coordinator.publishHold`)
+  /// holds every host's starts until it passes: no request arrives before its end.
+  @Test func aHoldInRedisHoldsEveryHost() throws {
+    let fleet = try Fleet(
+      hosts: 2, session: #"{"max_concurrent": 10, "shared": {"max_concurrent": 10, "key": "api"}}"#)
+    let setAt = Clock.ms()
+    let (status, output) = try run(
+      "/usr/bin/redis-cli", ["-s", fleet.redis.socketPath, "SET", "t:{api}:hold", "1", "PX", "1500"])
+    #expect(status == 0 && output.contains("OK"), "\(output)")
+    let a = try fleet.submit(0, 2, path: "/fast")
+    let b = try fleet.submit(1, 2, path: "/fast")
+    #expect(try Fleet.endings(a.0, a.1).values.allSatisfy { $0 == "done" })
+    #expect(try Fleet.endings(b.0, b.1).values.allSatisfy { $0 == "done" })
+    let first = try #require(fleet.server.arrivals.min())
+    print("fleet hold: first request \(first - setAt) ms after a 1500 ms hold was set")
+    #expect(first - setAt >= 1_400)
+  }
+
   /// redis-server stops mid-run: each host falls back to its local share (20/s over 2
   /// expected hosts: 10/s each), logs it once, and every job still ends `done`.
   @Test func aRedisOutageDegradesToTheLocalShareWithoutAFailedJob() throws {
