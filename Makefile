@@ -10,7 +10,7 @@ CONFIG ?= config/ferry.json
 # man-db build and check the manual pages (tools/man/build.py). fish and zsh check and run the
 # shell completions (CompletionTests drives bash's, fish's and checks zsh's); tmux runs `ferry top`
 # on a terminal in TopTerminalTests.
-DEPS := libevent-dev libcurl4-openssl-dev libsqlite3-dev media-types socat nginx-light openssl jq \
+DEPS := libevent-dev libhiredis-dev redis-server redis-tools libcurl4-openssl-dev libsqlite3-dev media-types socat nginx-light openssl jq \
 	curl wrk hyperfine python3 python3-venv nodejs python3-jsonschema scdoc man-db prometheus \
 	fish zsh tmux
 SWIFTFLAGS := -Xswiftc -warnings-as-errors

@@ -24,6 +24,8 @@ let package = Package(
     .target(name: "CFerryEvent", linkerSettings: [.linkedLibrary("event_core")]),
     .target(name: "CFerryCurl", linkerSettings: [.linkedLibrary("curl")]),
     .target(name: "CFerrySQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
+    // hiredis 0.14 and its libevent adapter (issue 32: coordination through Redis).
+    .target(name: "CFerryRedis", linkerSettings: [.linkedLibrary("hiredis"), .linkedLibrary("event_core")]),
 
     // Pure modules: no I/O, no clock, no C.
     // libm: Double's rounding in the standard library calls into it, and the `ferry` client
@@ -43,10 +45,12 @@ let package = Package(
       dependencies: ["FerryWire", "FerrySerializer", "FerryLoop", "CFerryCurl"],
       swiftSettings: daemonSpeed
     ),
+    // A Redis connection on the daemon's loop (issue 32, docs/FLEET.md).
+    .target(name: "FerryRedis", dependencies: ["CFerryRedis", "FerryLoop"], swiftSettings: daemonSpeed),
     .target(
       name: "FerryDaemon",
       dependencies: [
-        "FerryWire", "FerrySerializer", "FerryLoop", "FerrySession", "FerryStore", "FerryCache",
+        "FerryWire", "FerrySerializer", "FerryLoop", "FerrySession", "FerryStore", "FerryCache", "FerryRedis",
       ],
       swiftSettings: daemonSpeed
     ),
@@ -95,6 +99,7 @@ let package = Package(
       // Read by the tests through #filePath, not bundled.
       exclude: ["Fixtures"]),
     .testTarget(name: "FerryLoopTests", dependencies: ["FerryLoop", "FerryTestSupport"]),
+    .testTarget(name: "FerryRedisTests", dependencies: ["FerryRedis", "FerryLoop", "FerryTestSupport"]),
     .testTarget(
       name: "FerrySessionTests",
       dependencies: ["FerrySession", "FerryLoop", "FerryTestSupport", "FerryWire", "FerrySerializer"]

@@ -196,11 +196,7 @@ struct ConfigReader {
           throw fail(field, error.message)
         }
         session.baseURL = base
-      case "uri_methods":
-        guard case .array(let items) = m.value else { throw fail(field, "expected an array of methods") }
-        var methods: Set<String> = []
-        for item in items { methods.insert(try string(item, field).uppercased()) }
-        session.uriMethods = methods
+      case "uri_methods": session.uriMethods = try methods(m.value, field)
       case "max_concurrent": session.maxConcurrent = try int(m.value, field, 1...100_000)
       case "max_host_connections": session.maxHostConnections = try int(m.value, field, 0...100_000)
       case "max_connections": session.maxConnections = try int(m.value, field, 0...100_000)
@@ -222,6 +218,7 @@ struct ConfigReader {
       case "cookies": session.cookies = try cookies(m.value, field)
       case "resolve": session.resolve = try resolve(m.value, field)
       case "cache": session.cache = try cache(m.value, field)
+      case "shared": session.shared = try shared(m.value, field)
       default: throw unknown(field, among: SessionConfig.knownKeys)
       }
     }
@@ -232,6 +229,14 @@ struct ConfigReader {
         "a session with credentials (auth or a secret header) needs base_url or auth_origins")
     }
     return session
+  }
+
+  /// `uri_methods`: an array of method names, upper-cased.
+  func methods(_ v: JSONValue, _ field: String) throws(ConfigError) -> Set<String> {
+    guard case .array(let items) = v else { throw fail(field, "expected an array of methods") }
+    var methods: Set<String> = []
+    for item in items { methods.insert(try string(item, field).uppercased()) }
+    return methods
   }
 
   /// `auth_origins`: `http(s)://host[:port]` each, nothing after the authority but one `/`.

@@ -83,6 +83,8 @@ extension Daemon {
       case .abandon(let serial): if let run = job(serial) { abandon(run) }
       case .armRetryTimer(let serial, let delay): job(serial)?.armRetryTimer(afterMs: delay)
       case .retry(let serial): job(serial)?.start()
+      case .askPermit(let serial, let session): askPermit(serial, session: session)
+      case .armPermitTimer(let session, let delay): armPermitTimer(session, afterMs: delay)
       }
     }
   }

@@ -237,6 +237,7 @@ extension Daemon {
     // it (one still delivering its answer is, as `answering`).
     countEnded(run, outcome)
     guard jobs.removeValue(forKey: run.serial) != nil else { return }
+    coordinator?.release(run.serial)
     releaseOutput(of: run)
     // A detached job's result may wait for attach from now: that clock is always read.
     let now = run.isDetached ? loop.now() : clock(run.session)

@@ -22,6 +22,10 @@ import FerryWire
   /// One runtime per session name, kept across reloads; a removed session stays (without a
   /// profile) while its jobs run, and a later reload drops it once idle.
   var sessions: [String: Session] = [:]
+  /// Shared limits through Redis (issue 32): made at the first permit a session asks for.
+  var coordinator: Coordinator?
+  /// Per session, the timer that asks again for a denied permit.
+  var permitTimers: [String: Timer] = [:]
   /// Every live job's state: phases, sessions' schedulers, clients' body budgets, inline
   /// bodies, detached records, counters. The one place where a job changes phase; the daemon
   /// performs what it decides (`perform`).

@@ -38,6 +38,8 @@ public struct DaemonConfig: Sendable {
   public var cookieLimits = CookieLimits()
   /// `metrics.listen`: where Prometheus text is served; nil: only the `metrics` op.
   public var metricsListen: MetricsAddress?
+  /// `coordination`: the Redis that sessions' `shared` limits go through (docs/FLEET.md).
+  public var coordination: CoordinationConfig?
 
   public init() {}
 
@@ -108,6 +110,7 @@ public struct DaemonConfig: Sendable {
   static let topLevelKeys = [
     "socket", "socket_mode", "log_level", "shutdown_grace_s", "limits", "sessions", "egress", "files",
     "allow_uids", "allow_groups", "state_dir", "journal", "cookies", "comment",
+    "coordination",
   ]
 
   /// Parses a config file's bytes; `file` names it in errors. Credential files named by
@@ -144,6 +147,7 @@ public struct DaemonConfig: Sendable {
       case "journal": config.journalSync = try reader.journal(member.value)
       case "metrics": config.metricsListen = try reader.metrics(member.value)
       case "cookies": config.cookieLimits = try reader.cookieLimits(member.value)
+      case "coordination": config.coordination = try reader.coordination(member.value)
       // A note for whoever reads the file (JSON has no comments); ignored.
       case "comment": _ = try reader.string(member.value, "comment")
       default: throw ConfigError.unknownSetting(member.key, among: topLevelKeys, file: file)
@@ -151,6 +155,13 @@ public struct DaemonConfig: Sendable {
     }
     config.protectedPaths = [file] + reader.credentialFiles.paths
     if let dir = environment["CREDENTIALS_DIRECTORY"] { config.protectedPaths.append(dir) }
+    if config.coordination == nil,
+      let name = config.sessions.keys.sorted().first(where: { config.sessions[$0]?.shared != nil })
+    {
+      throw ConfigError(
+        file: file, field: "sessions.\(name).shared",
+        reason: "needs a top-level coordination with a redis address")
+    }
     if config.sessions["default"] == nil {
       config.sessions["default"] = SessionConfig(name: "default")
     }

@@ -73,6 +73,12 @@ extension JobTable {
     /// A durable job's result and a recovered job's last run, read back from the journal.
     case resultRestored(DetachedKey, lines: [[UInt8]], orphanedSinceMs: UInt64)
     case replayRestored(UInt64, lines: [[UInt8]])
+    /// The coordinator's answer to `askPermit`: the job may start.
+    case permitGranted(UInt64)
+    /// The coordinator's answer to `askPermit`: not before `retryAfterMs`.
+    case permitDenied(UInt64, retryAfterMs: Int)
+    /// A permit timer (`armPermitTimer`) fired.
+    case permitDue(session: String)
   }
 
   /// Takes one event; appends what the driver must do, in order, to `actions`. Inlined into
@@ -102,6 +108,10 @@ extension JobTable {
     case .sessionDropped(let name): sessionDropped(name)
     case .shutdownRequested: shutdownRequested(into: &actions)
     case .graceExpired: graceExpired(into: &actions)
+    case .permitGranted(let serial): permitGranted(serial, into: &actions)
+    case .permitDenied(let serial, let retryAfterMs):
+      permitDenied(serial, retryAfterMs: retryAfterMs, into: &actions)
+    case .permitDue(let session): permitDue(session, into: &actions)
     // Listed, not `default`: a new event case must be routed somewhere, or this fails to build.
     case .clientConnected, .clientClosed, .budgetMayHaveRoom, .bodyDropped, .attachRequested, .recorded,
       .expireDetached, .resultRestored, .replayRestored:

@@ -5,11 +5,17 @@ extension JobTable {
     public var startIntervalMs: UInt64?
     /// Lanes all users share (`shared_lanes`); any other lane is per user.
     public var sharedLanes: Set<String>
+    /// A session with `shared` limits: each start waits for a permit (JobTable+Admission).
+    public var isShared: Bool
 
-    public init(maxConcurrent: Int, startIntervalMs: UInt64? = nil, sharedLanes: Set<String> = []) {
+    public init(
+      maxConcurrent: Int, startIntervalMs: UInt64? = nil, sharedLanes: Set<String> = [],
+      isShared: Bool = false
+    ) {
       self.maxConcurrent = maxConcurrent
       self.startIntervalMs = startIntervalMs
       self.sharedLanes = sharedLanes
+      self.isShared = isShared
     }
   }
 

@@ -13,6 +13,8 @@ extension JobTable {
     var isRetired = false
     /// Nil until the session's first job: `stats` lists the sessions that had jobs.
     var counters: Stats.Counters?
+    /// Its starts go through a permit (`shared` limits, JobTable+Admission).
+    var isShared = false
   }
 
   /// A session's `rate` timer fired.
@@ -33,10 +35,11 @@ extension JobTable {
     self.limits = limits
     for (name, s) in sessions.sorted(by: { $0.key < $1.key }) {
       guard let slot = slots[name] else {
-        addRuntime(name, SessionScheduler(s))
+        addRuntime(name, SessionScheduler(s), isShared: s.isShared)
         continue
       }
       runtimes[slot].isRetired = false
+      runtimes[slot].isShared = s.isShared
       guard runtimes[slot].scheduler != nil else {
         runtimes[slot].scheduler = SessionScheduler(s)
         continue

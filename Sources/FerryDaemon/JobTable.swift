@@ -27,6 +27,9 @@ public struct JobTable: Sendable {
     /// reader): no session slot, but a live job (`max_jobs`), `running` in `stats`, and one
     /// that a graceful shutdown waits for.
     case answering
+    /// A job of a session with `shared` limits that fits locally, waiting for its permit
+    /// (JobTable+Admission): it holds its slot and lane and counts as `running` in `stats`.
+    case admitting
   }
 
   /// One live job.
@@ -87,6 +90,11 @@ public struct JobTable: Sendable {
     case armRetryTimer(UInt64, afterMs: Int)
     /// Start the job's next attempt (its retry wait is over).
     case retry(UInt64)
+    /// Ask the coordinator for the job's permit (shared limits); its answer comes back as
+    /// `permitGranted` or `permitDenied`.
+    case askPermit(UInt64, session: String)
+    /// Feed `permitDue` for the session after this many milliseconds.
+    case armPermitTimer(session: String, afterMs: Int)
   }
 
   /// How a job ended, for the counters.
@@ -99,6 +107,8 @@ public struct JobTable: Sendable {
   /// Live jobs. Set only in JobTable.swift and its extensions (JobTable+Bodies, +Detached).
   public internal(set) var entries: [UInt64: Entry] = [:]
   var runtimes: [SessionRuntime] = []
+  /// Shared sessions' admitting jobs, by slot (JobTable+Admission).
+  var admissions: [Int: AdmissionQueue] = [:]
   /// Each session name's slot in `runtimes`.
   var slots: [String: Int] = [:]
   /// Request body bytes live jobs hold in memory (bounded by `maxRequestBytes`).
@@ -121,7 +131,9 @@ public struct JobTable: Sendable {
 
   public init(sessions: [String: SessionLimits], limits: Limits) {
     self.limits = limits
-    for (name, s) in sessions.sorted(by: { $0.key < $1.key }) { addRuntime(name, SessionScheduler(s)) }
+    for (name, s) in sessions.sorted(by: { $0.key < $1.key }) {
+      addRuntime(name, SessionScheduler(s), isShared: s.isShared)
+    }
   }
 
   /// The counters `stats` reports.
@@ -147,9 +159,9 @@ public struct JobTable: Sendable {
 
   func isOpen(_ slot: Int) -> Bool { runtimes[slot].scheduler != nil && !runtimes[slot].isRetired }
 
-  mutating func addRuntime(_ name: String, _ scheduler: SessionScheduler) {
+  mutating func addRuntime(_ name: String, _ scheduler: SessionScheduler, isShared: Bool = false) {
     slots[name] = runtimes.count
-    runtimes.append(SessionRuntime(name: name, scheduler: scheduler))
+    runtimes.append(SessionRuntime(name: name, scheduler: scheduler, isShared: isShared))
   }
 
   /// Applies `change` to the daemon-wide counters and to the session's.
@@ -206,7 +218,7 @@ public struct JobTable: Sendable {
         isDurable: durable, slot: slot)
       count(slot) { $0.running += 1 }
       actions.append(.announceQueued(serial, position: nil))
-      actions.append(.start(serial))
+      if isShared(slot) { admit(serial, in: slot, into: &actions) } else { actions.append(.start(serial)) }
     case .wait(let position):
       entries[serial] = Entry(
         session: session, lane: lane, phase: .waiting, client: client, heldRequestBytes: held, detached: key,
@@ -246,6 +258,7 @@ public struct JobTable: Sendable {
     if let key = entry.detached { detachedJobEnded(key, hadClient: entry.client != nil, nowMs: nowMs) }
     let slot = entry.slot
     guard entry.phase != .answering else { return count(slot) { $0.running -= 1 } }
+    if entry.phase == .admitting { leftAdmission(serial, slot: slot, into: &actions) }
     count(slot) { c in
       if entry.phase == .waiting { c.queued -= 1 } else { c.running -= 1 }
       switch outcome {
@@ -278,13 +291,15 @@ public struct JobTable: Sendable {
     }
   }
 
-  /// SIGTERM or SIGINT: no new jobs; waiting ones are cancelled (they would only start to be
-  /// cancelled), running ones may finish. A waiting durable job is abandoned instead: it stays
+  /// SIGTERM or SIGINT: no new jobs; waiting ones (and admitting ones, which wait for a
+  /// permit) are cancelled (they would only start to be cancelled), running ones may finish. A waiting durable job is abandoned instead: it stays
   /// queued in the journal for the next start.
   public mutating func shutdownRequested(into actions: inout [Action]) {
     guard shutdown == .running else { return }
     shutdown = .draining
-    for serial in entries.filter({ $0.value.phase == .waiting }).keys.sorted() {
+    // An admitting job has not started either (its permit may be long in coming).
+    for serial in entries.filter({ $0.value.phase == .waiting || $0.value.phase == .admitting }).keys.sorted()
+    {
       if entries[serial]?.isDurable == true {
         abandon(serial, into: &actions)
       } else {
@@ -318,6 +333,7 @@ public struct JobTable: Sendable {
     }
     if let key = entry.detached { detached[key] = nil }
     let slot = entry.slot
+    if entry.phase == .admitting { leftAdmission(serial, slot: slot, into: &actions) }
     count(slot) { c in
       if entry.phase == .waiting { c.queued -= 1 } else { c.running -= 1 }
     }
@@ -345,7 +361,11 @@ public struct JobTable: Sendable {
         c.queued -= 1
         c.running += 1
       }
-      actions.append(released ? .startReleased(serial) : .start(serial))
+      if isShared(slot) {
+        admit(serial, in: slot, into: &actions)
+      } else {
+        actions.append(released ? .startReleased(serial) : .start(serial))
+      }
     }
   }
 }

@@ -139,7 +139,8 @@ extension SessionConfig {
   /// What the job table's scheduler needs of the session.
   var schedulingLimits: JobTable.SessionLimits {
     JobTable.SessionLimits(
-      maxConcurrent: maxConcurrent, startIntervalMs: startIntervalMs, sharedLanes: sharedLanes)
+      maxConcurrent: maxConcurrent, startIntervalMs: startIntervalMs, sharedLanes: sharedLanes,
+      isShared: shared != nil)
   }
 
   /// The session's connection limits as the engine applies them.

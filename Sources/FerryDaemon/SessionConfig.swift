@@ -38,6 +38,8 @@ public struct SessionConfig: Sendable {
   public var resolve: [String] = []
   /// `cache`: nil (the default, `false`) keeps no HTTP cache.
   public var cache: CacheSettings?
+  /// `shared`: limits shared with other hosts through `coordination`'s Redis (docs/FLEET.md).
+  public var shared: SharedLimit?
 
   public init(name: String) { self.name = name }
 
@@ -45,7 +47,7 @@ public struct SessionConfig: Sendable {
   static let sessionKeys: Set<String> = [
     "base_url", "uri_methods", "max_concurrent", "max_host_connections", "max_connections",
     "ca_file", "pinned_public_key", "insecure", "proxy", "auth", "rate", "auth_origins",
-    "secret_headers", "shared_lanes", "cookies", "resolve", "cache",
+    "secret_headers", "shared_lanes", "cookies", "resolve", "cache", "shared",
   ]
 
   /// Every key a session may hold, its own then the job fields it takes defaults for: the

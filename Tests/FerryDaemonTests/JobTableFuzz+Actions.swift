@@ -29,6 +29,8 @@ extension TableFuzz {
         jobs[serial]?.backingOff = false
       case .announceQueued, .refuse:
         check(false, "\(action) outside a submission")
+      case .askPermit, .armPermitTimer:
+        check(false, "\(action) in a fuzz run with no shared session")
       case .resume, .moveJob, .budgetMayHaveRoom, .dropSession, .sendLines, .sendError:
         break
       }

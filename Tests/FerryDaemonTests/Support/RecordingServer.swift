@@ -17,6 +17,11 @@ final class RecordingServer: @unchecked Sendable {
   private let lock = NSLock()
   private var lines: [String] = []
   private var heads: [String] = []
+  /// Each request's arrival (monotonic ms), in order (issue 32's shared rate).
+  private var arrivalTimes: [Int] = []
+  /// `/slow…` requests being answered now, and the most at once (issue 32's shared limit).
+  private var slowInFlight = 0
+  private var slowMostAtOnce = 0
   static let fileBytes = 200_000
   static func fileByte(_ i: Int) -> UInt8 { UInt8((i * 7 + 3) % 251) }
   static var file: [UInt8] { (0..<fileBytes).map(fileByte) }
@@ -69,6 +74,20 @@ final class RecordingServer: @unchecked Sendable {
     return heads
   }
 
+  /// Arrival times (monotonic ms) of the requests seen so far, in order.
+  var arrivals: [Int] {
+    lock.lock()
+    defer { lock.unlock() }
+    return arrivalTimes
+  }
+
+  /// The most `/slow…` requests that were being answered at once.
+  var mostSlowAtOnce: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return slowMostAtOnce
+  }
+
   /// How many requests went to `path`.
   func count(_ path: String) -> Int {
     requests.filter { $0.split(separator: " ").dropFirst().first == Substring(path) }.count
@@ -100,6 +119,7 @@ final class RecordingServer: @unchecked Sendable {
         lock.lock()
         lines.append(requestLine)
         heads.append(head.lowercased())
+        arrivalTimes.append(Clock.ms())
         lock.unlock()
         let path = requestLine.split(separator: " ").dropFirst().first ?? ""
         if path.hasPrefix("/stall") { continue }  // never answered
@@ -110,6 +130,7 @@ final class RecordingServer: @unchecked Sendable {
           }
           continue
         }
+        if path.hasPrefix("/slow") { countSlow(+1) }
         if path.hasPrefix("/slow") { usleep(30_000) }
         if path.hasPrefix("/flaky"), count(String(path)) == 1 {
           let reply = Array("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n".utf8)
@@ -121,9 +142,18 @@ final class RecordingServer: @unchecked Sendable {
           gate.signal()
         }
         let reply = Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok".utf8)
+        // Out of the count before the answer leaves: the client may start the next at once.
+        if path.hasPrefix("/slow") { countSlow(-1) }
         _ = reply.withUnsafeBytes { Foundation.send(c, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
       }
     }
+  }
+
+  private func countSlow(_ change: Int) {
+    lock.lock()
+    slowInFlight += change
+    slowMostAtOnce = max(slowMostAtOnce, slowInFlight)
+    lock.unlock()
   }
 
   /// The file, or its tail for a Range whose If-Range matches; false when the connection is
