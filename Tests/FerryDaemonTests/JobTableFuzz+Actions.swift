@@ -29,7 +29,8 @@ extension TableFuzz {
         jobs[serial]?.backingOff = false
       case .announceQueued, .refuse:
         check(false, "\(action) outside a submission")
-      case .resume, .moveJob, .budgetMayHaveRoom, .dropSession, .sendLines, .sendError:
+      case .resume, .moveJob, .budgetMayHaveRoom, .dropSession, .sendLines, .sendError, .armHoldTimer,
+        .announceWaiting:
         break
       }
     }
