@@ -213,7 +213,8 @@ struct ConfigReader {
         session.pinnedPublicKey = pin
       case "insecure": session.insecure = try bool(m.value, field)
       case "auth": session.defaults.auth = try auth(m.value, field)
-      case "rate": session.startIntervalMs = try rate(m.value, field)
+      case "rate", "rate_start", "rate_max", "backoff", "max_backoff_s":
+        try serverLimit(m.key, m.value, field, into: &session)
       case "proxy": session.proxy = try string(m.value, field)
       case "auth_origins": session.authOrigins = try origins(m.value, field)
       case "secret_headers":
@@ -225,6 +226,7 @@ struct ConfigReader {
       default: throw unknown(field, among: SessionConfig.knownKeys)
       }
     }
+    try checkRateAuto(&session, path)
     // Credentials with no origin to go to would go wherever a job points them.
     if session.hasCredentials, session.baseURL == nil, session.authOrigins.isEmpty {
       throw fail(
