@@ -156,7 +156,8 @@ extension Daemon {
     defer { recycle(&actions) }
     let submission = JobTable.Submission(
       session: session.name, lane: merged.lane, client: client.serial, uid: client.credentials?.uid,
-      clientJobs: client.jobs.count, heldRequestBytes: held, detached: detachedKey, durable: isDurable)
+      clientJobs: client.jobs.count, heldRequestBytes: held, detached: detachedKey, durable: isDurable,
+      origin: Self.holdOrigin(profile.config, request))
     table.handle(.submitted(serial, submission, nowMs: clock(session)), into: &actions)
     if case .refuse(_, let error) = actions.first {
       descriptorOutput?.close()

@@ -67,7 +67,10 @@ extension JobTable {
 
 extension JobTable {
   /// Whether the session holds `origin` now.
-  public func holds(_ session: String, _ origin: String) -> Bool {
-    slots[session].flatMap { runtimes[$0].scheduler?.holds[origin] } != nil
+  public func holds(_ session: String, _ origin: String) -> Bool { holdUntilMs(session, origin) != nil }
+
+  /// When the session's hold on `origin` ends (the loop's clock), or nil when none holds it.
+  public func holdUntilMs(_ session: String, _ origin: String) -> UInt64? {
+    slots[session].flatMap { runtimes[$0].scheduler?.holds[origin] }
   }
 }
