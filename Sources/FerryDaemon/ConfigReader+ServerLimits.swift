@@ -3,6 +3,7 @@ import FerryWire
 /// A session's settings for the limits a server teaches (issue 32): `backoff`,
 /// `max_backoff_s`, and `rate` with `"auto"`, `rate_start` and `rate_max`.
 extension ConfigReader {
+  /// Reads one of these keys; any other is unknown.
   func serverLimit(
     _ key: String, _ v: JSONValue, _ field: String, into session: inout SessionConfig
   ) throws(ConfigError) {
@@ -20,7 +21,8 @@ extension ConfigReader {
         throw fail(field, "expected \"session\" or \"job\"")
       }
       session.backoff = backoff
-    default: session.maxBackoffSeconds = try int(v, field, 1...86_400)
+    case "max_backoff_s": session.maxBackoffSeconds = try int(v, field, 1...86_400)
+    default: throw unknown(field, among: SessionConfig.knownKeys)
     }
   }
 
@@ -34,7 +36,8 @@ extension ConfigReader {
       return
     }
     guard let start = session.rateStartIntervalMs, let ceiling = session.rateCeilingIntervalMs else {
-      throw fail(path + ".rate", "\"rate\": \"auto\" needs rate_start and rate_max, e.g. \"10/s\" and \"50/s\"")
+      throw fail(
+        path + ".rate", "\"rate\": \"auto\" needs rate_start and rate_max, e.g. \"10/s\" and \"50/s\"")
     }
     guard start >= ceiling else { throw fail(path + ".rate_start", "rate_start is faster than rate_max") }
     session.startIntervalMs = start

@@ -84,7 +84,8 @@ extension Daemon {
       case .armRetryTimer(let serial, let delay): job(serial)?.armRetryTimer(afterMs: delay)
       case .retry(let serial): job(serial)?.start()
       case .armHoldTimer(let name, let origin, let delay): armHoldTimer(name, origin: origin, afterMs: delay)
-      case .announceWaiting(let serial, let untilMs): job(serial)?.announceWaiting(until: wallSeconds(untilMs))
+      case .announceWaiting(let serial, let untilMs):
+        job(serial)?.announceWaiting(until: wallSeconds(untilMs))
       }
     }
   }

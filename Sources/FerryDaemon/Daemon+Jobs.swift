@@ -143,12 +143,9 @@ extension Daemon {
     }
     // Every byte of the request counts: URL, headers, body (issue 26: headers did not).
     let held = request.heldBytes
-    var journal: Journal?
-    if isDurable {
-      journal = openJournal()
-      if journal == nil {
-        return fail(WireError(.journalFailed, "the journal cannot be opened"), id: id, client: client)
-      }
+    let journal = isDurable ? openJournal() : nil
+    if isDurable, journal == nil {
+      return fail(WireError(.journalFailed, "the journal cannot be opened"), id: id, client: client)
     }
     nextSerial += 1
     let serial = nextSerial

@@ -23,7 +23,8 @@ extension Daemon {
     {
       let now = loop.now()
       if !table.holds(name, origin) {
-        logger.info("origin held", ["session": name, "origin": origin, "ms": "\(ms)", "status": "\(head.status)"])
+        logger.info(
+          "origin held", ["session": name, "origin": origin, "ms": "\(ms)", "status": "\(head.status)"])
       }
       feed(.holdLearned(session: name, origin: origin, untilMs: now + UInt64(ms), nowMs: now), known: run)
     }
@@ -59,7 +60,8 @@ extension Daemon {
         var o = JSONObject()
         o.append(key: "session", value: .string(name))
         let mine = jobs.values.contains {
-          $0.session.name == name && $0.outputOwner?.uid == uid && URLOrigin($0.request.url).description == hold.origin
+          $0.session.name == name && $0.outputOwner?.uid == uid
+            && URLOrigin($0.request.url).description == hold.origin
         }
         if uid == 0 || (uid != nil && mine) { o.append(key: "origin", value: .string(hold.origin)) }
         o.append(key: "until", value: .number(JSONNumber(wallSeconds(hold.untilMs))))

@@ -31,7 +31,9 @@ extension JobTable {
 
   /// `rate: "auto"`: the session's start interval becomes `intervalMs` (the caller bounded it
   /// by `rate_max`) until the server announces another or a reload sets the configured one.
-  mutating func rateLearned(_ session: String, intervalMs: UInt64, nowMs: UInt64, into actions: inout [Action]) {
+  mutating func rateLearned(
+    _ session: String, intervalMs: UInt64, nowMs: UInt64, into actions: inout [Action]
+  ) {
     guard let slot = slots[session], let s = runtimes[slot].scheduler, s.startIntervalMs != intervalMs else {
       return
     }

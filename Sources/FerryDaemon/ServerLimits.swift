@@ -108,7 +108,9 @@ public enum ServerLimits {
       if let eq = piece.firstIndex(of: "=") {
         let key = String(piece[..<eq]).trimmingSpaces().lowercased()
         var value = String(piece[piece.index(after: eq)...]).trimmingSpaces()
-        if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
+        if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
+          value = String(value.dropFirst().dropLast())
+        }
         out[key] = value
       } else if i == 0 {
         out[""] = piece

@@ -38,7 +38,8 @@ extension HTTPFixtureServer {
     guard q.usedInWindow < limit else {
       q.limited += 1
       return .full(
-        status: 429, headers: [FixtureHeader("Retry-After", "\(resetSeconds)")], body: Array("slow down\n".utf8))
+        status: 429, headers: [FixtureHeader("Retry-After", "\(resetSeconds)")],
+        body: Array("slow down\n".utf8))
     }
     q.usedInWindow += 1
     q.ok += 1
@@ -47,7 +48,8 @@ extension HTTPFixtureServer {
       status: 200,
       headers: [
         FixtureHeader("RateLimit-Policy", "\(limit);w=\(windowSeconds)"),
-        FixtureHeader("RateLimit", "limit=\(limit), remaining=\(limit - q.usedInWindow), reset=\(resetSeconds)"),
+        FixtureHeader(
+          "RateLimit", "limit=\(limit), remaining=\(limit - q.usedInWindow), reset=\(resetSeconds)"),
       ],
       body: Array("ok\n".utf8))
   }

@@ -118,12 +118,21 @@ struct JobTableHoldTests {
   @Test func aLearnedRateSpacesTheNextStarts() {
     var t = table(maxConcurrent: 5, intervalMs: 100)
     _ = submit(&t, 1, origin: a, nowMs: 0)
-    #expect(submit(&t, 2, origin: a, nowMs: 10) == [.announceQueued(2, position: 1), .armRateTimer(session: "s", afterMs: 90)])
-    #expect(handle(&t, .rateLearned(session: "s", intervalMs: 1000, nowMs: 20)) == [.armRateTimer(session: "s", afterMs: 80)])
+    #expect(
+      submit(&t, 2, origin: a, nowMs: 10) == [
+        .announceQueued(2, position: 1), .armRateTimer(session: "s", afterMs: 90),
+      ])
+    #expect(
+      handle(&t, .rateLearned(session: "s", intervalMs: 1000, nowMs: 20)) == [
+        .armRateTimer(session: "s", afterMs: 80)
+      ])
     #expect(t.startIntervalMs("s") == 1000)
     #expect(handle(&t, .rateDue(session: "s", nowMs: 100)) == [.start(2)])
     // The next start is the learned interval after that one.
-    #expect(submit(&t, 3, origin: a, nowMs: 150) == [.announceQueued(3, position: 1), .armRateTimer(session: "s", afterMs: 950)])
+    #expect(
+      submit(&t, 3, origin: a, nowMs: 150) == [
+        .announceQueued(3, position: 1), .armRateTimer(session: "s", afterMs: 950),
+      ])
     #expect(handle(&t, .rateLearned(session: "s", intervalMs: 1000, nowMs: 160)) == [])
   }
 }

@@ -17,7 +17,8 @@ struct ServerLimitsConfigTests {
 
   @Test func readsBackoffAndRateAuto() throws {
     let a = try #require(
-      try session(#"{"backoff":"job","max_backoff_s":30,"rate":"auto","rate_start":"2/s","rate_max":"10/s"}"#))
+      try session(#"{"backoff":"job","max_backoff_s":30,"rate":"auto","rate_start":"2/s","rate_max":"10/s"}"#)
+    )
     #expect(a.backoff == .job)
     #expect(a.maxBackoffSeconds == 30)
     #expect(a.rateAuto)
