@@ -106,3 +106,44 @@ import Testing
     #expect(alone.limited == Self.jobs - Self.quota)
   }
 }
+
+/// A hold seen from a client (issue 32): the waiting job's one `waiting` event, with its end,
+/// and `stats`' `holds`.
+struct ServerHoldStatsTests {
+  @Test func aHeldJobHearsWaitingAndStatsShowsTheHold() throws {
+    let fixture = try FixtureHarness()
+    let daemon = try DaemonHarness(
+      config: #"{"sessions": {"default": {}, "q": {"max_backoff_s": 30}}}"#, logLevel: "info")
+    let client = try daemon.connect()
+    // One request a minute: the first answer says `remaining=0, reset=60`, cut to 30 s.
+    let url = fixture.url("/quota/1?window_ms=60000&key=stats")
+    let before = Int(Date().timeIntervalSince1970)
+    let first = try client.run(#"{"id":"a","session":"q","url":"\#(url)","events":[]}"#, id: "a")
+    #expect(first.last?.event == "done")
+    try client.send(#"{"id":"b","session":"q","url":"\#(url)","events":[]}"#)
+    let queued = try client.readEvent()
+    #expect(queued.event == "queued")
+    #expect(queued.int("position") == 1)
+    let waiting = try client.readEvent()
+    #expect(waiting.event == "waiting")
+    #expect(waiting.id == "b")
+    #expect(waiting.seq == 2)
+    #expect(waiting["reason"]?.stringValue == "rate_limited")
+    let until = waiting.int("until")
+    #expect(until >= before + 29 && until <= Int(Date().timeIntervalSince1970) + 31)
+    try client.send(#"{"op":"stats"}"#)
+    let stats = try client.readEvent()
+    #expect(stats.event == "stats")
+    guard case .array(let holds)? = stats["holds"], let hold = holds.first?.objectValue else {
+      Issue.record("no holds in \(JSONWriter.string(.object(stats)))")
+      return
+    }
+    #expect(holds.count == 1)
+    #expect(hold["session"]?.stringValue == "q")
+    #expect(hold["origin"]?.stringValue == "http://127.0.0.1:\(fixture.port)")
+    #expect(hold.int("until") == until)
+    #expect(hold.int("jobs") == 1)
+    try client.send(#"{"op":"cancel","id":"b"}"#)
+    #expect(try client.readUntilTerminal(id: "b").last?["reason"]?.stringValue == "client")
+  }
+}
