@@ -36,7 +36,7 @@ RULES = ("glibc", "unchecked", "usleep", "function", "file", "table-entry")
 # What the daemon may call on `table` besides `handle`: reads that change nothing, and the
 # per-chunk body verdict (docs/ARCHITECTURE.md, "The job table").
 TABLE_QUERIES = {"handle", "bodyReceived", "isDetachedIDTaken", "liveDetachedJob", "plainDetachedJobs",
-                 "nextDetachedExpiryMs", "accepts", "readsClock"}
+                 "nextDetachedExpiryMs", "accepts", "readsClock", "holds", "holdUntilMs", "startIntervalMs"}
 TABLE_CALL = re.compile(r"\btable\.([A-Za-z_]+)\s*\(")
 FUNCTION_KEYWORDS = ("func", "init", "deinit", "subscript")
 # A declaration with no body (a protocol requirement) ends at one of these before any `{`.

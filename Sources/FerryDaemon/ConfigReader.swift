@@ -165,7 +165,9 @@ struct ConfigReader {
   func sessions(_ v: JSONValue) throws(ConfigError) -> [String: SessionConfig] {
     var sessions: [String: SessionConfig] = [:]
     for m in try object(v, "sessions") {
-      sessions[m.key] = try session(named: m.key, m.value)
+      var session = try session(named: m.key, m.value)
+      try checkRateAuto(&session, "sessions." + m.key)
+      sessions[m.key] = session
     }
     return sessions
   }
@@ -209,7 +211,6 @@ struct ConfigReader {
         session.pinnedPublicKey = pin
       case "insecure": session.insecure = try bool(m.value, field)
       case "auth": session.defaults.auth = try auth(m.value, field)
-      case "rate": session.startIntervalMs = try rate(m.value, field)
       case "proxy": session.proxy = try string(m.value, field)
       case "auth_origins": session.authOrigins = try origins(m.value, field)
       case "secret_headers":
@@ -219,7 +220,7 @@ struct ConfigReader {
       case "resolve": session.resolve = try resolve(m.value, field)
       case "cache": session.cache = try cache(m.value, field)
       case "shared": session.shared = try shared(m.value, field)
-      default: throw unknown(field, among: SessionConfig.knownKeys)
+      default: try serverLimit(m.key, m.value, field, into: &session)
       }
     }
     // Credentials with no origin to go to would go wherever a job points them.

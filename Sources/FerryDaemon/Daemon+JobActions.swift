@@ -85,6 +85,9 @@ extension Daemon {
       case .retry(let serial): job(serial)?.start()
       case .askPermit(let serial, let session): askPermit(serial, session: session)
       case .armPermitTimer(let session, let delay): armPermitTimer(session, afterMs: delay)
+      case .armHoldTimer(let name, let origin, let delay): armHoldTimer(name, origin: origin, afterMs: delay)
+      case .announceWaiting(let serial, let untilMs):
+        job(serial)?.announceWaiting(until: wallSeconds(untilMs))
       }
     }
   }
@@ -116,6 +119,20 @@ extension Daemon {
     sessions[name]?.wakeForRate(afterMs: delay) { [unowned self] in
       self.feed(.rateDue(session: name, nowMs: self.loop.now()))
     }
+  }
+
+  /// Wakes the job table when a server-taught hold on `origin` ends.
+  private func armHoldTimer(_ name: String, origin: String, afterMs delay: Int) {
+    sessions[name]?.wakeForHold(origin, afterMs: delay) { [unowned self] in
+      self.feed(.holdEnded(session: name, origin: origin, nowMs: self.loop.now()))
+    }
+  }
+
+  /// The unix time, in whole seconds rounded up, of a time on the loop's clock.
+  func wallSeconds(_ loopMs: UInt64) -> Int {
+    let now = loop.now()
+    let ahead = loopMs > now ? Int((loopMs - now + 999) / 1000) : 0
+    return SystemCall.wallClockSeconds() + ahead
   }
 
   /// The job's end in `Metrics`: its outcome, its duration, and a retry wait it ended in.

@@ -143,12 +143,9 @@ extension Daemon {
     }
     // Every byte of the request counts: URL, headers, body (issue 26: headers did not).
     let held = request.heldBytes
-    var journal: Journal?
-    if isDurable {
-      journal = openJournal()
-      if journal == nil {
-        return fail(WireError(.journalFailed, "the journal cannot be opened"), id: id, client: client)
-      }
+    let journal = isDurable ? openJournal() : nil
+    if isDurable, journal == nil {
+      return fail(WireError(.journalFailed, "the journal cannot be opened"), id: id, client: client)
     }
     nextSerial += 1
     let serial = nextSerial
@@ -156,7 +153,8 @@ extension Daemon {
     defer { recycle(&actions) }
     let submission = JobTable.Submission(
       session: session.name, lane: merged.lane, client: client.serial, uid: client.credentials?.uid,
-      clientJobs: client.jobs.count, heldRequestBytes: held, detached: detachedKey, durable: isDurable)
+      clientJobs: client.jobs.count, heldRequestBytes: held, detached: detachedKey, durable: isDurable,
+      origin: Self.holdOrigin(profile.config, request))
     table.handle(.submitted(serial, submission, nowMs: clock(session)), into: &actions)
     if case .refuse(_, let error) = actions.first {
       descriptorOutput?.close()

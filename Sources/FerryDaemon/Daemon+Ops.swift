@@ -39,6 +39,8 @@ extension Daemon {
     )
     if let cache = cacheStats() { o.append(key: "cache", value: cache) }
     if slowest > 0 { o.append(key: "slowest", value: .array(slowestJobs(slowest, visibleTo: client))) }
+    let holds = holdsShown(to: client)
+    if !holds.isEmpty { o.append(key: "holds", value: .array(holds)) }
     return o
   }
 

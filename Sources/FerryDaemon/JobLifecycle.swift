@@ -46,6 +46,13 @@ public struct JobLifecycle: Sendable {
     return next()
   }
 
+  /// `seq` for a `waiting` notice, sent while the job waits for its start; nil once it has
+  /// started or ended.
+  public mutating func waiting() -> Int? {
+    guard phase == .queued, seq > 0 else { return nil }
+    return next()
+  }
+
   /// An attempt starts; returns the `seq` for `started`, or nil when the job did not ask for it.
   public mutating func attemptStarted() -> Int? {
     guard !isFinished else { return nil }

@@ -152,6 +152,7 @@ extension JobRun: TransferDelegate {
       finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
     case .success(let metrics):
       daemon.recordTransfer(self, metrics: metrics)
+      if let head { daemon.learnLimits(self, head) }
       if cache != nil, cacheTransferSucceeded(metrics) { return }
       if retryIfWorthIt(error: nil, status: head?.status ?? metrics.status) { return }
       finishAccepted(metrics)
@@ -178,10 +179,12 @@ extension JobRun: TransferDelegate {
         .failed(JobFailure(error: failure, attempts: lifecycle.attempt, head: error == nil ? head : nil)))
       return true
     }
-    let delay = plan.delayMs(
+    var delay = plan.delayMs(
       afterAttempt: lifecycle.attempt, retryAfter: head?.header("retry-after"),
       nowSeconds: SystemCall.wallClockSeconds(),
       random: { Int.random(in: 0...$0) })
+    // A hold on its origin (issue 32) keeps this job's next attempt back too.
+    if let held = daemon.holdRemainingMs(self) { delay = max(delay, held) }
     if let left = remainingTimeoutMs(), delay >= left {
       // The wait (a server's Retry-After, or the backoff) would outlast the job's timeout.
       output?.abandon(keepPartial: job.resume == true)

@@ -156,6 +156,13 @@ import FerryWire
     emit(lifecycle.queued(), .queued(position: position))
   }
 
+  /// Sends `waiting` (`rate_limited`) for a hold on the job's origin that ends at `until`
+  /// (unix seconds).
+  func announceWaiting(until: Int) {
+    guard !isRecovered, let seq = lifecycle.waiting() else { return }
+    emit(seq, .waiting(reason: "rate_limited", until: until))
+  }
+
   /// The session granted a slot: start the first attempt.
   func start() {
     guard !isFinished else { return }

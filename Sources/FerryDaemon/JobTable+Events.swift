@@ -17,11 +17,15 @@ extension JobTable {
     public var heldRequestBytes: Int
     public var detached: DetachedKey?
     public var durable: Bool
+    /// The request's `scheme://host:port`, which a server-taught hold names; nil when the
+    /// session's `backoff` is `job` (no hold applies to it).
+    public var origin: String?
 
     public init(
       session: String, lane: String?, client: UInt64, uid: UInt32?, clientJobs: Int, heldRequestBytes: Int,
-      detached: DetachedKey? = nil, durable: Bool = false
+      detached: DetachedKey? = nil, durable: Bool = false, origin: String? = nil
     ) {
+      self.origin = origin
       self.session = session
       self.lane = lane
       self.client = client
@@ -55,6 +59,13 @@ extension JobTable {
     case retryDue(UInt64)
     case measured(UInt64, session: String, TransferCounts)
     case rateDue(session: String, nowMs: UInt64)
+    /// A server's answer asked `origin` to hear nothing more from the session until `untilMs`
+    /// (ServerLimits; issue 32).
+    case holdLearned(session: String, origin: String, untilMs: UInt64, nowMs: UInt64)
+    /// A hold's timer fired.
+    case holdEnded(session: String, origin: String, nowMs: UInt64)
+    /// `rate: "auto"` adopts the interval a server announced.
+    case rateLearned(session: String, intervalMs: UInt64, nowMs: UInt64)
     case reloaded(sessions: [String: SessionLimits], limits: Limits, nowMs: UInt64)
     /// The driver let a dropped session go (after `dropSession`).
     case sessionDropped(String)
@@ -91,7 +102,8 @@ extension JobTable {
     case .submitted(let serial, let s, let nowMs):
       submitted(
         serial, session: s.session, lane: s.lane, client: s.client, uid: s.uid, clientJobs: s.clientJobs,
-        heldRequestBytes: s.heldRequestBytes, detached: s.detached, durable: s.durable, nowMs: nowMs,
+        heldRequestBytes: s.heldRequestBytes, detached: s.detached, durable: s.durable, origin: s.origin,
+        nowMs: nowMs,
         into: &actions)
     case .answering(let serial, let session, let client): answering(serial, session: session, client: client)
     case .ended(let serial, let outcome, let output, let nowMs):
@@ -103,6 +115,12 @@ extension JobTable {
         serial, session: session, bytesUp: c.bytesUp, bytesDown: c.bytesDown,
         connectionsOpened: c.connectionsOpened, connectionReused: c.connectionReused)
     case .rateDue(let session, let nowMs): rateDue(session, nowMs: nowMs, into: &actions)
+    case .holdLearned(let session, let origin, let untilMs, let nowMs):
+      holdLearned(session, origin: origin, untilMs: untilMs, nowMs: nowMs, into: &actions)
+    case .holdEnded(let session, let origin, let nowMs):
+      holdEnded(session, origin: origin, nowMs: nowMs, into: &actions)
+    case .rateLearned(let session, let intervalMs, let nowMs):
+      rateLearned(session, intervalMs: intervalMs, nowMs: nowMs, into: &actions)
     case .reloaded(let sessions, let limits, let nowMs):
       reloaded(sessions: sessions, limits: limits, nowMs: nowMs, into: &actions)
     case .sessionDropped(let name): sessionDropped(name)

@@ -95,6 +95,11 @@ public struct JobTable: Sendable {
     case askPermit(UInt64, session: String)
     /// Feed `permitDue` for the session after this many milliseconds.
     case armPermitTimer(session: String, afterMs: Int)
+    /// Feed `holdEnded` for the session's origin after this many milliseconds (a later call for
+    /// the same origin replaces the timer).
+    case armHoldTimer(session: String, origin: String, afterMs: Int)
+    /// Send the waiting job's `waiting` event (`rate_limited`, until the hold's end).
+    case announceWaiting(UInt64, untilMs: UInt64)
   }
 
   /// How a job ended, for the counters.
@@ -183,7 +188,7 @@ public struct JobTable: Sendable {
   public mutating func submitted(
     _ serial: UInt64, session: String, lane: String?, client: UInt64, uid: UInt32? = nil, clientJobs: Int,
     heldRequestBytes held: Int, detached key: DetachedKey? = nil, durable: Bool = false,
-    nowMs: UInt64, into actions: inout [Action]
+    origin: String? = nil, nowMs: UInt64, into actions: inout [Action]
   ) {
     guard !isShuttingDown else {
       return actions.append(.refuse(serial, WireError(.shuttingDown, "the daemon is shutting down")))
@@ -209,7 +214,7 @@ public struct JobTable: Sendable {
     requestBytesInFlight += held
     guard
       let (admission, rateDelay) = runtimes[slot].scheduler?.submitPaced(
-        serial, lane: lane, uid: uid, owner: client, nowMs: nowMs)
+        serial, lane: lane, uid: uid, owner: client, origin: origin, nowMs: nowMs)
     else { return }
     switch admission {
     case .start:
@@ -225,6 +230,9 @@ public struct JobTable: Sendable {
         isDurable: durable, slot: slot)
       count(slot) { $0.queued += 1 }
       actions.append(.announceQueued(serial, position: position))
+      if let origin, let until = runtimes[slot].scheduler?.holds[origin] {
+        actions.append(.announceWaiting(serial, untilMs: until))
+      }
     }
     if let key { registerDetached(key, serial: serial, session: session, isDurable: durable) }
     if let rateDelay { actions.append(.armRateTimer(session: session, afterMs: rateDelay)) }

@@ -16,6 +16,8 @@ import FerryWire
   private(set) var profile: SessionProfile?
   /// Wakes the job table when a `rate` lets the next waiting job start.
   private var rateTimer: Timer?
+  /// One timer per held origin (issue 32), fed to the table as `holdEnded`.
+  private var holdTimers: [String: Timer] = [:]
   /// Whether the session has a `rate`, the one setting that makes its scheduler read the clock.
   private(set) var hasRate: Bool
   /// Every `HOST:PORT` a configuration of the session has pinned (`resolve`): a later profile
@@ -49,6 +51,16 @@ import FerryWire
     if rateTimer?.isScheduled == false { rateTimer?.schedule(afterMs: delay) }
   }
 
+  /// Calls `due` in `delay` ms for the hold on `origin` (issue 32), replacing that origin's
+  /// timer when it was set. Timers that fired go here, not in their own handler (which a
+  /// timer must outlive), so the map holds about the origins held now.
+  func wakeForHold(_ origin: String, afterMs delay: Int, _ due: @escaping @MainActor () -> Void) {
+    let timer = holdTimers[origin] ?? Timer(loop: engine.loop, handler: due)
+    if holdTimers.count >= 16 { holdTimers = holdTimers.filter { $0.value.isScheduled } }
+    holdTimers[origin] = timer
+    timer.schedule(afterMs: delay)
+  }
+
   /// `-HOST:PORT` for each name pinned by an earlier configuration and not by `config`: curl
   /// keeps pins in the DNS cache of the share a transfer ran on, so every later transfer first
   /// takes them out.
@@ -67,6 +79,8 @@ import FerryWire
   func retire() {
     profile = nil
     rateTimer?.cancel()
+    for timer in holdTimers.values { timer.cancel() }
+    holdTimers = [:]
   }
 }
 

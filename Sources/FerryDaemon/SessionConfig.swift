@@ -17,6 +17,26 @@ public struct SessionConfig: Sendable {
   public var maxConnections = 0
   /// Least milliseconds between two job starts, from `rate` (`N/s` or `N/min`).
   public var startIntervalMs: UInt64?
+  /// `backoff`: whether a server-taught hold (a 429's `Retry-After`, an exhausted `RateLimit`)
+  /// holds the session's jobs to that origin (`session`, the default) or only the job that got
+  /// the answer (`job`).
+  public var backoff = Backoff.session
+  /// `max_backoff_s`: the longest hold a server's answer can put on an origin.
+  public var maxBackoffSeconds = 300
+  /// `rate: "auto"`: the start interval follows what the server announces, starting from
+  /// `rate_start`'s (then in `startIntervalMs`) and never faster than `rate_max`'s.
+  public var rateAuto = false
+  /// `rate_start`'s interval: where `rate: "auto"` starts (and a reload starts it again).
+  public var rateStartIntervalMs: UInt64?
+  /// `rate_max`'s interval: the fastest `rate: "auto"` may go.
+  public var rateCeilingIntervalMs: UInt64?
+
+  /// The scope of a server-taught hold.
+  public enum Backoff: String, Sendable, Equatable {
+    case session
+    case job
+  }
+
   /// PEM bundle of certificate authorities to trust instead of the system's.
   public var caFile: String?
   /// curl's `sha256//BASE64` form (several joined with `;`), like AFSecurityPolicy's
@@ -47,7 +67,8 @@ public struct SessionConfig: Sendable {
   static let sessionKeys: Set<String> = [
     "base_url", "uri_methods", "max_concurrent", "max_host_connections", "max_connections",
     "ca_file", "pinned_public_key", "insecure", "proxy", "auth", "rate", "auth_origins",
-    "secret_headers", "shared_lanes", "cookies", "resolve", "cache", "shared",
+    "secret_headers", "shared_lanes", "cookies", "resolve", "cache", "shared", "backoff", "max_backoff_s",
+    "rate_start", "rate_max",
   ]
 
   /// Every key a session may hold, its own then the job fields it takes defaults for: the

@@ -21,9 +21,9 @@ extension SessionScheduler {
   }
 
   mutating func submitPaced(
-    _ key: UInt64, lane: String?, uid: UInt32?, owner: UInt64, nowMs: UInt64
+    _ key: UInt64, lane: String?, uid: UInt32?, owner: UInt64, origin: String? = nil, nowMs: UInt64
   ) -> (Admission, Int?) {
-    let admission = submit(key, lane: laneKey(lane, uid: uid), owner: owner, nowMs: nowMs)
+    let admission = submit(key, lane: laneKey(lane, uid: uid), owner: owner, origin: origin, nowMs: nowMs)
     return (admission, rateDelay(nowMs: nowMs))
   }
 
@@ -40,5 +40,23 @@ extension SessionScheduler {
   mutating func startDuePaced(nowMs: UInt64) -> ([UInt64], Int?) {
     let started = startDue(nowMs: nowMs)
     return (started, rateDelay(nowMs: nowMs))
+  }
+}
+
+/// Holds for `stats`.
+extension SessionScheduler {
+  /// One origin's hold: until when (the loop's clock) and how many waiting jobs it holds.
+  public struct HoldSummary: Sendable, Equatable {
+    public var origin: String
+    public var untilMs: UInt64
+    public var held: Int
+  }
+
+  /// The session's holds, by origin.
+  public var holdSummaries: [HoldSummary] {
+    holds.keys.sorted().map { origin in
+      HoldSummary(
+        origin: origin, untilMs: holds[origin]!, held: waiting[head...].count { $0.origin == origin })
+    }
   }
 }

@@ -30,8 +30,12 @@ public struct SessionScheduler: Sendable {
   /// Waiting jobs in submission order: `waiting[head...]`. Starting the oldest moves `head`
   /// instead of shifting the array (with a deep queue, a shift per start was most of the cost
   /// of a waiting job); the dead prefix is dropped once it is most of the array.
-  private var waiting: [(key: UInt64, lane: String?, owner: UInt64)] = []
-  private var head = 0
+  private(set) var waiting: [(key: UInt64, lane: String?, owner: UInt64, origin: String?)] = []
+  private(set) var head = 0
+  /// Origins the server asked to hear nothing from until a time (issue 32): their waiting jobs
+  /// are passed over like a busy lane's. A hold is here from `hold` until `holdEnded` at or
+  /// after its time, so whether one holds never depends on the clock of the call.
+  private(set) var holds: [String: UInt64] = [:]
   private var laneOfRunning: [UInt64: String] = [:]
 
   public init(maxConcurrent: Int, startIntervalMs: UInt64? = nil) {
@@ -64,16 +68,17 @@ public struct SessionScheduler: Sendable {
   ///
   /// Invariant: after every call no waiting job fits (they are started eagerly when a slot or
   /// lane frees), so a newcomer that fits jumps no one who could have run.
-  public mutating func submit(_ key: UInt64, lane: String?, owner: UInt64 = 0, nowMs: UInt64 = 0) -> Admission
-  {
+  public mutating func submit(
+    _ key: UInt64, lane: String?, owner: UInt64 = 0, origin: String? = nil, nowMs: UInt64 = 0
+  ) -> Admission {
     self.nowMs = nowMs
-    if fits(lane) {
+    if fits(lane, origin), !laneWaitsBehindHold(lane) {
       owners[owner, default: OwnerJobs()].running += 1
       begin(key, lane: lane, owner: owner)
       return .start
     }
     owners[owner, default: OwnerJobs()].waiting += 1
-    waiting.append((key, lane, owner))
+    waiting.append((key, lane, owner, origin))
     return .wait(position: waitingCount)
   }
 
@@ -117,8 +122,37 @@ public struct SessionScheduler: Sendable {
     waiting[head...].firstIndex { $0.key == key }.map { $0 - head + 1 }
   }
 
-  private func fits(_ lane: String?) -> Bool {
+  private func fits(_ lane: String?, _ origin: String? = nil) -> Bool {
     running.count < maxConcurrent && (lane.map { busyLanes[$0] == nil } ?? true) && nowMs >= nextStartMs
+      && (holds.isEmpty || origin.map { holds[$0] == nil } ?? true)
+  }
+
+  /// Whether an older job of `lane` waits (only a hold can keep one waiting while its lane is
+  /// free): a lane runs in submission order, so a newcomer of it waits too.
+  private func laneWaitsBehindHold(_ lane: String?) -> Bool {
+    guard let lane, !holds.isEmpty else { return false }
+    return waiting[head...].contains { $0.lane == lane }
+  }
+
+  /// The server asked its origin to hear nothing until `untilMs`: no waiting job for it starts
+  /// before `holdEnded`. Returns whether the hold is new (not one that was already on, which
+  /// this one may lengthen) and, when it is, the waiting jobs it holds, in order.
+  public mutating func hold(_ origin: String, untilMs: UInt64) -> (isNew: Bool, held: [UInt64]) {
+    if let old = holds[origin] {
+      holds[origin] = max(old, untilMs)
+      return (false, [])
+    }
+    holds[origin] = untilMs
+    return (true, waiting[head...].filter { $0.origin == origin }.map(\.key))
+  }
+
+  /// A hold's timer fired: at or after its time the hold ends and the waiting jobs that now fit
+  /// start, returned in order; before it (the hold was lengthened since), nothing changes.
+  public mutating func holdEnded(_ origin: String, nowMs: UInt64) -> [UInt64] {
+    guard let until = holds[origin], until <= nowMs else { return [] }
+    holds[origin] = nil
+    self.nowMs = nowMs
+    return startWaiting()
   }
 
   /// Starts the waiting jobs that the rate now allows (call when `nextStartDelayMs` has passed).
@@ -176,15 +210,16 @@ public struct SessionScheduler: Sendable {
   /// owner is below its share).
   private mutating func startWaiting(underShareOnly: Bool, into started: inout [UInt64]) {
     let share = self.share
-    // Lanes whose older waiting job this scan passed over (its owner at its share): a lane
-    // runs in submission order whoever owns its jobs, so none of its later jobs may go first.
-    // (The plain scan passes a lane job over only when its lane is busy, which holds them all.)
+    // Lanes whose older waiting job this scan passed over (its owner at its share, or its
+    // origin held): a lane runs in submission order whoever owns its jobs, so none of its later
+    // jobs may go first. (The plain scan passes a lane job over otherwise only when its lane is
+    // busy, which holds them all.)
     var passedLanes: Set<String> = []
     var i = head
     while i < waiting.count, running.count < maxConcurrent {
-      let (key, lane, owner) = waiting[i]
-      let lanePassed = underShareOnly && lane.map { passedLanes.contains($0) } == true
-      if !lanePassed, fits(lane), !underShareOnly || (owners[owner]?.running ?? 0) < share {
+      let (key, lane, owner, origin) = waiting[i]
+      let lanePassed = lane.map { passedLanes.contains($0) } == true
+      if !lanePassed, fits(lane, origin), !underShareOnly || (owners[owner]?.running ?? 0) < share {
         if i == head {
           advanceHead()
           i = head
@@ -198,7 +233,8 @@ public struct SessionScheduler: Sendable {
         begin(key, lane: lane, owner: owner)
         started.append(key)
       } else {
-        if underShareOnly, let lane { passedLanes.insert(lane) }
+        // A held job's lane is passed over too: its later jobs may not go first.
+        if let lane, underShareOnly || origin.map({ holds[$0] != nil }) == true { passedLanes.insert(lane) }
         i += 1
       }
     }
@@ -207,6 +243,7 @@ public struct SessionScheduler: Sendable {
   /// The oldest waiting job left the queue.
   private mutating func advanceHead() {
     waiting[head].lane = nil
+    waiting[head].origin = nil
     head += 1
     if head == waiting.count {
       waiting.removeAll(keepingCapacity: true)

@@ -7,7 +7,7 @@ import FerryWire
 /// them through SHA-256, never holding them) and answers the routes in `FixtureRoutes`:
 /// `/echo`, `/status/N`, `/delay/MS`, `/bytes/N`, `/redirect/N`, `/redirect-to`, `/drop/N`,
 /// `/reset/N`, `/stall`, `/stall-upload`, `/flaky/N?key=K`, `/raw/NAME`, `/headers`, `/cookies/N`, `/retry-after/N`,
-/// `/json`, `/text`, `/latin1`, `/versioned/N`, `/conditional`, `/digest-auth/USER/PASSWORD`. Run it on the test's own loop (in-process) or in the `ferry-fixture`
+/// `/quota/N`, `/json`, `/text`, `/latin1`, `/versioned/N`, `/conditional`, `/digest-auth/USER/PASSWORD`. Run it on the test's own loop (in-process) or in the `ferry-fixture`
 /// executable (black-box).
 @MainActor public final class HTTPFixtureServer {
   /// The loop the server runs on.
@@ -25,6 +25,8 @@ import FerryWire
   private(set) var connections: [Int: FixtureConnection] = [:]
   /// Requests seen per `/flaky` key.
   private var flakyCounts: [String: UInt64] = [:]
+  /// `/quota` keys' windows (HTTPFixtureServer+Quota).
+  var quotas: [String: FixtureQuota] = [:]
 
   /// Starts listening on 127.0.0.1:`port` (0: any free port).
   public init(loop: EventLoop, port: UInt16 = 0) throws(LoopError) {
@@ -70,6 +72,7 @@ import FerryWire
   /// The reply for a finished request: `/flaky/N?key=K` answers 503 to the first N requests
   /// with key K and 200 (`{"requests": n}`) after that; every other route is `FixtureRoutes`.
   func reply(for request: FixtureRequest) -> FixtureReply {
+    if let quota = quotaReply(request.head) { return quota }
     guard let (key, failures) = FixtureRoutes.flaky(request.head) else {
       return FixtureRoutes.reply(for: request)
     }

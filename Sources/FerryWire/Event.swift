@@ -27,6 +27,9 @@ public enum JobEvent: Sendable, Equatable {
   case done(JobCompletion)
   case failed(JobFailure)
   case cancelled(CancelReason)
+  /// A queued job waits for something other than a slot: `reason` (`rate_limited`: a server
+  /// asked its origin to hear nothing more until `until`, unix seconds).
+  case waiting(reason: String, until: Int?)
 
   /// The event's name on the wire.
   public var name: String {
@@ -38,6 +41,7 @@ public enum JobEvent: Sendable, Equatable {
     case .done: "done"
     case .failed: "failed"
     case .cancelled: "cancelled"
+    case .waiting: "waiting"
     }
   }
 

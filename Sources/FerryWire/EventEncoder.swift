@@ -75,6 +75,13 @@ public enum EventEncoder {
     case .cancelled(let reason):
       key("reason", into: &out)
       JSONWriter.writeString(reason.rawValue, into: &out)
+    case .waiting(let reason, let until):
+      key("reason", into: &out)
+      JSONWriter.writeString(reason, into: &out)
+      if let until {
+        key("until", into: &out)
+        JSONWriter.writeInteger(until, into: &out)
+      }
     }
     end(into: &out)
   }

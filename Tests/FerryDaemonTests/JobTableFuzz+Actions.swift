@@ -31,7 +31,8 @@ extension TableFuzz {
         check(false, "\(action) outside a submission")
       case .askPermit, .armPermitTimer:
         check(false, "\(action) in a fuzz run with no shared session")
-      case .resume, .moveJob, .budgetMayHaveRoom, .dropSession, .sendLines, .sendError:
+      case .resume, .moveJob, .budgetMayHaveRoom, .dropSession, .sendLines, .sendError, .armHoldTimer,
+        .announceWaiting:
         break
       }
     }

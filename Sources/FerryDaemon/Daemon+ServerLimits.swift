@@ -1,0 +1,74 @@
+import FerryLoop
+import FerrySerializer
+import FerryWire
+
+/// Limits the server teaches (issue 32), on the driver's side: which origin a job is held by,
+/// and what a response teaches the table (a hold, a rate for `rate: "auto"`).
+extension Daemon {
+  /// The `scheme://host:port` of the job's URL, which holds apply to; nil with `backoff: "job"`.
+  static func holdOrigin(_ config: SessionConfig, _ request: Request) -> String? {
+    config.backoff == .session ? URLOrigin(request.url).description : nil
+  }
+
+  /// A response of `run` came: when it asks for a hold, the table holds the job's origin for the
+  /// session (bounded by `max_backoff_s`); with `rate: "auto"`, the table adopts the quota it
+  /// announces (bounded by `rate_max`).
+  func learnLimits(_ run: JobRun, _ head: ResponseHead) {
+    let config = run.profile.config
+    let name = run.session.name
+    if let origin = Self.holdOrigin(config, run.request),
+      let ms = ServerLimits.holdMs(
+        status: head.status, header: head.header, nowSeconds: SystemCall.wallClockSeconds(),
+        maxMs: config.maxBackoffSeconds * 1000)
+    {
+      let now = loop.now()
+      if !table.holds(name, origin) {
+        logger.info(
+          "origin held", ["session": name, "origin": origin, "ms": "\(ms)", "status": "\(head.status)"])
+      }
+      feed(.holdLearned(session: name, origin: origin, untilMs: now + UInt64(ms), nowMs: now), known: run)
+    }
+    if config.rateAuto, let ceiling = config.rateCeilingIntervalMs,
+      let quota = ServerLimits.announcedQuota(header: head.header)
+    {
+      let interval = ServerLimits.adoptedIntervalMs(quota, ceilingIntervalMs: ceiling)
+      if table.startIntervalMs(name) != interval {
+        logger.info("rate learned", ["session": name, "interval_ms": "\(interval)"])
+        feed(.rateLearned(session: name, intervalMs: interval, nowMs: loop.now()), known: run)
+      }
+    }
+  }
+
+  /// Milliseconds until the hold on `run`'s origin ends, or nil when none holds it: a retry of
+  /// the job that got the answer waits at least that long.
+  func holdRemainingMs(_ run: JobRun) -> Int? {
+    guard let origin = Self.holdOrigin(run.profile.config, run.request),
+      let until = table.holdUntilMs(run.session.name, origin)
+    else { return nil }
+    let now = loop.now()
+    return until > now ? Int(until - now) : nil
+  }
+
+  /// `stats`' `holds`: each session's held origins, until when (unix seconds) and how many
+  /// waiting jobs each holds. The origin is shown to root and to a user with a live job to it
+  /// in that session; to anyone else it is left out (a hold tells that some job went there).
+  func holdsShown(to client: Client?) -> [JSONValue] {
+    let uid = client?.credentials?.uid
+    var out: [JSONValue] = []
+    for (name, holds) in table.holds.sorted(by: { $0.key < $1.key }) {
+      for hold in holds {
+        var o = JSONObject()
+        o.append(key: "session", value: .string(name))
+        let mine = jobs.values.contains {
+          $0.session.name == name && $0.outputOwner?.uid == uid
+            && URLOrigin($0.request.url).description == hold.origin
+        }
+        if uid == 0 || (uid != nil && mine) { o.append(key: "origin", value: .string(hold.origin)) }
+        o.append(key: "until", value: .number(JSONNumber(wallSeconds(hold.untilMs))))
+        o.append(key: "jobs", value: .number(JSONNumber(hold.held)))
+        out.append(.object(o))
+      }
+    }
+    return out
+  }
+}
