@@ -7,7 +7,7 @@ extension Daemon {
   /// that comes for a job no longer admitting (cancelled meanwhile) is given back at once.
   func askPermit(_ serial: UInt64, session name: String) {
     guard let limit = jobs[serial]?.profile.config.shared ?? sessions[name]?.profile?.config.shared,
-      let coordinator = coordinatorForPermits()
+      let coordinator = coordinatorIfConfigured()
     else { return feed(.permitGranted(serial)) }
     coordinator.ask(serial, limit) { [unowned self] retryAfterMs in
       if let retryAfterMs {
@@ -19,8 +19,9 @@ extension Daemon {
     }
   }
 
-  /// The coordinator, made at the first permit from the configuration in force.
-  private func coordinatorForPermits() -> Coordinator? {
+  /// The coordinator, made at the first permit (or published hold) from the configuration in
+  /// force; nil without `coordination`.
+  func coordinatorIfConfigured() -> Coordinator? {
     if let coordinator { return coordinator }
     guard let settings = config.coordination else { return nil }
     let tag = "\(SystemCall.processID)-\(loop.nowNanoseconds())"

@@ -11,8 +11,9 @@ extension Daemon {
   }
 
   /// A response of `run` came: when it asks for a hold, the table holds the job's origin for the
-  /// session (bounded by `max_backoff_s`); with `rate: "auto"`, the table adopts the quota it
-  /// announces (bounded by `rate_max`).
+  /// session (bounded by `max_backoff_s`), and a `shared` session publishes it to every host of
+  /// its key through Redis; with `rate: "auto"`, the table adopts the quota it announces
+  /// (bounded by `rate_max`).
   func learnLimits(_ run: JobRun, _ head: ResponseHead) {
     let config = run.profile.config
     let name = run.session.name
@@ -27,6 +28,9 @@ extension Daemon {
           "origin held", ["session": name, "origin": origin, "ms": "\(ms)", "status": "\(head.status)"])
       }
       feed(.holdLearned(session: name, origin: origin, untilMs: now + UInt64(ms), nowMs: now), known: run)
+      // A shared session's hold is the fleet's: every host sharing the key waits for it
+      // (the permit script reads the hold key; a shorter hold never cuts a longer one).
+      if let limit = config.shared { coordinatorIfConfigured()?.publishHold(limit, ms: ms) }
     }
     if config.rateAuto, let ceiling = config.rateCeilingIntervalMs,
       let quota = ServerLimits.announcedQuota(header: head.header)

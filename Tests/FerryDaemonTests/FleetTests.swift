@@ -128,6 +128,22 @@ import Testing
     #expect(first - setAt >= 1_400)
   }
 
+  /// A 429 with `Retry-After: 2` seen by one host holds the other: the server's answer is
+  /// published in Redis and every host's permit waits for it.
+  @Test func a429OnOneHostHoldsTheOthers() throws {
+    let fleet = try Fleet(
+      hosts: 2, session: #"{"max_concurrent": 10, "shared": {"max_concurrent": 10, "key": "api"}}"#)
+    let a = try fleet.submit(0, 1, path: "/busy")
+    // A 429 is outside the default `accept`: the job fails `http_status`, after its answer.
+    #expect(try Fleet.endings(a.0, a.1).values.allSatisfy { $0 == "failed" })
+    let answered = try #require(fleet.server.arrivals.max())
+    let b = try fleet.submit(1, 1, path: "/fast")
+    #expect(try Fleet.endings(b.0, b.1).values.allSatisfy { $0 == "done" })
+    let next = try #require(fleet.server.arrivals.max())
+    print("fleet 429: the other host's request came \(next - answered) ms after the 429")
+    #expect(next - answered >= 1_500)
+  }
+
   /// redis-server stops mid-run: each host falls back to its local share (20/s over 2
   /// expected hosts: 10/s each), logs it once, and every job still ends `done`.
   @Test func aRedisOutageDegradesToTheLocalShareWithoutAFailedJob() throws {

@@ -132,6 +132,12 @@ final class RecordingServer: @unchecked Sendable {
         }
         if path.hasPrefix("/slow") { countSlow(+1) }
         if path.hasPrefix("/slow") { usleep(30_000) }
+        if path.hasPrefix("/busy") {
+          let reply = Array(
+            "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 2\r\nContent-Length: 0\r\n\r\n".utf8)
+          _ = reply.withUnsafeBytes { Foundation.send(c, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+          continue
+        }
         if path.hasPrefix("/flaky"), count(String(path)) == 1 {
           let reply = Array("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n".utf8)
           _ = reply.withUnsafeBytes { Foundation.send(c, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
