@@ -8,6 +8,10 @@ public enum FerryEvent: Sendable, Equatable {
 
   /// Accepted; `position` is given when the job has to wait for a slot.
   case queued(position: Int?)
+  /// Held before it starts (URLSession's `taskIsWaitingForConnectivity`): `reason` is
+  /// `offline` or `metered` (the job waits for the network) or `rate_limited` (the server asked
+  /// its session to hold that origin); `until`, unix seconds, when the daemon knows the end.
+  case waiting(reason: String, until: Double?)
   /// An attempt began (1, 2, … with retries).
   case started(attempt: Int)
   /// The head of an attempt's last hop.
@@ -32,6 +36,10 @@ public enum FerryEvent: Sendable, Equatable {
   init?(wire e: JSONObject) {
     switch e["event"]?.stringValue {
     case "queued": self = .queued(position: e["position"].flatMap(FerryResponse.int))
+    case "waiting":
+      var until: Double?
+      if case .number(let n)? = e["until"] { until = n.doubleValue }
+      self = .waiting(reason: e["reason"]?.stringValue ?? "", until: until)
     case "started": self = .started(attempt: e["attempt"].flatMap(FerryResponse.int) ?? 1)
     case "response":
       guard let head = FerryResponseHead(event: e) else { return nil }

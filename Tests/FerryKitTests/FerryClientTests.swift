@@ -67,6 +67,7 @@ import Testing
     for try await event in job.events {
       switch event {
       case .queued: names.append("queued")
+      case .waiting(let reason, _): names.append("waiting \(reason)")
       case .started(let attempt): names.append("started \(attempt)")
       case .response(let head): names.append("response \(head.status)")
       case .done(let response): names.append("done \(response.status)")

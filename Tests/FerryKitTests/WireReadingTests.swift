@@ -3,8 +3,8 @@ import Testing
 
 @testable import FerryKit
 
-/// What `FerryStats` reads from a `stats` answer (PROTOCOL.md "Ops").
-struct StatsAnswerTests {
+/// What FerryKit reads from the daemon's lines: a `stats` answer (`FerryStats`), a job event.
+struct WireReadingTests {
   private func stats(_ line: String) throws -> FerryStats {
     let bytes = Array(line.utf8)
     let value = try bytes.withUnsafeBytes { try JSONReader().read($0) }
@@ -24,5 +24,14 @@ struct StatsAnswerTests {
     let s = try stats(#"{"event":"stats","jobs":{}}"#)
     #expect(s.paused == 0)
     #expect(s.total.retries == nil)
+  }
+
+  @Test func aWaitingEventIsReadWithItsReasonAndEnd() throws {
+    let line = Array(
+      #"{"event":"waiting","id":"j","seq":2,"reason":"rate_limited","until":1765000000.5}"#.utf8)
+    let value = try line.withUnsafeBytes { try JSONReader().read($0) }
+    let event = FerryEvent(wire: try #require(value.objectValue))
+    #expect(event == .waiting(reason: "rate_limited", until: 1_765_000_000.5))
+    #expect(event?.isTerminal == false)
   }
 }
