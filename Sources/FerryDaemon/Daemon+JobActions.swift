@@ -83,6 +83,7 @@ extension Daemon {
       case .abandon(let serial): if let run = job(serial) { abandon(run) }
       case .armRetryTimer(let serial, let delay): job(serial)?.armRetryTimer(afterMs: delay)
       case .retry(let serial): job(serial)?.start()
+      case .announceWaiting(let serial, let reason): job(serial)?.announceWaiting(reason)
       }
     }
   }

@@ -38,6 +38,9 @@ public struct DaemonConfig: Sendable {
   public var cookieLimits = CookieLimits()
   /// `metrics.listen`: where Prometheus text is served; nil: only the `metrics` op.
   public var metricsListen: MetricsAddress?
+  /// `network.monitor`: whether ferryd watches the network (issue 31); false leaves the state
+  /// `unknown` and no job waits for the network.
+  public var networkMonitor = true
 
   public init() {}
 
@@ -107,7 +110,7 @@ public struct DaemonConfig: Sendable {
   /// The keys of the top-level object, for a "did you mean".
   static let topLevelKeys = [
     "socket", "socket_mode", "log_level", "shutdown_grace_s", "limits", "sessions", "egress", "files",
-    "allow_uids", "allow_groups", "state_dir", "journal", "cookies", "comment",
+    "allow_uids", "allow_groups", "state_dir", "journal", "cookies", "comment", "network",
   ]
 
   /// Parses a config file's bytes; `file` names it in errors. Credential files named by
@@ -144,6 +147,7 @@ public struct DaemonConfig: Sendable {
       case "journal": config.journalSync = try reader.journal(member.value)
       case "metrics": config.metricsListen = try reader.metrics(member.value)
       case "cookies": config.cookieLimits = try reader.cookieLimits(member.value)
+      case "network": config.networkMonitor = try reader.network(member.value)
       // A note for whoever reads the file (JSON has no comments); ignored.
       case "comment": _ = try reader.string(member.value, "comment")
       default: throw ConfigError.unknownSetting(member.key, among: topLevelKeys, file: file)

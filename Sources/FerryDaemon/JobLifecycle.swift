@@ -65,6 +65,14 @@ public struct JobLifecycle: Sendable {
     if case .running(let a) = phase { phase = .backingOff(attempt: a) }
   }
 
+  /// `seq` for `waiting` (held for the network, issue 31), or nil once finished; a running
+  /// attempt is over (the next start is the next attempt).
+  public mutating func waiting() -> Int? {
+    guard !isFinished else { return nil }
+    if case .running(let a) = phase { phase = .backingOff(attempt: a) }
+    return next()
+  }
+
   /// `seq` for an optional event (`response`, `progress`), or nil when it must not be sent.
   public mutating func optional(_ kind: OptionalEvents) -> Int? {
     guard case .running = phase, wanted.contains(kind) else { return nil }

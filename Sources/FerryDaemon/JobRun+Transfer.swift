@@ -140,6 +140,7 @@ extension JobRun: TransferDelegate {
     pauseTimer?.cancel()
     switch result {
     case .failure(let error):
+      if abortError == nil, heldForNetwork(after: error) { return }
       if abortError == nil, retryIfWorthIt(error: error, status: nil) { return }
       if cache != nil, abortError == nil, cacheTransferFailed() { return }
       output?.abandon(keepPartial: job.resume == true && abortError?.code != .resumeMismatch)
@@ -192,15 +193,7 @@ extension JobRun: TransferDelegate {
       finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt)))
       return true
     }
-    // What this attempt collected is not the job's answer.
-    cacheAttemptReset()
-    output?.abandon(keepPartial: job.resume == true)
-    output = nil
-    daemon.bodyDropped(self)
-    collector = ResponseCollector(mode: collector.mode, maxInlineBytes: collector.maxInlineBytes)
-    head = nil
-    bodyToDescriptor = false
-    bodyStream = nil
+    discardAttempt()
     lifecycle.attemptWillRetry()
     daemon.metrics.recordRetry(
       slot: session.metricsSlot, .of(status: error == nil ? status : nil, error: error?.code))

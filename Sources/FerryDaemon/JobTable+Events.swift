@@ -17,10 +17,12 @@ extension JobTable {
     public var heldRequestBytes: Int
     public var detached: DetachedKey?
     public var durable: Bool
+    /// What it needs of the network (issue 31).
+    public var need: NetworkNeed
 
     public init(
       session: String, lane: String?, client: UInt64, uid: UInt32?, clientJobs: Int, heldRequestBytes: Int,
-      detached: DetachedKey? = nil, durable: Bool = false
+      detached: DetachedKey? = nil, durable: Bool = false, need: NetworkNeed = NetworkNeed()
     ) {
       self.session = session
       self.lane = lane
@@ -30,6 +32,7 @@ extension JobTable {
       self.heldRequestBytes = heldRequestBytes
       self.detached = detached
       self.durable = durable
+      self.need = need
     }
   }
 
@@ -73,6 +76,10 @@ extension JobTable {
     /// A durable job's result and a recovered job's last run, read back from the journal.
     case resultRestored(DetachedKey, lines: [[UInt8]], orphanedSinceMs: UInt64)
     case replayRestored(UInt64, lines: [[UInt8]])
+    /// The network monitor's reading changed (issue 31).
+    case networkChanged(NetworkCondition, nowMs: UInt64)
+    /// A running job's attempt failed to connect or resolve while the monitor reads offline.
+    case unreachable(UInt64, nowMs: UInt64)
   }
 
   /// Takes one event; appends what the driver must do, in order, to `actions`. Inlined into
@@ -85,7 +92,8 @@ extension JobTable {
     case .submitted(let serial, let s, let nowMs):
       submitted(
         serial, session: s.session, lane: s.lane, client: s.client, uid: s.uid, clientJobs: s.clientJobs,
-        heldRequestBytes: s.heldRequestBytes, detached: s.detached, durable: s.durable, nowMs: nowMs,
+        heldRequestBytes: s.heldRequestBytes, detached: s.detached, durable: s.durable, need: s.need,
+        nowMs: nowMs,
         into: &actions)
     case .answering(let serial, let session, let client): answering(serial, session: session, client: client)
     case .ended(let serial, let outcome, let output, let nowMs):
@@ -102,6 +110,8 @@ extension JobTable {
     case .sessionDropped(let name): sessionDropped(name)
     case .shutdownRequested: shutdownRequested(into: &actions)
     case .graceExpired: graceExpired(into: &actions)
+    case .networkChanged(let condition, let nowMs): networkChanged(condition, nowMs: nowMs, into: &actions)
+    case .unreachable(let serial, let nowMs): unreachable(serial, nowMs: nowMs, into: &actions)
     // Listed, not `default`: a new event case must be routed somewhere, or this fails to build.
     case .clientConnected, .clientClosed, .budgetMayHaveRoom, .bodyDropped, .attachRequested, .recorded,
       .expireDetached, .resultRestored, .replayRestored:

@@ -54,7 +54,7 @@ extension JobTable {
       let name = runtimes[slot].name
       runtimes[slot].isRetired = true
       let error = WireError(.unknownSession, "session \(name) was removed by a reload", field: "session")
-      let waiting = entries.filter { $0.value.slot == slot && $0.value.phase == .waiting }.keys.sorted()
+      let waiting = entries.filter { $0.value.slot == slot && $0.value.phase.isQueued }.keys.sorted()
       for serial in waiting { actions.append(.fail(serial, error)) }
       if runtimes[slot].scheduler?.runningCount == 0 {
         // The failures above end the waiting jobs next; nothing of the session is left then.

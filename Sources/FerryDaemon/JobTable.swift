@@ -27,6 +27,9 @@ public struct JobTable: Sendable {
     /// reader): no session slot, but a live job (`max_jobs`), `running` in `stats`, and one
     /// that a graceful shutdown waits for.
     case answering
+    /// Held for the network (issue 31): it waits for `networkChanged` before it even asks its
+    /// session for a slot, and counts as `queued` in `stats`.
+    case held
   }
 
   /// One live job.
@@ -46,6 +49,9 @@ public struct JobTable: Sendable {
     public var isDurable = false
     /// Its session's runtime (`JobTable.runtimes`), reached without hashing the name.
     var slot = 0
+    /// What it needs of the network, and its user (its lane's scope when a hold ends).
+    var need = NetworkNeed()
+    var uid: UInt32?
   }
 
   /// What the driver does, in the order given.
@@ -87,6 +93,8 @@ public struct JobTable: Sendable {
     case armRetryTimer(UInt64, afterMs: Int)
     /// Start the job's next attempt (its retry wait is over).
     case retry(UInt64)
+    /// Send the job's `waiting` event: it is held for the network (issue 31).
+    case announceWaiting(UInt64, WaitReason)
   }
 
   /// How a job ended, for the counters.
@@ -118,6 +126,10 @@ public struct JobTable: Sendable {
   public private(set) var shutdown = ShutdownState.running
   /// From `shutdownRequested` on: no new jobs.
   public var isShuttingDown: Bool { shutdown != .running }
+  /// The network as the monitor last read it (issue 31); online until told otherwise.
+  public internal(set) var network = NetworkCondition()
+  /// Jobs held for the network, in submission order (serials grow with submission).
+  var held: [UInt64] = []
 
   public init(sessions: [String: SessionLimits], limits: Limits) {
     self.limits = limits
@@ -171,7 +183,7 @@ public struct JobTable: Sendable {
   public mutating func submitted(
     _ serial: UInt64, session: String, lane: String?, client: UInt64, uid: UInt32? = nil, clientJobs: Int,
     heldRequestBytes held: Int, detached key: DetachedKey? = nil, durable: Bool = false,
-    nowMs: UInt64, into actions: inout [Action]
+    need: NetworkNeed = NetworkNeed(), nowMs: UInt64, into actions: inout [Action]
   ) {
     guard !isShuttingDown else {
       return actions.append(.refuse(serial, WireError(.shuttingDown, "the daemon is shutting down")))
@@ -195,6 +207,15 @@ public struct JobTable: Sendable {
             .overloaded, "request bodies of live jobs exceed limits.max_request_bytes; try again later")))
     }
     requestBytesInFlight += held
+    if need.waits, let reason = network.holds(need) {
+      entries[serial] = Entry(
+        session: session, lane: lane, phase: .held, client: client, heldRequestBytes: held, detached: key,
+        isDurable: durable, slot: slot, need: need, uid: uid)
+      count(slot) { $0.queued += 1 }
+      hold(serial, reason: reason, into: &actions)
+      if let key { registerDetached(key, serial: serial, session: session, isDurable: durable) }
+      return
+    }
     guard
       let (admission, rateDelay) = runtimes[slot].scheduler?.submitPaced(
         serial, lane: lane, uid: uid, owner: client, nowMs: nowMs)
@@ -203,14 +224,14 @@ public struct JobTable: Sendable {
     case .start:
       entries[serial] = Entry(
         session: session, lane: lane, phase: .running, client: client, heldRequestBytes: held, detached: key,
-        isDurable: durable, slot: slot)
+        isDurable: durable, slot: slot, need: need, uid: uid)
       count(slot) { $0.running += 1 }
       actions.append(.announceQueued(serial, position: nil))
       actions.append(.start(serial))
     case .wait(let position):
       entries[serial] = Entry(
         session: session, lane: lane, phase: .waiting, client: client, heldRequestBytes: held, detached: key,
-        isDurable: durable, slot: slot)
+        isDurable: durable, slot: slot, need: need, uid: uid)
       count(slot) { $0.queued += 1 }
       actions.append(.announceQueued(serial, position: position))
     }
@@ -247,14 +268,15 @@ public struct JobTable: Sendable {
     let slot = entry.slot
     guard entry.phase != .answering else { return count(slot) { $0.running -= 1 } }
     count(slot) { c in
-      if entry.phase == .waiting { c.queued -= 1 } else { c.running -= 1 }
+      if entry.phase.isQueued { c.queued -= 1 } else { c.running -= 1 }
       switch outcome {
       case .done: c.done += 1
       case .failed: c.failed += 1
       case .cancelled: c.cancelled += 1
       }
     }
-    guard runtimes[slot].scheduler != nil else { return }
+    if entry.phase == .held { held.removeAll { $0 == serial } }
+    guard runtimes[slot].scheduler != nil, entry.phase != .held else { return }
     let (started, rateDelay) =
       entry.phase == .waiting
       ? ([], runtimes[slot].scheduler!.withdrawPaced(serial, nowMs: nowMs))
@@ -284,7 +306,7 @@ public struct JobTable: Sendable {
   public mutating func shutdownRequested(into actions: inout [Action]) {
     guard shutdown == .running else { return }
     shutdown = .draining
-    for serial in entries.filter({ $0.value.phase == .waiting }).keys.sorted() {
+    for serial in entries.filter({ $0.value.phase.isQueued }).keys.sorted() {
       if entries[serial]?.isDurable == true {
         abandon(serial, into: &actions)
       } else {
@@ -319,9 +341,11 @@ public struct JobTable: Sendable {
     if let key = entry.detached { detached[key] = nil }
     let slot = entry.slot
     count(slot) { c in
-      if entry.phase == .waiting { c.queued -= 1 } else { c.running -= 1 }
+      if entry.phase.isQueued { c.queued -= 1 } else { c.running -= 1 }
     }
-    if runtimes[slot].scheduler != nil {
+    if entry.phase == .held {
+      held.removeAll { $0 == serial }
+    } else if runtimes[slot].scheduler != nil {
       if entry.phase == .waiting {
         _ = runtimes[slot].scheduler!.withdrawPaced(serial, nowMs: 0)
       } else {

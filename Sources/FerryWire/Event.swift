@@ -27,6 +27,8 @@ public enum JobEvent: Sendable, Equatable {
   case done(JobCompletion)
   case failed(JobFailure)
   case cancelled(CancelReason)
+  /// Held instead of started: `reason` is `offline` or `metered` (issue 31).
+  case waiting(reason: String)
 
   /// The event's name on the wire.
   public var name: String {
@@ -38,6 +40,7 @@ public enum JobEvent: Sendable, Equatable {
     case .done: "done"
     case .failed: "failed"
     case .cancelled: "cancelled"
+    case .waiting: "waiting"
     }
   }
 

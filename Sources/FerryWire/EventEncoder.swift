@@ -75,6 +75,9 @@ public enum EventEncoder {
     case .cancelled(let reason):
       key("reason", into: &out)
       JSONWriter.writeString(reason.rawValue, into: &out)
+    case .waiting(let reason):
+      key("reason", into: &out)
+      JSONWriter.writeString(reason, into: &out)
     }
     end(into: &out)
   }

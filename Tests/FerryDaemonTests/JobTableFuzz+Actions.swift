@@ -27,7 +27,7 @@ extension TableFuzz {
       case .retry(let serial):
         check(jobs[serial]?.backingOff == true, "a retry for \(serial), which is not backing off")
         jobs[serial]?.backingOff = false
-      case .announceQueued, .refuse:
+      case .announceQueued, .refuse, .announceWaiting:
         check(false, "\(action) outside a submission")
       case .resume, .moveJob, .budgetMayHaveRoom, .dropSession, .sendLines, .sendError:
         break
