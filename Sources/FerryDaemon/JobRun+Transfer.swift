@@ -162,7 +162,8 @@ extension JobRun: TransferDelegate {
   /// Schedules another attempt when the job's retry policy allows one for this outcome;
   /// false when the outcome stands.
   private func retryIfWorthIt(error: WireError?, status: Int?) -> Bool {
-    guard let policy = job.retry, lifecycle.attempt <= policy.max, !isFinished else { return false }
+    guard let policy = job.retry, lifecycle.attempt - attemptsHeldForNetwork <= policy.max, !isFinished
+    else { return false }
     // Bytes in the client's descriptor or connection cannot be taken back.
     guard bodyBytesDelivered == 0 else { return false }
     let plan = RetryPlan(policy: policy, method: request.method)
@@ -180,7 +181,7 @@ extension JobRun: TransferDelegate {
       return true
     }
     let delay = plan.delayMs(
-      afterAttempt: lifecycle.attempt, retryAfter: head?.header("retry-after"),
+      afterAttempt: lifecycle.attempt - attemptsHeldForNetwork, retryAfter: head?.header("retry-after"),
       nowSeconds: SystemCall.wallClockSeconds(),
       random: { Int.random(in: 0...$0) })
     if let left = remainingTimeoutMs(), delay >= left {

@@ -48,6 +48,8 @@ import FerryWire
   var retryTimer: Timer?
   /// Counted in `Metrics.waitingRetry` until the next attempt starts or the job ends.
   var isWaitingRetry = false
+  /// Attempts that went back to wait for the network: they spend no retry (issue 31).
+  var attemptsHeldForNetwork = 0
   /// Runs while the transfer is paused for its client's sake (budget spent, output full): a
   /// pause longer than the job's `idle_timeout` fails it `timeout` (timer `idle`), as a
   /// stalled server would, so a client that never reads cannot keep a session's slot.

@@ -212,6 +212,7 @@ public struct JobTable: Sendable {
         session: session, lane: lane, phase: .held, client: client, heldRequestBytes: held, detached: key,
         isDurable: durable, slot: slot, need: need, uid: uid)
       count(slot) { $0.queued += 1 }
+      actions.append(.announceQueued(serial, position: self.held.count + 1))
       hold(serial, reason: reason, into: &actions)
       if let key { registerDetached(key, serial: serial, session: session, isDurable: durable) }
       return

@@ -32,7 +32,7 @@ struct JobTableNetworkTests {
   @Test func aWaitingJobIsHeldWhileOfflineAndStartsWhenOnline() {
     var table = t.table()
     #expect(handle(&table, .networkChanged(Self.offline, nowMs: 0)) == [])
-    #expect(submit(&table, 1) == [.announceWaiting(1, .offline)])
+    #expect(submit(&table, 1) == [.announceQueued(1, position: 1), .announceWaiting(1, .offline)])
     #expect(table.entries[1]?.phase == .held)
     #expect(table.heldCounts == [.offline: 1])
     var counters = Stats.Counters()
@@ -56,7 +56,10 @@ struct JobTableNetworkTests {
     var table = t.table(["s": .init(maxConcurrent: 4)])
     _ = handle(&table, .networkChanged(Self.offline, nowMs: 0))
     for serial in 1...100 as ClosedRange<UInt64> {
-      #expect(submit(&table, serial, lane: "l") == [.announceWaiting(serial, .offline)])
+      #expect(
+        submit(&table, serial, lane: "l") == [
+          .announceQueued(serial, position: Int(serial)), .announceWaiting(serial, .offline),
+        ])
     }
     #expect(handle(&table, .networkChanged(Self.online, nowMs: 0)) == [.start(1)])
     for serial in 1..<100 as Range<UInt64> {
@@ -84,7 +87,8 @@ struct JobTableNetworkTests {
     var table = t.table(["s": .init(maxConcurrent: 4)])
     let unmetered = JobTable.NetworkNeed(waits: true, unmeteredOnly: true)
     _ = handle(&table, .networkChanged(.init(isOffline: false, isMetered: true), nowMs: 0))
-    #expect(submit(&table, 1, need: unmetered) == [.announceWaiting(1, .metered)])
+    #expect(
+      submit(&table, 1, need: unmetered) == [.announceQueued(1, position: 1), .announceWaiting(1, .metered)])
     #expect(submit(&table, 2) == [.announceQueued(2, position: nil), .start(2)])
     #expect(handle(&table, .networkChanged(.init(isOffline: false, isMetered: nil), nowMs: 0)) == [.start(1)])
   }
