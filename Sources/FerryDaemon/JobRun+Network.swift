@@ -30,6 +30,28 @@ extension JobRun {
     return true
   }
 
+  /// `deadline` (issue 31, as URLSession's `timeoutIntervalForResource`): from acceptance
+  /// (by this daemon: a recovered job's counts again from the restart), the job's wait for the
+  /// network, its slot, its retries and its transfers together.
+  func armDeadline(seconds: Double) {
+    let timer = Timer(loop: daemon.loop) { [unowned self] in self.deadlinePassed(seconds) }
+    timer.schedule(afterMs: Job.milliseconds(seconds))
+    deadlineTimer = timer
+  }
+
+  /// The deadline passed: the job fails `timeout` with timer `deadline`, a transfer in flight
+  /// cancelled.
+  private func deadlinePassed(_ seconds: Double) {
+    guard !isFinished else { return }
+    retryTimer?.cancel()
+    transfer?.cancel()
+    transfer = nil
+    output?.abandon(keepPartial: job.resume == true)
+    output = nil
+    let error = WireError(.timeout, "the job's deadline of \(seconds) s passed", timer: "deadline")
+    finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt)))
+  }
+
   /// What an attempt collected is not the job's answer: drop it before the next attempt.
   func discardAttempt() {
     cacheAttemptReset()

@@ -42,3 +42,29 @@ import Testing
     #expect(c.names("a") == ["queued", "started", "waiting", "started", "started", "failed"])
   }
 }
+
+/// `deadline` (issue 31): it bounds the wait for the network and the run together.
+@MainActor struct JobDeadlineTests {
+  @Test func aJobHeldPastItsDeadlineFailsTimeoutDeadline() throws {
+    let d = try InProcessDaemon(config: #"{"sessions": {"default": {}}}"#)
+    defer { d.close() }
+    d.daemon.networkChanged(.offline)
+    let c = try d.connect()
+    c.send(#"{"id":"a","url":"\#(d.url("/status/200"))","waits_for_connectivity":true,"deadline":0.2}"#)
+    let failed = d.run(until: { c.names("a").contains("failed") }) ? c.events.last { $0.id == "a" } : nil
+    #expect(c.names("a") == ["queued", "waiting", "failed"])
+    #expect(failed?.errorCode == "timeout")
+    #expect(failed?["error"]?.objectValue?["timer"]?.stringValue == "deadline")
+    #expect(d.daemon.table.liveCount == 0)
+  }
+
+  @Test func aRunningJobPastItsDeadlineIsCancelled() throws {
+    let d = try InProcessDaemon(config: #"{"sessions": {"default": {}}}"#)
+    defer { d.close() }
+    let c = try d.connect()
+    c.send(#"{"id":"a","url":"\#(d.url("/delay/5000"))","deadline":0.2}"#)
+    #expect(d.run(until: { c.names("a").contains("failed") }))
+    #expect(c.names("a") == ["queued", "started", "failed"])
+    #expect(d.daemon.table.liveCount == 0)
+  }
+}
