@@ -76,7 +76,9 @@ extension JobTable {
     network = condition
     let ready = held.filter { serial in entries[serial].map { condition.holds($0.need) == nil } ?? true }
     guard !ready.isEmpty else { return }
-    held.removeAll { ready.contains($0) }
+    // A set: with thousands held, `ready.contains` per job would be quadratic.
+    let going = Set(ready)
+    held.removeAll { going.contains($0) }
     for serial in ready {
       guard let entry = entries[serial], let slot = Optional(entry.slot), isOpen(slot),
         let (admission, rateDelay) = runtimes[slot].scheduler?.submitPaced(
