@@ -65,8 +65,12 @@ extension JobTable {
 
   /// The job enters the held list (in serial order) and gets its `waiting` event.
   mutating func hold(_ serial: UInt64, reason: WaitReason, into actions: inout [Action]) {
-    let index = held.firstIndex { $0 > serial } ?? held.endIndex
-    held.insert(serial, at: index)
+    // New submissions have the highest serial: appended without a scan.
+    if held.last.map({ $0 < serial }) ?? true {
+      held.append(serial)
+    } else {
+      held.insert(serial, at: held.firstIndex { $0 > serial } ?? held.endIndex)
+    }
     actions.append(.announceWaiting(serial, reason))
   }
 
