@@ -12,7 +12,7 @@ CONFIG ?= config/ferry.json
 # on a terminal in TopTerminalTests.
 DEPS := libevent-dev libhiredis-dev redis-server redis-tools libcurl4-openssl-dev libsqlite3-dev media-types socat nginx-light openssl jq \
 	curl wrk hyperfine python3 python3-venv nodejs python3-jsonschema scdoc man-db prometheus \
-	fish zsh tmux
+	fish zsh tmux iproute2 util-linux
 SWIFTFLAGS := -Xswiftc -warnings-as-errors
 
 .PHONY: deps build build-debug run test lint format examples clean bench bench-smoke install fuzz test-sanitize \

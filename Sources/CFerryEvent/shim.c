@@ -29,6 +29,11 @@ int ferry_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
 
 int ferry_accept4(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
 
+int ferry_netlink_bind(int fd, unsigned int groups) {
+  return bind(fd, (struct sockaddr *)&(struct sockaddr_nl){.nl_family = AF_NETLINK, .nl_groups = groups},
+              sizeof(struct sockaddr_nl));
+}
+
 int ferry_errno(void) { return errno; }
 
 int ferry_renameat2(int olddir, const char *oldname, int newdir, const char *newname, unsigned int flags) {

@@ -44,6 +44,7 @@ extension ArgumentParser {
     case .lane: r.lane = try nonEmpty(value, name)
     case .cache: r.cache = try cachePolicy(value)
     case .detach: r.detach = true
+    case .waitForNetwork: r.waitsForNetwork = true
     case .id: r.id = try nonEmpty(value, name)
     case .acceptStatus: r.acceptStatus = try statusRanges(value)
     case .noFollow: r.followRedirects = false

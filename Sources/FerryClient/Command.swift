@@ -45,6 +45,8 @@ public enum SimpleOp: String, Sendable, Equatable, CaseIterable {
   case ping, hello, stats, metrics, sessions
   /// `ferry jobs`: the caller's detached and durable jobs (the `jobs` op).
   case jobs
+  /// `ferry network`: the daemon's network monitor's reading (issue 31).
+  case network
 
   /// The event that answers the op.
   public var answer: String {
@@ -55,6 +57,7 @@ public enum SimpleOp: String, Sendable, Equatable, CaseIterable {
     case .metrics: "metrics"
     case .sessions: "sessions"
     case .jobs: "jobs"
+    case .network: "network"
     }
   }
 }
@@ -79,6 +82,8 @@ public struct RequestOptions: Sendable, Equatable {
   /// `--cache POLICY`: the job field `cache` (issue 17).
   public var cache: String?
   public var detach = false
+  /// `--wait-for-network`: the job field `waits_for_connectivity` (issue 31).
+  public var waitsForNetwork = false
   public var id: String?
   /// `--accept-status`: inclusive ranges (a single code is a range of one).
   public var acceptStatus: [ClosedRange<Int>]?

@@ -10,6 +10,7 @@ enum CommandOption: Sendable, CaseIterable {
   case all, values, domain
   case socket, help, version
   case once
+  case waitForNetwork
 
   /// Which commands an option makes sense for; others refuse it rather than ignore it.
   enum Scope {
@@ -33,7 +34,7 @@ enum CommandOption: Sendable, CaseIterable {
     switch self {
     case .json, .form, .multipart, .resume, .detach, .noFollow, .include, .verbose, .ignoreStdin, .insecure,
       .all, .values, .help, .version, .location, .remoteName, .compressed, .silent, .showError, .head,
-      .getData, .fail, .offline, .once:
+      .getData, .fail, .offline, .once, .waitForNetwork:
       false
     default: true
     }
@@ -61,6 +62,7 @@ enum CommandOption: Sendable, CaseIterable {
     case .timeout: ["--timeout", "-m", "--max-time"]
     case .lane: ["--lane"]
     case .detach: ["--detach"]
+    case .waitForNetwork: ["--wait-for-network"]
     case .id: ["--id"]
     case .acceptStatus: ["--accept-status"]
     case .noFollow: ["--no-follow"]

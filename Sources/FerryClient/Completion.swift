@@ -57,6 +57,7 @@ public enum Completion {
     case .metrics: "the daemon's Prometheus metrics"
     case .sessions: "the configured sessions"
     case .jobs: "your detached and durable jobs"
+    case .network: "whether the daemon sees a network"
     case .cancel: "cancel a job"
     case .attach: "take over a detached job"
     case .cache: "a session's HTTP cache"

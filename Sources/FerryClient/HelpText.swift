@@ -95,6 +95,7 @@ enum HelpText {
                                    return_cache_else_load, return_cache_dont_load, no_store
       --id ID                      the job's id (default ferry-PID-TIME)
       --detach                     submit, print the job id, exit; see ferry attach
+      --wait-for-network           while the daemon sees no network, wait instead of failing
     curl's and HTTPie's spellings: -d/--data/--data-raw/--data-binary/--data-urlencode, --json DATA,
       -G, -F, -u, -X, -L, -O, -C -, -m, -s, -S, --head, -b NAME=VALUE, -e, --user-agent,
       --compressed, --fail, --connect-timeout, --max-redirs; HTTPie's POST, --follow, --print,

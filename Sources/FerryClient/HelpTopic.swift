@@ -1,7 +1,7 @@
 /// A page of `ferry`'s help: the whole command, or one subcommand.
 public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
-  case general, request, explain, events, job, ping, hello, stats, metrics, sessions, jobs, cancel, attach,
-    cache, purge, cookies
+  case general, request, explain, events, job, ping, hello, stats, metrics, sessions, jobs, network, cancel,
+    attach, cache, purge, cookies
   case clearCookies = "clear-cookies"
   case top
 
@@ -23,6 +23,7 @@ public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
     case .metrics: self = .metrics
     case .sessions: self = .sessions
     case .jobs: self = .jobs
+    case .network: self = .network
     }
   }
 
@@ -43,6 +44,10 @@ public enum HelpTopic: String, Sendable, Equatable, CaseIterable {
       HelpText.op(
         "jobs",
         "Prints your detached and durable jobs: id, session, phase (queued, running, ended…), durable.")
+    case .network:
+      HelpText.op(
+        "network",
+        "Prints the daemon's network monitor's reading: online, offline or unknown, and the interfaces.")
     case .cancel: HelpText.cancel
     case .attach: HelpText.attach
     case .cache: HelpText.cache

@@ -180,7 +180,13 @@ public enum JobBuilder {
       job.append(key: "tls", value: .object(tls))
     }
     if let retry = r.retry { job.append(key: "retry", value: ["max": .number(JSONNumber(retry))]) }
+    appendFlags(r, to: &job)
+  }
+
+  /// `--detach` and `--wait-for-network`: fields sent only when true.
+  private static func appendFlags(_ r: RequestOptions, to job: inout JSONObject) {
     if r.detach { job.append(key: "detach", value: true) }
+    if r.waitsForNetwork { job.append(key: "waits_for_connectivity", value: true) }
   }
 
   /// The job's `auth`, asking for a password `-a USER` left out.

@@ -123,6 +123,19 @@ struct ConfigReader {
     return sync
   }
 
+  /// `{"monitor": true | false}` (issue 31): whether ferryd watches the network.
+  func network(_ v: JSONValue) throws(ConfigError) -> Bool {
+    var monitor = true
+    for m in try object(v, "network") {
+      let field = "network." + m.key
+      switch m.key {
+      case "monitor": monitor = try bool(m.value, field)
+      default: throw fail(field, "unknown setting")
+      }
+    }
+    return monitor
+  }
+
   /// `{"listen": "127.0.0.1:9469" | "[::1]:9469" | "/path/to/socket"}`; no listen: nil.
   func metrics(_ v: JSONValue) throws(ConfigError) -> MetricsAddress? {
     var address: MetricsAddress?

@@ -88,6 +88,7 @@ extension Daemon {
       case .armHoldTimer(let name, let origin, let delay): armHoldTimer(name, origin: origin, afterMs: delay)
       case .announceWaiting(let serial, let untilMs):
         job(serial)?.announceWaiting(until: wallSeconds(untilMs))
+      case .announceHeld(let serial, let reason): job(serial)?.announceWaiting(reason)
       }
     }
   }

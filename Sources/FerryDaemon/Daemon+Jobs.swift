@@ -29,6 +29,10 @@ extension Daemon {
       case .cache(let session): cacheOp(session: session, client: client)
       case .purge(let session, let url, let all):
         purgeOp(session: session, url: url, all: all, client: client)
+      case .network: client.send(.payload(name: "network", networkPayload()))
+      case .watchNetwork:
+        networkWatchers.insert(client.serial)
+        client.send(.payload(name: "network", networkPayload()))
       }
     }
   }
@@ -55,6 +59,17 @@ extension Daemon {
 
   private func fail(_ error: WireError, id: String, client: Client) {
     client.send(.job(id: id, seq: 1, .failed(JobFailure(error: error))))
+  }
+
+  /// What the job table hears of a submitted (merged) job.
+  private func submission(
+    _ merged: Job, session: Session, client: Client, held: Int, detached: JobTable.DetachedKey?,
+    origin: String?
+  ) -> JobTable.Submission {
+    JobTable.Submission(
+      session: session.name, lane: merged.lane, client: client.serial, uid: client.credentials?.uid,
+      clientJobs: client.jobs.count, heldRequestBytes: held, detached: detached,
+      durable: merged.durable == true, origin: origin, need: JobTable.NetworkNeed(merged))
   }
 
   /// `line`: the job line as sent, which a durable job's journal entry keeps.
@@ -151,9 +166,8 @@ extension Daemon {
     let serial = nextSerial
     var actions = takeActions()
     defer { recycle(&actions) }
-    let submission = JobTable.Submission(
-      session: session.name, lane: merged.lane, client: client.serial, uid: client.credentials?.uid,
-      clientJobs: client.jobs.count, heldRequestBytes: held, detached: detachedKey, durable: isDurable,
+    let submission = submission(
+      merged, session: session, client: client, held: held, detached: detachedKey,
       origin: Self.holdOrigin(profile.config, request))
     table.handle(.submitted(serial, submission, nowMs: clock(session)), into: &actions)
     if case .refuse(_, let error) = actions.first {

@@ -5,10 +5,12 @@ extension Daemon {
   /// The exposition now: the counters `metrics` kept, and gauges read from values the daemon
   /// holds anyway (no walk of the jobs).
   func metricsText() -> String {
-    metrics.render(
-      Metrics.Gauges(
-        version: FerryVersion.string, queued: table.waitingCount, running: table.runningCount,
-        clients: clients.count, journalJobs: max(0, journalJobsAdded - (journal?.removedCount ?? 0))))
+    var gauges = Metrics.Gauges(
+      version: FerryVersion.string, queued: table.waitingCount, running: table.runningCount,
+      clients: clients.count, journalJobs: max(0, journalJobsAdded - (journal?.removedCount ?? 0)))
+    gauges.waitingForNetwork = table.heldCounts.values.reduce(0, +)
+    gauges.online = table.network.isOffline ? 0 : 1
+    return metrics.render(gauges)
   }
 
   /// Logs a refusal for a limit (`overloaded`), at most once a second: under overload every

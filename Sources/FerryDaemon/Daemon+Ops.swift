@@ -38,6 +38,15 @@ extension Daemon {
       clients: clients.count, paused: table.pausedCount, uptimeSeconds: Int((loop.now() - startedAtMs) / 1000)
     )
     if let cache = cacheStats() { o.append(key: "cache", value: cache) }
+    // Jobs held for the network, by reason (issue 31).
+    let held = table.heldCounts
+    o.append(
+      key: "waiting",
+      value: .object(
+        JSONObject(
+          JobTable.WaitReason.allCases.map {
+            .init(key: $0.rawValue, value: .number(JSONNumber(held[$0] ?? 0)))
+          })))
     if slowest > 0 { o.append(key: "slowest", value: .array(slowestJobs(slowest, visibleTo: client))) }
     let holds = holdsShown(to: client)
     if !holds.isEmpty { o.append(key: "holds", value: .array(holds)) }

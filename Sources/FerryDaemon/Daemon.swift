@@ -112,6 +112,12 @@ import FerryWire
   var metricsServer: MetricsServer?
   /// Jobs the journal holds: recovered ones, plus committed submissions, less removals.
   var journalJobsAdded = 0
+  /// The network monitor (issue 31); nil when `network.monitor` is false (state `unknown`).
+  var networkMonitor: NetworkMonitor?
+  /// A test's stub for the monitor's socket (set before `run`).
+  var networkSocketOpener: (() throws(LoopError) -> NetlinkSocket)?
+  /// Clients that asked `watch_network`, by serial.
+  var networkWatchers: Set<UInt64> = []
   /// When the last `overloaded` refusal was logged: at most one a second is (`logOverload`).
   var overloadLoggedAtMs: UInt64?
 
@@ -194,6 +200,7 @@ import FerryWire
     SystemCall.ignore(signal: SystemCall.Signal.fileSizeLimit)
     notifier?.send("READY=1\nSTATUS=\(statusLine())")
     startWatchdog()
+    startNetworkMonitor()
     recoverJournal()
     openCookieStoreAtStart()
     loop.run()

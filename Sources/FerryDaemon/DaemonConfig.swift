@@ -40,6 +40,9 @@ public struct DaemonConfig: Sendable {
   public var metricsListen: MetricsAddress?
   /// `coordination`: the Redis that sessions' `shared` limits go through (docs/FLEET.md).
   public var coordination: CoordinationConfig?
+  /// `network.monitor`: whether ferryd watches the network (issue 31); false leaves the state
+  /// `unknown` and no job waits for the network.
+  public var networkMonitor = true
 
   public init() {}
 
@@ -109,7 +112,7 @@ public struct DaemonConfig: Sendable {
   /// The keys of the top-level object, for a "did you mean".
   static let topLevelKeys = [
     "socket", "socket_mode", "log_level", "shutdown_grace_s", "limits", "sessions", "egress", "files",
-    "allow_uids", "allow_groups", "state_dir", "journal", "cookies", "comment",
+    "allow_uids", "allow_groups", "state_dir", "journal", "cookies", "comment", "network",
     "coordination",
   ]
 
@@ -148,6 +151,7 @@ public struct DaemonConfig: Sendable {
       case "metrics": config.metricsListen = try reader.metrics(member.value)
       case "cookies": config.cookieLimits = try reader.cookieLimits(member.value)
       case "coordination": config.coordination = try reader.coordination(member.value)
+      case "network": config.networkMonitor = try reader.network(member.value)
       // A note for whoever reads the file (JSON has no comments); ignored.
       case "comment": _ = try reader.string(member.value, "comment")
       default: throw ConfigError.unknownSetting(member.key, among: topLevelKeys, file: file)

@@ -46,13 +46,6 @@ public struct JobLifecycle: Sendable {
     return next()
   }
 
-  /// `seq` for a `waiting` notice, sent while the job waits for its start; nil once it has
-  /// started or ended.
-  public mutating func waiting() -> Int? {
-    guard phase == .queued, seq > 0 else { return nil }
-    return next()
-  }
-
   /// An attempt starts; returns the `seq` for `started`, or nil when the job did not ask for it.
   public mutating func attemptStarted() -> Int? {
     guard !isFinished else { return nil }
@@ -70,6 +63,15 @@ public struct JobLifecycle: Sendable {
   /// An attempt failed in a way that will be retried.
   public mutating func attemptWillRetry() {
     if case .running(let a) = phase { phase = .backingOff(attempt: a) }
+  }
+
+  /// `seq` for `waiting` (held for the network, issue 31; held by a server-taught hold, issue
+  /// 32), or nil once finished; a running attempt is over (the next start is the next
+  /// attempt).
+  public mutating func waiting() -> Int? {
+    guard !isFinished else { return nil }
+    if case .running(let a) = phase { phase = .backingOff(attempt: a) }
+    return next()
   }
 
   /// `seq` for an optional event (`response`, `progress`), or nil when it must not be sent.

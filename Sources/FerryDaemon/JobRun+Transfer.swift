@@ -140,6 +140,7 @@ extension JobRun: TransferDelegate {
     pauseTimer?.cancel()
     switch result {
     case .failure(let error):
+      if abortError == nil, heldForNetwork(after: error) { return }
       if abortError == nil, retryIfWorthIt(error: error, status: nil) { return }
       if cache != nil, abortError == nil, cacheTransferFailed() { return }
       output?.abandon(keepPartial: job.resume == true && abortError?.code != .resumeMismatch)
@@ -162,7 +163,8 @@ extension JobRun: TransferDelegate {
   /// Schedules another attempt when the job's retry policy allows one for this outcome;
   /// false when the outcome stands.
   private func retryIfWorthIt(error: WireError?, status: Int?) -> Bool {
-    guard let policy = job.retry, lifecycle.attempt <= policy.max, !isFinished else { return false }
+    guard let policy = job.retry, lifecycle.attempt - attemptsHeldForNetwork <= policy.max, !isFinished
+    else { return false }
     // Bytes in the client's descriptor or connection cannot be taken back.
     guard bodyBytesDelivered == 0 else { return false }
     let plan = RetryPlan(policy: policy, method: request.method)
@@ -180,7 +182,7 @@ extension JobRun: TransferDelegate {
       return true
     }
     var delay = plan.delayMs(
-      afterAttempt: lifecycle.attempt, retryAfter: head?.header("retry-after"),
+      afterAttempt: lifecycle.attempt - attemptsHeldForNetwork, retryAfter: head?.header("retry-after"),
       nowSeconds: SystemCall.wallClockSeconds(),
       random: { Int.random(in: 0...$0) })
     // A hold on its origin (issue 32) keeps this job's next attempt back too.
@@ -195,15 +197,7 @@ extension JobRun: TransferDelegate {
       finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt)))
       return true
     }
-    // What this attempt collected is not the job's answer.
-    cacheAttemptReset()
-    output?.abandon(keepPartial: job.resume == true)
-    output = nil
-    daemon.bodyDropped(self)
-    collector = ResponseCollector(mode: collector.mode, maxInlineBytes: collector.maxInlineBytes)
-    head = nil
-    bodyToDescriptor = false
-    bodyStream = nil
+    discardAttempt()
     lifecycle.attemptWillRetry()
     daemon.metrics.recordRetry(
       slot: session.metricsSlot, .of(status: error == nil ? status : nil, error: error?.code))

@@ -48,6 +48,10 @@ import FerryWire
   var retryTimer: Timer?
   /// Counted in `Metrics.waitingRetry` until the next attempt starts or the job ends.
   var isWaitingRetry = false
+  /// Attempts that went back to wait for the network: they spend no retry (issue 31).
+  var attemptsHeldForNetwork = 0
+  /// Ends the job at its `deadline` (issue 31), whatever it is doing then.
+  var deadlineTimer: Timer?
   /// Runs while the transfer is paused for its client's sake (budget spent, output full): a
   /// pause longer than the job's `idle_timeout` fails it `timeout` (timer `idle`), as a
   /// stalled server would, so a client that never reads cannot keep a session's slot.
@@ -137,6 +141,7 @@ import FerryWire
       maxInlineBytes: job.maxInlineBytes ?? Job.defaultMaxInlineBytes)
     self.accept = AcceptPolicy(job.accept)
     self.enqueuedAtMs = daemon.loop.now()
+    if let deadline = job.deadline { armDeadline(seconds: deadline) }
   }
 
   /// A durable GET to a file keeps what identifies its partial file (the validator for

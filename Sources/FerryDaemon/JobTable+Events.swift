@@ -20,10 +20,13 @@ extension JobTable {
     /// The request's `scheme://host:port`, which a server-taught hold names; nil when the
     /// session's `backoff` is `job` (no hold applies to it).
     public var origin: String?
+    /// What it needs of the network (issue 31).
+    public var need: NetworkNeed
 
     public init(
       session: String, lane: String?, client: UInt64, uid: UInt32?, clientJobs: Int, heldRequestBytes: Int,
-      detached: DetachedKey? = nil, durable: Bool = false, origin: String? = nil
+      detached: DetachedKey? = nil, durable: Bool = false, origin: String? = nil,
+      need: NetworkNeed = NetworkNeed()
     ) {
       self.origin = origin
       self.session = session
@@ -34,6 +37,7 @@ extension JobTable {
       self.heldRequestBytes = heldRequestBytes
       self.detached = detached
       self.durable = durable
+      self.need = need
     }
   }
 
@@ -90,6 +94,10 @@ extension JobTable {
     case permitDenied(UInt64, retryAfterMs: Int)
     /// A permit timer (`armPermitTimer`) fired.
     case permitDue(session: String)
+    /// The network monitor's reading changed (issue 31).
+    case networkChanged(NetworkCondition, nowMs: UInt64)
+    /// A running job's attempt failed to connect or resolve while the monitor reads offline.
+    case unreachable(UInt64, nowMs: UInt64)
   }
 
   /// Takes one event; appends what the driver must do, in order, to `actions`. Inlined into
@@ -103,6 +111,7 @@ extension JobTable {
       submitted(
         serial, session: s.session, lane: s.lane, client: s.client, uid: s.uid, clientJobs: s.clientJobs,
         heldRequestBytes: s.heldRequestBytes, detached: s.detached, durable: s.durable, origin: s.origin,
+        need: s.need,
         nowMs: nowMs,
         into: &actions)
     case .answering(let serial, let session, let client): answering(serial, session: session, client: client)
@@ -130,6 +139,8 @@ extension JobTable {
     case .permitDenied(let serial, let retryAfterMs):
       permitDenied(serial, retryAfterMs: retryAfterMs, into: &actions)
     case .permitDue(let session): permitDue(session, into: &actions)
+    case .networkChanged(let condition, let nowMs): networkChanged(condition, nowMs: nowMs, into: &actions)
+    case .unreachable(let serial, let nowMs): unreachable(serial, nowMs: nowMs, into: &actions)
     // Listed, not `default`: a new event case must be routed somewhere, or this fails to build.
     case .clientConnected, .clientClosed, .budgetMayHaveRoom, .bodyDropped, .attachRequested, .recorded,
       .expireDetached, .resultRestored, .replayRestored:

@@ -57,7 +57,7 @@ extension JobTable {
       let name = runtimes[slot].name
       runtimes[slot].isRetired = true
       let error = WireError(.unknownSession, "session \(name) was removed by a reload", field: "session")
-      let waiting = entries.filter { $0.value.slot == slot && $0.value.phase == .waiting }.keys.sorted()
+      let waiting = entries.filter { $0.value.slot == slot && $0.value.phase.isQueued }.keys.sorted()
       for serial in waiting { actions.append(.fail(serial, error)) }
       if runtimes[slot].scheduler?.runningCount == 0 {
         // The failures above end the waiting jobs next; nothing of the session is left then.
@@ -82,5 +82,26 @@ extension JobTable {
       let delay = s.nextStartDelayMs(nowMs: nowMs)
     else { return }
     actions.append(.armRateTimer(session: runtimes[slot].name, afterMs: delay))
+  }
+
+  /// A submitted job's admission by its session: counted, announced,
+  /// then started (through its permit in a `shared` session) or left waiting, with its
+  /// `waiting` event when a server-taught hold on its origin keeps it.
+  mutating func admitted(
+    _ serial: UInt64, _ admission: SessionScheduler.Admission, in slot: Int, origin: String?,
+    into actions: inout [Action]
+  ) {
+    switch admission {
+    case .start:
+      count(slot) { $0.running += 1 }
+      actions.append(.announceQueued(serial, position: nil))
+      if isShared(slot) { admit(serial, in: slot, into: &actions) } else { actions.append(.start(serial)) }
+    case .wait(let position):
+      count(slot) { $0.queued += 1 }
+      actions.append(.announceQueued(serial, position: position))
+      if let origin, let until = runtimes[slot].scheduler?.holds[origin] {
+        actions.append(.announceWaiting(serial, untilMs: until))
+      }
+    }
   }
 }

@@ -30,6 +30,9 @@ public struct JobTable: Sendable {
     /// A job of a session with `shared` limits that fits locally, waiting for its permit
     /// (JobTable+Admission): it holds its slot and lane and counts as `running` in `stats`.
     case admitting
+    /// Held for the network (issue 31): it waits for `networkChanged` before it even asks its
+    /// session for a slot, and counts as `queued` in `stats`.
+    case held
   }
 
   /// One live job.
@@ -49,6 +52,11 @@ public struct JobTable: Sendable {
     public var isDurable = false
     /// Its session's runtime (`JobTable.runtimes`), reached without hashing the name.
     var slot = 0
+    /// What it needs of the network, and its user (its lane's scope when a hold ends).
+    var need = NetworkNeed()
+    var uid: UInt32?
+    /// The `scheme://host:port` a server-taught hold names (nil with `backoff: "job"`).
+    var origin: String?
   }
 
   /// What the driver does, in the order given.
@@ -100,6 +108,8 @@ public struct JobTable: Sendable {
     case armHoldTimer(session: String, origin: String, afterMs: Int)
     /// Send the waiting job's `waiting` event (`rate_limited`, until the hold's end).
     case announceWaiting(UInt64, untilMs: UInt64)
+    /// Send the job's `waiting` event: it is held for the network (issue 31).
+    case announceHeld(UInt64, WaitReason)
   }
 
   /// How a job ended, for the counters.
@@ -133,6 +143,10 @@ public struct JobTable: Sendable {
   public private(set) var shutdown = ShutdownState.running
   /// From `shutdownRequested` on: no new jobs.
   public var isShuttingDown: Bool { shutdown != .running }
+  /// The network as the monitor last read it (issue 31); online until told otherwise.
+  public internal(set) var network = NetworkCondition()
+  /// Jobs held for the network, in submission order (serials grow with submission).
+  var held: [UInt64] = []
 
   public init(sessions: [String: SessionLimits], limits: Limits) {
     self.limits = limits
@@ -188,7 +202,7 @@ public struct JobTable: Sendable {
   public mutating func submitted(
     _ serial: UInt64, session: String, lane: String?, client: UInt64, uid: UInt32? = nil, clientJobs: Int,
     heldRequestBytes held: Int, detached key: DetachedKey? = nil, durable: Bool = false,
-    origin: String? = nil, nowMs: UInt64, into actions: inout [Action]
+    origin: String? = nil, need: NetworkNeed = NetworkNeed(), nowMs: UInt64, into actions: inout [Action]
   ) {
     guard !isShuttingDown else {
       return actions.append(.refuse(serial, WireError(.shuttingDown, "the daemon is shutting down")))
@@ -212,27 +226,24 @@ public struct JobTable: Sendable {
             .overloaded, "request bodies of live jobs exceed limits.max_request_bytes; try again later")))
     }
     requestBytesInFlight += held
-    guard
-      let (admission, rateDelay) = runtimes[slot].scheduler?.submitPaced(
-        serial, lane: lane, uid: uid, owner: client, origin: origin, nowMs: nowMs)
-    else { return }
-    switch admission {
-    case .start:
-      entries[serial] = Entry(
-        session: session, lane: lane, phase: .running, client: client, heldRequestBytes: held, detached: key,
-        isDurable: durable, slot: slot)
-      count(slot) { $0.running += 1 }
-      actions.append(.announceQueued(serial, position: nil))
-      if isShared(slot) { admit(serial, in: slot, into: &actions) } else { actions.append(.start(serial)) }
-    case .wait(let position):
-      entries[serial] = Entry(
-        session: session, lane: lane, phase: .waiting, client: client, heldRequestBytes: held, detached: key,
-        isDurable: durable, slot: slot)
+    var entry = Entry(
+      session: session, lane: lane, phase: .held, client: client, heldRequestBytes: held, detached: key,
+      isDurable: durable, slot: slot, need: need, uid: uid, origin: origin)
+    var rateDelay: Int?
+    if need.waits, let reason = network.holds(need) {
+      entries[serial] = entry
       count(slot) { $0.queued += 1 }
-      actions.append(.announceQueued(serial, position: position))
-      if let origin, let until = runtimes[slot].scheduler?.holds[origin] {
-        actions.append(.announceWaiting(serial, untilMs: until))
-      }
+      actions.append(.announceQueued(serial, position: self.held.count + 1))
+      hold(serial, reason: reason, into: &actions)
+    } else {
+      guard
+        let (admission, delay) = runtimes[slot].scheduler?.submitPaced(
+          serial, lane: lane, uid: uid, owner: client, origin: origin, nowMs: nowMs)
+      else { return }
+      entry.phase = admission == .start ? .running : .waiting
+      entries[serial] = entry
+      admitted(serial, admission, in: slot, origin: origin, into: &actions)
+      rateDelay = delay
     }
     if let key { registerDetached(key, serial: serial, session: session, isDurable: durable) }
     if let rateDelay { actions.append(.armRateTimer(session: session, afterMs: rateDelay)) }
@@ -268,14 +279,15 @@ public struct JobTable: Sendable {
     guard entry.phase != .answering else { return count(slot) { $0.running -= 1 } }
     if entry.phase == .admitting { leftAdmission(serial, slot: slot, into: &actions) }
     count(slot) { c in
-      if entry.phase == .waiting { c.queued -= 1 } else { c.running -= 1 }
+      if entry.phase.isQueued { c.queued -= 1 } else { c.running -= 1 }
       switch outcome {
       case .done: c.done += 1
       case .failed: c.failed += 1
       case .cancelled: c.cancelled += 1
       }
     }
-    guard runtimes[slot].scheduler != nil else { return }
+    if entry.phase == .held { held.removeAll { $0 == serial } }
+    guard runtimes[slot].scheduler != nil, entry.phase != .held else { return }
     let (started, rateDelay) =
       entry.phase == .waiting
       ? ([], runtimes[slot].scheduler!.withdrawPaced(serial, nowMs: nowMs))
@@ -306,8 +318,7 @@ public struct JobTable: Sendable {
     guard shutdown == .running else { return }
     shutdown = .draining
     // An admitting job has not started either (its permit may be long in coming).
-    for serial in entries.filter({ $0.value.phase == .waiting || $0.value.phase == .admitting }).keys.sorted()
-    {
+    for serial in entries.filter({ $0.value.phase.isQueued || $0.value.phase == .admitting }).keys.sorted() {
       if entries[serial]?.isDurable == true {
         abandon(serial, into: &actions)
       } else {
@@ -343,9 +354,11 @@ public struct JobTable: Sendable {
     let slot = entry.slot
     if entry.phase == .admitting { leftAdmission(serial, slot: slot, into: &actions) }
     count(slot) { c in
-      if entry.phase == .waiting { c.queued -= 1 } else { c.running -= 1 }
+      if entry.phase.isQueued { c.queued -= 1 } else { c.running -= 1 }
     }
-    if runtimes[slot].scheduler != nil {
+    if entry.phase == .held {
+      held.removeAll { $0 == serial }
+    } else if runtimes[slot].scheduler != nil {
       if entry.phase == .waiting {
         _ = runtimes[slot].scheduler!.withdrawPaced(serial, nowMs: 0)
       } else {

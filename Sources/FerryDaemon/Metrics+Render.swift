@@ -14,6 +14,10 @@ extension Metrics {
     public var running = 0
     public var clients = 0
     public var journalJobs = 0
+    /// Jobs held for the network (issue 31), and whether the daemon reads online (1; also
+    /// when its monitor cannot tell) or offline (0).
+    public var waitingForNetwork = 0
+    public var online = 1
 
     public init(version: String, queued: Int = 0, running: Int = 0, clients: Int = 0, journalJobs: Int = 0) {
       self.version = version
@@ -34,6 +38,10 @@ extension Metrics {
     out += "ferry_jobs{state=\"queued\"} \(gauges.queued)\n"
     out += "ferry_jobs{state=\"running\"} \(gauges.running - waiting)\n"
     out += "ferry_jobs{state=\"waiting_retry\"} \(waiting)\n"
+    out += "ferry_jobs{state=\"waiting\"} \(gauges.waitingForNetwork)\n"
+    family(
+      &out, "ferry_online", "gauge", "1 when the network monitor reads online or cannot tell, 0 offline.")
+    out += "ferry_online \(gauges.online)\n"
     let ordered = sessions.sorted { $0.name < $1.name }
     family(&out, "ferry_jobs_total", "counter", "Jobs ended, by session and outcome.")
     for s in ordered {

@@ -145,6 +145,9 @@ final class SessionProfile: Sendable {
     j.detach = j.detach ?? d.detach
     j.durable = j.durable ?? d.durable
     j.tls = j.tls ?? d.tls
+    j.waitsForConnectivity = j.waitsForConnectivity ?? d.waitsForConnectivity
+    j.network = j.network ?? d.network
+    j.deadline = j.deadline ?? d.deadline
     return j
   }
 }

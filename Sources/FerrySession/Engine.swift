@@ -141,6 +141,13 @@ import FerryWire
     return transfer
   }
 
+  /// When the network last came back (issue 31): transfers from then on reuse no connection
+  /// and no cached name older than that (`Transfer.configureTimeouts`).
+  public private(set) var networkReturnedAtMs: UInt64?
+
+  /// The network came back: connections and names from before are not to be reused.
+  public func dropConnectionsAndNames() { networkReturnedAtMs = loop.now() }
+
   /// Cancels every transfer (delivering nothing) and closes the multi handle.
   ///
   /// Safe from `deinit` (it touches no transfer's back reference to the engine) and from a

@@ -135,6 +135,14 @@ extension Transfer {
 
   private func configureTimeouts(_ options: inout EasyOptions) {
     options.set(CURLOPT_CONNECTTIMEOUT_MS, max(1, spec.connectTimeoutMs))
+    if let returnedAtMs = engine?.networkReturnedAtMs {
+      // Connections and cached names from before the network came back are not reused
+      // (issue 31): curl takes neither one older than this many seconds (both in whole
+      // seconds, so one made within about two seconds before the change may still be).
+      let age = max(1, Int((loop.now() &- returnedAtMs) / 1000))
+      options.set(CURLOPT_MAXLIFETIME_CONN, age)
+      if age < 60 { options.set(CURLOPT_DNS_CACHE_TIMEOUT, age) }
+    }
     guard let total = spec.totalTimeoutMs else { return }
     // A later hop of a redirect we follow ourselves gets what is left of the total.
     let spent = attachedAtMs == 0 ? 0 : Int(loop.now() - attachedAtMs)

@@ -27,8 +27,9 @@ public enum JobEvent: Sendable, Equatable {
   case done(JobCompletion)
   case failed(JobFailure)
   case cancelled(CancelReason)
-  /// A queued job waits for something other than a slot: `reason` (`rate_limited`: a server
-  /// asked its origin to hear nothing more until `until`, unix seconds).
+  /// A queued job waits for something other than a slot: `reason` is `offline` or `metered`
+  /// (held for the network, issue 31) or `rate_limited` (a server asked its origin to hear
+  /// nothing more until `until`, unix seconds; issue 32).
   case waiting(reason: String, until: Int?)
 
   /// The event's name on the wire.

@@ -25,6 +25,9 @@ extension Job {
   public var connectTimeoutMs: Int { Self.milliseconds(connectTimeoutSeconds) }
   /// `idle_timeout` or its default, in whole milliseconds (at least 1).
   public var idleTimeoutMs: Int { Self.milliseconds(idleTimeout ?? Self.defaultIdleTimeoutSeconds) }
+  /// `waits_for_connectivity` or its default: true for a durable job (its work outlives the
+  /// client, as a background URLSession's always waits), else false (issue 31).
+  public var waitsForNetwork: Bool { waitsForConnectivity ?? (durable ?? false) }
   /// `progress_interval_ms` or its default.
   public var progressInterval: Int { progressIntervalMs ?? Self.defaultProgressIntervalMs }
 

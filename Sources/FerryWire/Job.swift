@@ -51,8 +51,22 @@ public struct Job: Sendable, Equatable {
   /// How the job uses its session's HTTP cache (issue 17, docs/CACHE.md); nil is
   /// `use_protocol`.
   public var cache: JobCachePolicy?
+  /// `waits_for_connectivity`: while the network monitor reads offline the job waits instead
+  /// of starting (issue 31); nil reads `Job.waitsForNetwork`'s default.
+  public var waitsForConnectivity: Bool?
+  /// `network`: the network the job waits for; nil is `any`.
+  public var network: NetworkRequirement?
+  /// `deadline`: seconds that bound the job's wait and run together (issue 31).
+  public var deadline: Double?
 
   public init() {}
+}
+
+/// A job's `network` field: the network it may start on (issue 31, docs/NETWORK.md).
+public enum NetworkRequirement: String, Sendable, Equatable, CaseIterable {
+  case any
+  /// Waits while the network is known to be metered.
+  case unmetered
 }
 
 /// One request header as given by a job or session; `value == nil` removes a default.
@@ -265,4 +279,8 @@ public enum ClientMessage: Sendable, Equatable {
   /// `{"op":"purge","session":"S","url":"…"}` or `"all": true`: removes entries of the
   /// caller's partition.
   case purge(session: String?, url: String?, all: Bool)
+  /// `{"op":"network"}`: the network monitor's reading (issue 31).
+  case network
+  /// `{"op":"watch_network"}`: the reading now, then a `network` event at every change.
+  case watchNetwork
 }

@@ -9,6 +9,7 @@ extension JobDecoder {
     "timeout", "connect_timeout", "idle_timeout", "array_encoding", "follow_redirects", "max_redirects",
     "accept", "response", "output", "resume", "output_fd", "validator_fd", "max_inline_bytes", "events",
     "progress_interval_ms", "lane", "retry", "detach", "durable", "tls", "cookies", "cache",
+    "waits_for_connectivity", "network", "deadline",
   ]
 
   /// Decodes the job fields of `object` into a `Job`, for job lines and for config sessions.
@@ -72,6 +73,9 @@ extension JobDecoder {
     case "tls": job.tls = try tls(field)
     case "cookies": job.cookies = try field.bool()
     case "cache": job.cache = try field.choice(JobCachePolicy.self)
+    case "waits_for_connectivity": job.waitsForConnectivity = try field.bool()
+    case "network": job.network = try field.choice(NetworkRequirement.self)
+    case "deadline": job.deadline = try field.seconds()
     default: throw field.invalid("unknown field")
     }
   }

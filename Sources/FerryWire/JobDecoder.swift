@@ -125,6 +125,12 @@ public struct JobDecoder: Sendable {
     case "jobs":
       try onlyOp(object)
       return .jobs
+    case "network":
+      try onlyOp(object)
+      return .network
+    case "watch_network":
+      try onlyOp(object)
+      return .watchNetwork
     case "cookies", "clear_cookies":
       return try cookieOp(name, object)
     case "cache", "purge":

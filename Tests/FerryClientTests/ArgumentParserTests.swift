@@ -61,6 +61,12 @@ struct ArgumentParserTests {
     }
   }
 
+  @Test func networkIsAnOpAndWaitForNetworkAFlag() throws {
+    #expect(try ArgumentParser.parse(["network"]) == Invocation(command: .op(.network)))
+    let wait = try ArgumentParser.parse(["get", "http://h/", "--wait-for-network"])
+    #expect(wait.command == .request(request("GET", "http://h/") { $0.waitsForNetwork = true }))
+  }
+
   @Test func laterEncodingFlagWins() throws {
     let invocation = try ArgumentParser.parse(["post", "http://h/", "--json", "--form"])
     #expect(invocation.command == .request(request("POST", "http://h/") { $0.encoding = .form }))

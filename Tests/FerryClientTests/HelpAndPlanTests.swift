@@ -29,6 +29,7 @@ struct HelpAndPlanTests {
       "--session",
       "--output", "--resume", "--timeout", "--lane", "--detach", "--id", "--accept-status", "--no-follow",
       "--retry", "--array-encoding", "--include", "--verbose", "--socket", "--help", "--version", "--cache",
+      "--wait-for-network",
     ]
     for spelling in spellings { #expect(text.contains(spelling), "\(spelling)") }
   }

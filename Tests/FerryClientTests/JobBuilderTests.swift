@@ -7,6 +7,10 @@ struct JobBuilderTests {
   static let golden: [([String], String)] = [
     (["get", "http://h/x"], #"{"id":"t","method":"GET","url":"http://h/x","events":[]}"#),
     (
+      ["get", "--wait-for-network", "http://h/x"],
+      #"{"id":"t","method":"GET","url":"http://h/x","events":[],"waits_for_connectivity":true}"#
+    ),
+    (
       ["get", "http://h/x", "q==1", "page==2", "X-A:b"],
       #"{"id":"t","method":"GET","url":"http://h/x","headers":{"X-A":"b"},"parameters":{"q":"1","page":"2"},"events":[]}"#
     ),

@@ -27,7 +27,7 @@ extension TableFuzz {
       case .retry(let serial):
         check(jobs[serial]?.backingOff == true, "a retry for \(serial), which is not backing off")
         jobs[serial]?.backingOff = false
-      case .announceQueued, .refuse:
+      case .announceQueued, .refuse, .announceHeld:
         check(false, "\(action) outside a submission")
       case .askPermit, .armPermitTimer:
         check(false, "\(action) in a fuzz run with no shared session")

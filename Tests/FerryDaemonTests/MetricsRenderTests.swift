@@ -29,13 +29,17 @@ struct MetricsRenderTests {
     m.recordCacheLookup(slot: b, .hit)
     m.recordTransfer(sent: 10, received: 2048, connectionsOpened: 1, reused: false)
     m.recordTransfer(sent: 0, received: 5, connectionsOpened: 0, reused: true)
-    let text = m.render(.init(version: "1.2.3", queued: 4, running: 3, clients: 2, journalJobs: 7))
+    var gauges = Metrics.Gauges(version: "1.2.3", queued: 4, running: 3, clients: 2, journalJobs: 7)
+    gauges.waitingForNetwork = 5
+    gauges.online = 0
+    let text = m.render(gauges)
     #expect(lines(text, "ferry_build_info") == [#"ferry_build_info{version="1.2.3"} 1"#])
     #expect(
       lines(text, "ferry_jobs{") == [
         #"ferry_jobs{state="queued"} 4"#, #"ferry_jobs{state="running"} 2"#,
-        #"ferry_jobs{state="waiting_retry"} 1"#,
+        #"ferry_jobs{state="waiting_retry"} 1"#, #"ferry_jobs{state="waiting"} 5"#,
       ])
+    #expect(lines(text, "ferry_online") == ["ferry_online 0"])
     #expect(
       lines(text, "ferry_jobs_total") == [
         #"ferry_jobs_total{session="a",outcome="done"} 1"#,
@@ -100,7 +104,7 @@ struct MetricsRenderTests {
     let types = lines(text, "# TYPE").map { $0.split(separator: " ").dropFirst(2).joined(separator: " ") }
     #expect(
       types == [
-        "ferry_build_info gauge", "ferry_jobs gauge", "ferry_jobs_total counter",
+        "ferry_build_info gauge", "ferry_jobs gauge", "ferry_online gauge", "ferry_jobs_total counter",
         "ferry_job_duration_seconds histogram", "ferry_http_responses_total counter",
         "ferry_retries_total counter", "ferry_cache_lookups_total counter",
         "ferry_connections_opened_total counter", "ferry_connections_reused_total counter",

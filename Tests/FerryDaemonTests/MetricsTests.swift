@@ -74,7 +74,7 @@ import Testing
         #"ferry_cache_lookups_total{session="default",result="hit"} 1"#,
         #"ferry_cache_lookups_total{session="default",result="miss"} 1"#,
       ])
-    #expect(lines(text, "ferry_jobs{").map { $0.hasSuffix(" 0") } == [true, true, true])
+    #expect(lines(text, "ferry_jobs{").map { $0.hasSuffix(" 0") } == [true, true, true, true])
     #expect(lines(text, "ferry_job_duration_seconds_count") == ["ferry_job_duration_seconds_count 5"])
     #expect(lines(text, "ferry_clients ") == ["ferry_clients 1"])
     // The same transfers the `stats` op counts.
@@ -179,7 +179,7 @@ import Testing
     #expect(
       lines(body, "ferry_jobs{") == [
         #"ferry_jobs{state="queued"} 0"#, #"ferry_jobs{state="running"} 1"#,
-        #"ferry_jobs{state="waiting_retry"} 0"#,
+        #"ferry_jobs{state="waiting_retry"} 0"#, #"ferry_jobs{state="waiting"} 0"#,
       ])
     let commits = lines(body, "ferry_journal_commit_seconds_count ").first?.split(separator: " ").last
     #expect(commits.flatMap { Int($0) }.map { $0 >= 1 } == true, "\(body)")
@@ -207,7 +207,7 @@ import Testing
     #expect(
       lines(waiting, "ferry_jobs{") == [
         #"ferry_jobs{state="queued"} 0"#, #"ferry_jobs{state="running"} 0"#,
-        #"ferry_jobs{state="waiting_retry"} 1"#,
+        #"ferry_jobs{state="waiting_retry"} 1"#, #"ferry_jobs{state="waiting"} 0"#,
       ])
     #expect(
       lines(waiting, #"ferry_retries_total{session="plain",reason="status_5xx"}"#).last?.hasSuffix(" 1")
@@ -215,7 +215,7 @@ import Testing
     try c.send(#"{"op":"cancel","id":"w"}"#)
     #expect(try c.readUntilTerminal(id: "w").last?.event == "cancelled")
     let ended = Scrape.body(try Scrape.get(port: port))
-    #expect(lines(ended, "ferry_jobs{").map { $0.hasSuffix(" 0") } == [true, true, true])
+    #expect(lines(ended, "ferry_jobs{").map { $0.hasSuffix(" 0") } == [true, true, true, true])
     #expect(
       lines(ended, #"ferry_jobs_total{session="plain",outcome="cancelled"}"#).last?.hasSuffix(" 1") == true)
   }

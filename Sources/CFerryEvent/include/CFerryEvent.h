@@ -5,6 +5,7 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <linux/netlink.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/resource.h>
@@ -38,6 +39,8 @@ int ferry_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 
 /// `accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)`; accept4 is behind _GNU_SOURCE.
 int ferry_accept4(int fd);
+/// Binds a NETLINK_ROUTE socket to the kernel-assigned port with the multicast `groups` (issue 31).
+int ferry_netlink_bind(int fd, unsigned int groups);
 
 /// The most descriptors one `ferry_recv_with_fds` takes from a message; more are dropped by the
 /// kernel (it closes them) and `*truncated` is set.

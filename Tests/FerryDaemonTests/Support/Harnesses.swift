@@ -18,7 +18,8 @@ final class DaemonHarness {
   /// tests keep their files), since with no roots jobs may use no files at all.
   init(
     config: String = #"{"sessions": {"default": {}}}"#, tag: String = "d", prlimit: [String] = [],
-    logLevel: String = "debug", environment: [String: String]? = nil, fileRoots: Bool = true
+    logLevel: String = "debug", environment: [String: String]? = nil, fileRoots: Bool = true,
+    launcher: [String] = []
   ) throws {
     dir = Paths.tempDirectory(tag)
     socket = dir + "/ferryd.sock"
@@ -31,12 +32,17 @@ final class DaemonHarness {
     }
     try config.write(toFile: configPath, atomically: true, encoding: .utf8)
     let arguments = ["--config", configPath, "--socket", socket, "--log-level", logLevel, "--announce"]
+    // `launcher`: a command that execs ferryd (nsenter into a test's network namespace).
+    let prlimit = launcher.isEmpty ? prlimit : launcher
+    let tool = launcher.isEmpty ? "/usr/bin/prlimit" : launcher[0]
     process =
       prlimit.isEmpty
       ? try ManagedProcess(
         Paths.product("ferryd"), arguments, environment: environment, privateDirectory: dir)
       : try ManagedProcess(
-        "/usr/bin/prlimit", prlimit + ["--", Paths.product("ferryd")] + arguments, environment: environment,
+        tool,
+        (launcher.isEmpty ? prlimit + ["--"] : Array(launcher.dropFirst())) + [Paths.product("ferryd")]
+          + arguments, environment: environment,
         privateDirectory: dir)
     // `--announce`'s line: written once the socket accepts.
     if process.waitForAnnouncement() { return }
@@ -72,8 +78,12 @@ final class FixtureHarness {
   let process: ManagedProcess
   let port: Int
 
-  init() throws {
-    process = try ManagedProcess(Paths.product("ferry-fixture"), [])
+  /// `launcher`: a command that execs the fixture (nsenter into a test's network namespace).
+  init(launcher: [String] = []) throws {
+    process =
+      launcher.isEmpty
+      ? try ManagedProcess(Paths.product("ferry-fixture"), [])
+      : try ManagedProcess(launcher[0], Array(launcher.dropFirst()) + [Paths.product("ferry-fixture")])
     guard let line = process.readStdoutLine(startingWith: "port="), let port = Int(line.dropFirst(5)) else {
       throw TestFailure("ferry-fixture did not report its port")
     }
