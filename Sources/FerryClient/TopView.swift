@@ -106,6 +106,10 @@ public struct TopView: Sendable, Equatable {
     jobs += "   cancelled \(t.cancelled)"
     // Transfers held back for a client that is not reading: a slow reader, not a slow server.
     if s.paused > 0 { jobs += "   paused \(s.paused)" }
+    // Queued jobs that wait for something other than a slot: the network, a server's hold.
+    let offline = s.waiting.values.reduce(0, +)
+    if offline > 0 { jobs += "   waiting for network \(offline)" }
+    if !s.holds.isEmpty { jobs += "   rate-limited \(s.holds.reduce(0) { $0 + $1.jobs })" }
     if let retries = t.retries { jobs += "   retries \(retries)" }
     jobs += "   \(rate.perSecond(\.ended, rate.previous?.total, t))/s"
     let transfer =

@@ -86,7 +86,20 @@ public struct StatsAnswer: Sendable, Equatable {
     }
   }
 
+  /// A server-taught hold (issue 32): a session's origin (shown to root and to a user with a
+  /// job to it), until when (unix seconds), and how many waiting jobs it keeps back.
+  public struct Hold: Sendable, Equatable {
+    public var session: String
+    public var origin: String?
+    public var until: Int
+    public var jobs: Int
+  }
+
   public var total = Counts()
+  /// Jobs held for the network now, by reason (`offline`, `metered`; issue 31).
+  public var waiting: [String: Int] = [:]
+  /// Server-taught holds in force.
+  public var holds: [Hold] = []
   /// Connected clients.
   public var clients = 0
   /// Running jobs whose transfer holds a chunk back until its client reads: a slow reader,
@@ -115,6 +128,14 @@ public struct StatsAnswer: Sendable, Equatable {
       let c = m.value.objectValue ?? JSONObject()
       cache[m.key] = CacheCounts(
         hit: Self.int(c["hit"]), revalidated: Self.int(c["revalidated"]), miss: Self.int(c["miss"]))
+    }
+    for m in o["waiting"]?.objectValue?.members ?? [] { waiting[m.key] = Self.int(m.value) }
+    if case .array(let list)? = o["holds"] {
+      holds = list.compactMap(\.objectValue).map { h in
+        Hold(
+          session: h["session"]?.stringValue ?? "", origin: h["origin"]?.stringValue,
+          until: Self.int(h["until"]), jobs: Self.int(h["jobs"]))
+      }
     }
     guard case .array(let jobs)? = o["slowest"] else { return }
     slowest = jobs.compactMap(\.objectValue).map { j in

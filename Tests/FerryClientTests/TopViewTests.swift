@@ -146,4 +146,19 @@ struct TopViewTests {
     #expect(
       lines[1] == "jobs       running 3   queued 0   done 0   failed 0   cancelled 0   paused 2   0.0/s")
   }
+
+  /// Jobs that wait for the network (issue 31) or behind a server's hold (issue 32) show on the
+  /// jobs line, only when there are any.
+  @Test func jobsWaitingForTheNetworkOrAHoldShowOnTheJobsLine() {
+    let json =
+      #"{"event":"stats","jobs":{"queued":5,"running":0,"done":0,"failed":0,"cancelled":0},"#
+      + #""connections":{"opened":0,"reused":0},"bytes":{"up":0,"down":0},"clients":1,"paused":0,"#
+      + #""uptime_s":1,"sessions":{},"waiting":{"offline":2,"metered":0},"#
+      + #""holds":[{"session":"api","until":1796595206,"jobs":3}]}"#
+    let lines = TopView().lines(previous: nil, current: Self.sample(at: 0, json), width: 200, height: nil)
+    #expect(
+      lines[1]
+        == "jobs       running 0   queued 5   done 0   failed 0   cancelled 0   waiting for network 2"
+        + "   rate-limited 3   0.0/s")
+  }
 }
