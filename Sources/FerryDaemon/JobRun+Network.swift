@@ -43,11 +43,7 @@ extension JobRun {
   /// cancelled.
   private func deadlinePassed(_ seconds: Double) {
     guard !isFinished else { return }
-    retryTimer?.cancel()
-    transfer?.cancel()
-    transfer = nil
-    output?.abandon(keepPartial: job.resume == true)
-    output = nil
+    stopInFlight()
     let error = WireError(.timeout, "the job's deadline of \(seconds) s passed", timer: "deadline")
     finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt)))
   }
@@ -62,5 +58,15 @@ extension JobRun {
     head = nil
     bodyToDescriptor = false
     bodyStream = nil
+  }
+
+  /// Stops what is in flight before an end that is not the transfer's own (a cancel, a
+  /// deadline): the retry timer, the transfer, the output file (its partial kept for resume).
+  func stopInFlight() {
+    retryTimer?.cancel()
+    transfer?.cancel()
+    transfer = nil
+    output?.abandon(keepPartial: job.resume == true)
+    output = nil
   }
 }

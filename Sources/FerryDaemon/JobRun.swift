@@ -296,11 +296,7 @@ import FerryWire
   /// Ends the job as `cancelled` (op, disconnect or shutdown); nothing of it follows.
   func cancel(_ reason: CancelReason) {
     guard !isFinished else { return }
-    retryTimer?.cancel()
-    transfer?.cancel()
-    transfer = nil
-    output?.abandon(keepPartial: job.resume == true)
-    output = nil
+    stopInFlight()
     finish(.cancelled(reason))
   }
 
