@@ -17,10 +17,13 @@ extension Daemon {
   func learnLimits(_ run: JobRun, _ head: ResponseHead) {
     let config = run.profile.config
     let name = run.session.name
-    if let origin = Self.holdOrigin(config, run.request),
+    // The origin only once a hold is named: `URLOrigin` parses the URL again (about 24K
+    // instructions), and nearly every response names none.
+    if config.backoff == .session,
       let ms = ServerLimits.holdMs(
         status: head.status, header: head.header, nowSeconds: SystemCall.wallClockSeconds(),
-        maxMs: config.maxBackoffSeconds * 1000)
+        maxMs: config.maxBackoffSeconds * 1000),
+      let origin = Self.holdOrigin(config, run.request)
     {
       let now = loop.now()
       if !table.holds(name, origin) {
