@@ -7,7 +7,7 @@ import FerryWire
 extension Daemon {
   /// The `scheme://host:port` of the job's URL, which holds apply to; nil with `backoff: "job"`.
   static func holdOrigin(_ config: SessionConfig, _ request: Request) -> String? {
-    config.backoff == .session ? URLOrigin(request.url).description : nil
+    config.backoff == .session ? URLOrigin.text(of: request.url) : nil
   }
 
   /// A response of `run` came: when it asks for a hold, the table holds the job's origin for the
@@ -68,7 +68,7 @@ extension Daemon {
         o.append(key: "session", value: .string(name))
         let mine = jobs.values.contains {
           $0.session.name == name && $0.outputOwner?.uid == uid
-            && URLOrigin($0.request.url).description == hold.origin
+            && URLOrigin.text(of: $0.request.url) == hold.origin
         }
         if uid == 0 || (uid != nil && mine) { o.append(key: "origin", value: .string(hold.origin)) }
         o.append(key: "until", value: .number(JSONNumber(wallSeconds(hold.untilMs))))

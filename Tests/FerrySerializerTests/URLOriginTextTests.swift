@@ -1,0 +1,44 @@
+import FerrySerializer
+import Testing
+
+/// `URLOrigin.text(of:)`, the byte parse of the origin every job's submission takes (issue 32's
+/// holds), must name the origin exactly as `URLOrigin(String).description` does.
+struct URLOriginTextTests {
+  @Test(arguments: [
+    "http://127.0.0.1:8080/a?b#c", "HTTPS://User:Pw@Host.Example/p", "http://[::1]/", "http://[::1]:8080/x",
+    "http://[::1]::81/", "http://h", "http://h:", "http://h:00080/", "http://h:99999/", "http://h:123456/",
+    "http://h:+80/", "http://h:8x/", "ftp://h/", "h:80/x", "mailto:a@b", "://h:1", "http://a@b@c:7/",
+    "http://h?x:9", "http://h#f:9", "http:/h/", "", "http://É.example/", "http://h/é", "http://h h/",
+    "http://[::1", "Http://[FE80::1%25eth0]:443/",
+  ])
+  func agreesWithTheStringParse(_ url: String) {
+    #expect(URLOrigin.text(of: url) == URLOrigin(url).description, "\(url)")
+  }
+
+  @Test func agreesOnRandomURLs() {
+    var rng = SplitMix(seed: 0x5eed)
+    let pieces = [
+      "http", "https", "HTTP", "hTtPs", "ws", "://", ":", "/", "//", "?", "#", "@", "[", "]", "::1", "80",
+      "443",
+      "0", "65535", "123456", "a", "B", "host", "Example.COM", "127.0.0.1", "%20", "+", "-", "é", " ",
+    ]
+    for _ in 0..<20_000 {
+      var url = ""
+      for _ in 0..<Int(rng.next() % 9) { url += pieces[Int(rng.next() % UInt64(pieces.count))] }
+      #expect(URLOrigin.text(of: url) == URLOrigin(url).description, "\(url)")
+    }
+  }
+}
+
+/// A small deterministic generator, so a failure names the same URL on every run.
+struct SplitMix {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
