@@ -59,25 +59,28 @@ struct AuthorityParts {
   var defaultPort: Int?
 
   init?(_ url: UnsafeBufferPointer<UInt8>) {
-    var firstColon: Int?
-    for (i, byte) in url.enumerated() {
-      guard byte > 0x20, byte < 0x7F else { return nil }
-      if firstColon == nil, byte == UInt8(ascii: ":") { firstColon = i }
+    // Only the bytes up to the authority's end (and the one after it) are read, and each must
+    // be printable ASCII: then Characters are bytes, as the string parse sees them (a combining
+    // mark after `/` would make one Character of the two).
+    var i = 0
+    while i < url.count, url[i] != UInt8(ascii: ":") {
+      guard Self.isPrintable(url[i]) else { return nil }
+      i += 1
     }
     var start = 0
     scheme = 0..<0
-    if let colon = firstColon, colon + 2 < url.count, url[colon + 1] == UInt8(ascii: "/"),
-      url[colon + 2] == UInt8(ascii: "/")
-    {
-      scheme = 0..<colon
-      start = colon + 3
+    if i + 2 < url.count, url[i + 1] == UInt8(ascii: "/"), url[i + 2] == UInt8(ascii: "/") {
+      scheme = 0..<i
+      start = i + 3
     }
     var end = start
     while end < url.count, url[end] != UInt8(ascii: "/"), url[end] != UInt8(ascii: "?"),
       url[end] != UInt8(ascii: "#")
     {
+      guard Self.isPrintable(url[end]) else { return nil }
       end += 1
     }
+    if end + 1 < url.count, url[end + 1] >= 0x80 { return nil }
     if let at = url[start..<end].lastIndex(of: UInt8(ascii: "@")) { start = at + 1 }
     host = start..<end
     var portRange = end..<end
@@ -109,6 +112,8 @@ struct AuthorityParts {
       defaultPort = 80
     }
   }
+
+  static func isPrintable(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
 
   static func equalsLowered(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ word: StaticString) -> Bool {
     guard bytes.count == word.utf8CodeUnitCount else { return false }

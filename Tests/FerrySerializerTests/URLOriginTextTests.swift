@@ -9,7 +9,8 @@ struct URLOriginTextTests {
     "http://[::1]::81/", "http://h", "http://h:", "http://h:00080/", "http://h:99999/", "http://h:123456/",
     "http://h:+80/", "http://h:8x/", "ftp://h/", "h:80/x", "mailto:a@b", "://h:1", "http://a@b@c:7/",
     "http://h?x:9", "http://h#f:9", "http:/h/", "", "http://É.example/", "http://h/é", "http://h h/",
-    "http://[::1", "Http://[FE80::1%25eth0]:443/",
+    "http://[::1", "Http://[FE80::1%25eth0]:443/", "http:///\u{301}x:1", "http://h:81/\u{301}",
+    "h:\u{301}//x:5", "http:\u{301}//h:9", "http://h:81?\u{301}", "http://h:81/a\u{301}", "http://h\r\n:81/",
   ])
   func agreesWithTheStringParse(_ url: String) {
     #expect(URLOrigin.text(of: url) == URLOrigin(url).description, "\(url)")
@@ -20,7 +21,7 @@ struct URLOriginTextTests {
     let pieces = [
       "http", "https", "HTTP", "hTtPs", "ws", "://", ":", "/", "//", "?", "#", "@", "[", "]", "::1", "80",
       "443",
-      "0", "65535", "123456", "a", "B", "host", "Example.COM", "127.0.0.1", "%20", "+", "-", "é", " ",
+      "0", "65535", "123456", "a", "B", "host", "Example.COM", "127.0.0.1", "%20", "+", "-", "é", " ", "\u{301}", "\r\n",
     ]
     for _ in 0..<20_000 {
       var url = ""
