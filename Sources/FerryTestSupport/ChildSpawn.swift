@@ -3,29 +3,32 @@ import Glibc
 /// The one way tests start a child process: posix_spawn with the runner's blocked signals
 /// cleared (nginx, ferryd and redis-server rely on theirs), stdin from /dev/null, stdout (and
 /// stderr with `mergingStderr`) into a pipe whose read end the caller owns and no other child
-/// inherits. Foundation's `Process` learns of exits through SIGCHLD, which the test runner's
+/// inherits (with `withInput`, stdin is a pipe too, its write end the caller's). Foundation's `Process` learns of exits through SIGCHLD, which the test runner's
 /// threads block, so its `waitUntilExit` can wait forever: tests reap with `waitpid`.
 public enum ChildSpawn {
-  /// A started child: its pid and the read end of its output pipe (close it when done).
+  /// A started child: its pid, the read end of its output pipe and, with `withInput`, the write
+  /// end of its input pipe (close them when done).
   public struct Child {
     public let pid: pid_t
     public let output: Int32
+    public let input: Int32?
   }
 
   /// Starts `path` with `arguments`; `environment` as `NAME=value` strings (nil: the runner's).
   public static func start(
-    _ path: String, _ arguments: [String], environment: [String]? = nil, mergingStderr: Bool = true
+    _ path: String, _ arguments: [String], environment: [String]? = nil, mergingStderr: Bool = true,
+    withInput: Bool = false
   ) throws(SpawnError) -> Child {
-    var fds: [Int32] = [-1, -1]
-    // pipe2 is behind _GNU_SOURCE: CLOEXEC by fcntl, so only the dup2 copies reach the child
-    // (a daemon it starts would otherwise keep the pipe open).
-    guard pipe(&fds) == 0 else { throw SpawnError("pipe: errno \(errno)") }
-    _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-    _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+    let fds = try pipeEnds()
+    let inputFDs = withInput ? try pipeEnds() : nil
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    if let inputFDs {
+      posix_spawn_file_actions_adddup2(&actions, inputFDs[0], 0)
+    } else {
+      posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    }
     posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
     if mergingStderr { posix_spawn_file_actions_adddup2(&actions, fds[1], 2) }
     var attr = posix_spawnattr_t()
@@ -47,11 +50,23 @@ public enum ChildSpawn {
       rc = posix_spawn(&pid, path, &actions, &attr, argv, environ)
     }
     close(fds[1])
+    if let inputFDs { close(inputFDs[0]) }
     guard rc == 0 else {
       close(fds[0])
+      if let inputFDs { close(inputFDs[1]) }
       throw SpawnError("posix_spawn \(path): \(String(cString: strerror(rc)))")
     }
-    return Child(pid: pid, output: fds[0])
+    return Child(pid: pid, output: fds[0], input: inputFDs?[1])
+  }
+
+  /// A pipe whose ends are close-on-exec (pipe2 is behind _GNU_SOURCE), so that only the dup2
+  /// copies reach the child: a daemon it starts would otherwise keep the pipe open.
+  static func pipeEnds() throws(SpawnError) -> [Int32] {
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { throw SpawnError("pipe: errno \(errno)") }
+    _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+    _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+    return fds
   }
 
   /// Waits for `pid` (through EINTR) and returns its exit code, or 128 + the signal that
