@@ -7,8 +7,14 @@ import Testing
 struct ServerLimitsTests {
   let now = 1_800_000_000
 
+  func read(_ status: Int, _ fields: [String: String]) -> ServerLimits.Reading? {
+    ServerLimits.read(
+      status: status, headers: fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+      nowSeconds: { now })
+  }
+
   func hold(_ status: Int, _ fields: [String: String], maxMs: Int = 300_000) -> Int? {
-    ServerLimits.holdMs(status: status, header: { fields[$0] }, nowSeconds: now, maxMs: maxMs)
+    read(status, fields)?.holdMs(maxMs: maxMs)
   }
 
   @Test func retryAfterOnA429Or503Holds() {
@@ -55,7 +61,7 @@ struct ServerLimitsTests {
 
   @Test func announcedQuotas() {
     func quota(_ fields: [String: String]) -> ServerLimits.Quota? {
-      ServerLimits.announcedQuota(header: { fields[$0] })
+      read(200, fields)?.quota
     }
     #expect(quota(["ratelimit-policy": "100;w=60"]) == .init(quota: 100, windowSeconds: 60))
     #expect(quota(["ratelimit-policy": "\"default\";q=100;w=60"]) == .init(quota: 100, windowSeconds: 60))
