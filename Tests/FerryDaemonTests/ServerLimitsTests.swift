@@ -83,4 +83,26 @@ struct ServerLimitsTests {
     #expect(ServerLimits.adoptedIntervalMs(q, ceilingIntervalMs: 1000) == 1000)
     #expect(ServerLimits.adoptedIntervalMs(.init(quota: 3, windowSeconds: 1), ceilingIntervalMs: 1) == 334)
   }
+
+  @Test func anAnswerWithoutLimitsReadsAsNothing() {
+    #expect(read(200, ["content-type": "text/plain", "x-request-id": "7", "retry-after": "3"]) == nil)
+    #expect(read(200, [:]) == nil)
+  }
+
+  @Test func budgetsOfEachForm() {
+    func budget(_ fields: [String: String]) -> ServerLimits.Budget? { read(200, fields)?.budget }
+    #expect(budget(["ratelimit": "limit=20, remaining=7, reset=2"]) == .init(remaining: 7, resetSeconds: 2))
+    #expect(budget(["ratelimit": "\"a\";r=9;t=1, \"b\";r=3;t=30"]) == .init(remaining: 3, resetSeconds: 30))
+    #expect(
+      budget(["x-ratelimit-remaining": "4999", "x-ratelimit-reset": "\(now + 60)"])
+        == .init(remaining: 4999, resetSeconds: 60))
+    #expect(
+      budget([
+        "ratelimit-remaining": "5", "ratelimit-reset": "3", "x-ratelimit-remaining": "2",
+        "x-ratelimit-reset": "9",
+      ])
+        == .init(remaining: 2, resetSeconds: 9))
+    // A remaining without a reset is no budget: when it ends is unknown.
+    #expect(budget(["x-ratelimit-remaining": "4"]) == nil)
+  }
 }
