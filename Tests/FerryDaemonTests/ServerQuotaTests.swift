@@ -83,8 +83,10 @@ import Testing
     #expect(r.done == Self.jobs)
     #expect(r.ok == Self.jobs)
     #expect(r.limited <= Self.maxConcurrent)
-    // The window's end is learned to within a few ms (not the whole second `reset` says).
-    #expect(r.elapsedMs <= Self.allowedMs)
+    // The window's end is learned to within a few ms (not the whole second `reset` says). The
+    // pacing alone is 99 intervals of 100 ms, and a paced start's timer that fires late moves
+    // every later one: 10 % here (measured 10.0-10.1 s; 12.6 s before budgets).
+    #expect(r.elapsedMs <= Self.quotaMs + Self.quotaMs / 10)
     // The announced rate was adopted from the first answer on: after the first two starts
     // (`rate_start`'s 20 ms apart), each is the quota's 100 ms after the last.
     #expect(r.elapsedMs >= (Self.jobs - 2) * Self.windowMs / Self.quota)
