@@ -53,7 +53,10 @@ extension JobTable {
     if let b = reading.budget, b.resetSeconds > 0 {
       let upper = b.resetSeconds >= maxMs / 1000 ? latest : nowMs + UInt64(b.resetSeconds) * 1000
       let inFlight = runtimes[slot].scheduler!.runningKeys.count {
-        $0 != serial && entries[$0].map { $0.origin == origin && $0.phase == .running } == true
+        // Running, or admitting (a shared session's job the budget let go, its permit asked).
+        $0 != serial
+          && entries[$0].map { $0.origin == origin && ($0.phase == .running || $0.phase == .admitting) }
+            == true
       }
       let (started, budget) = runtimes[slot].scheduler!.learnBudget(
         origin, remaining: b.remaining, upperMs: upper, inFlight: inFlight, nowMs: nowMs)

@@ -103,4 +103,20 @@ struct JobTableBudgetTests {
     #expect(handle(&t, answer(1, remaining: 0, reset: 5, at: 0)) == [])
     #expect(t.holds.isEmpty)
   }
+
+  @Test func aSharedSessionsAdmittingJobIsInFlight() {
+    // A `shared` session's job that the budget let go waits for its permit: its request is
+    // still to come, so the next answer counts it.
+    var t = JobTable(
+      sessions: ["s": .init(maxConcurrent: 5, isShared: true)], limits: JobTableTests.limits)
+    _ = submit(&t, 1, origin: a)
+    _ = handle(&t, .permitGranted(1))
+    _ = submit(&t, 2, origin: a)
+    #expect(t.entries[2]?.phase == .admitting)
+    // 2 remaining, job 2 admitting: one more may go.
+    _ = handle(&t, answer(1, remaining: 2, reset: 5, at: 0))
+    _ = submit(&t, 3, origin: a)
+    #expect(t.entries[3]?.phase == .admitting)
+    #expect(submit(&t, 4, origin: a) == [.announceQueued(4, position: 1)])
+  }
 }
