@@ -49,7 +49,8 @@ extension SessionScheduler {
     _ origin: String, remaining: Int, upperMs: UInt64, inFlight: Int, nowMs: UInt64
   ) -> (started: [UInt64], budget: OriginBudget) {
     let wasBlocked = isBlocked(origin)
-    let left = remaining - inFlight
+    // A server's number, whatever it is: below 0 reads as 0 (and cannot overflow).
+    let left = max(0, remaining) - inFlight
     var end = upperMs
     if let old = budgets[origin], old.resetMs + 1000 > upperMs, left <= old.left {
       end = min(old.resetMs, upperMs)

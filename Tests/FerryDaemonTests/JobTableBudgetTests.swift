@@ -119,4 +119,24 @@ struct JobTableBudgetTests {
     #expect(t.entries[3]?.phase == .admitting)
     #expect(submit(&t, 4, origin: a) == [.announceQueued(4, position: 1)])
   }
+
+  @Test func extremeAnnouncementsNeitherTrapNorHoldPastTheMaximum() {
+    var t = table(maxConcurrent: 2)
+    _ = submit(&t, 1, origin: a)
+    _ = submit(&t, 2, origin: a)
+    _ = submit(&t, 3, origin: a)
+    // Int.min remaining (nothing left) with Int.max seconds: held, for `maxMs` at most.
+    #expect(
+      handle(&t, answer(1, remaining: Int.min, reset: Int.max, at: 100)) == [
+        .announceWaiting(3, untilMs: 300_100), .armHoldTimer(session: "s", origin: a, afterMs: 300_000),
+      ])
+    let huge = ServerLimits.Reading(
+      retryAfterSeconds: Int.max, budget: .init(remaining: Int.max, resetSeconds: Int.max))
+    // Lengthened to its own maximum from now.
+    #expect(
+      handle(&t, .limitsLearned(2, huge, maxMs: maxMs, nowMs: 200)) == [
+        .armHoldTimer(session: "s", origin: a, afterMs: 300_000)
+      ])
+    #expect(t.holdUntilMs(3) == 300_200)
+  }
 }
