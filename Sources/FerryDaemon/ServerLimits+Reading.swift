@@ -108,7 +108,7 @@ extension ServerLimits {
       }
       out.quota = policy
       if let q = xLimit, q > 0, let w = xWindow, w > 0 {
-        out.quota = ServerLimits.tighter(Quota(quota: q, windowSeconds: w), policy)
+        out.quota = ServerLimits.tighter(ServerLimits.bounded(q, w), policy)
       }
       return out
     }
@@ -122,9 +122,15 @@ extension ServerLimits {
       let p = parameters(String(item))
       guard let q = (p["q"] ?? p[""]).flatMap({ Int($0) }), q > 0, let w = p["w"].flatMap({ Int($0) }), w > 0
       else { continue }
-      out = tighter(Quota(quota: q, windowSeconds: w), out)
+      out = tighter(bounded(q, w), out)
     }
     return out
+  }
+
+  /// A quota whose numbers are at most 2^31 - 1 each: a server's `9223372036854775807` would
+  /// overflow the comparisons and the adopted interval (a trap, so a crash).
+  static func bounded(_ quota: Int, _ windowSeconds: Int) -> Quota {
+    Quota(quota: min(quota, Int(Int32.max)), windowSeconds: min(windowSeconds, Int(Int32.max)))
   }
 
   /// The tighter of two quotas: the longer interval between starts.

@@ -105,4 +105,13 @@ struct ServerLimitsTests {
     // A remaining without a reset is no budget: when it ends is unknown.
     #expect(budget(["x-ratelimit-remaining": "4"]) == nil)
   }
+
+  @Test func hugeQuotasNeitherTrapNorPassTheCeiling() {
+    let max = "9223372036854775807"
+    let q = read(200, ["ratelimit-policy": "\(max);w=\(max), \(max);w=1"])?.quota
+    #expect(q == .init(quota: Int(Int32.max), windowSeconds: Int(Int32.max)))
+    #expect(q.map { ServerLimits.adoptedIntervalMs($0, ceilingIntervalMs: 20) } == 1000)
+    let x = read(200, ["x-ratelimit-limit": max, "x-ratelimit-window": "1"])?.quota
+    #expect(x.map { ServerLimits.adoptedIntervalMs($0, ceilingIntervalMs: 20) } == 20)
+  }
 }
