@@ -46,9 +46,10 @@ extension JobTable {
     let slot = entry.slot
     let latest = nowMs + UInt64(max(0, maxMs))
     let before = runtimes[slot].scheduler!.timerMs(origin)
-    var holdUntil: UInt64?
+    // `Retry-After` first: a budget with room in the same answer starts nothing past it.
     if let seconds = reading.retryAfterSeconds, seconds > 0 {
-      holdUntil = seconds >= maxMs / 1000 ? latest : nowMs + UInt64(seconds) * 1000
+      let until = seconds >= maxMs / 1000 ? latest : nowMs + UInt64(seconds) * 1000
+      hold(origin, untilMs: until, in: slot, into: &actions)
     }
     if let b = reading.budget, b.resetSeconds > 0 {
       let upper = b.resetSeconds >= maxMs / 1000 ? latest : nowMs + UInt64(b.resetSeconds) * 1000
@@ -64,9 +65,10 @@ extension JobTable {
       if !started.isEmpty, let delay = runtimes[slot].scheduler!.rateDelay(nowMs: nowMs) {
         actions.append(.armRateTimer(session: entry.session, afterMs: delay))
       }
-      if budget.left <= 0 { holdUntil = max(holdUntil ?? 0, budget.resetMs) }
+      if budget.left <= 0, budget.resetMs > nowMs {
+        hold(origin, untilMs: budget.resetMs, in: slot, into: &actions)
+      }
     }
-    if let holdUntil, holdUntil > nowMs { hold(origin, untilMs: holdUntil, in: slot, into: &actions) }
     armHoldTimer(entry.session, origin, in: slot, before: before, nowMs: nowMs, into: &actions)
   }
 

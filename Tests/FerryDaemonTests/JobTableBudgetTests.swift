@@ -139,4 +139,21 @@ struct JobTableBudgetTests {
       ])
     #expect(t.holdUntilMs(3) == 300_200)
   }
+
+  @Test func retryAfterComesBeforeABudgetOfTheSameAnswer() {
+    var t = table(maxConcurrent: 4)
+    _ = submit(&t, 1, origin: a)
+    _ = submit(&t, 2, origin: a)
+    _ = handle(&t, answer(1, remaining: 2, reset: 1, at: 0))
+    #expect(submit(&t, 3, origin: a, nowMs: 5) == [.announceQueued(3, position: nil), .start(3)])
+    // The budget is spent on starts: job 4 waits, told nothing yet.
+    #expect(submit(&t, 4, origin: a, nowMs: 6) == [.announceQueued(4, position: 1)])
+    // A 429 with Retry-After 3 and a next window's budget: the hold comes first, so the budget's
+    // room starts nothing before it ends.
+    let reading = ServerLimits.Reading(retryAfterSeconds: 3, budget: .init(remaining: 5, resetSeconds: 2))
+    #expect(
+      handle(&t, .limitsLearned(2, reading, maxMs: maxMs, nowMs: 1500)) == [
+        .announceWaiting(4, untilMs: 4500), .armHoldTimer(session: "s", origin: a, afterMs: 2000),
+      ])
+  }
 }
