@@ -277,7 +277,11 @@ public struct JobTable: Sendable {
     if let key = entry.detached { detachedJobEnded(key, hadClient: entry.client != nil, nowMs: nowMs) }
     let slot = entry.slot
     guard entry.phase != .answering else { return count(slot) { $0.running -= 1 } }
-    if entry.phase == .admitting { leftAdmission(serial, slot: slot, into: &actions) }
+    // A shared session's running job gave its lease back (the driver released it first): a
+    // job denied for a full limit is asked for again now, not at its timer.
+    if entry.phase == .admitting || (entry.phase.hasStarted && isShared(slot)) {
+      leftAdmission(serial, slot: slot, into: &actions)
+    }
     count(slot) { c in
       if entry.phase.isQueued { c.queued -= 1 } else { c.running -= 1 }
       switch outcome {
