@@ -123,17 +123,20 @@ struct ConfigReader {
     return sync
   }
 
-  /// `{"monitor": true | false}` (issue 31): whether ferryd watches the network.
-  func network(_ v: JSONValue) throws(ConfigError) -> Bool {
+  /// `{"monitor": true | false, "loopback_waits": false | true}` (issue 31): whether ferryd
+  /// watches the network, and whether jobs to loopback hosts wait for it too.
+  func network(_ v: JSONValue) throws(ConfigError) -> (monitor: Bool, loopbackWaits: Bool) {
     var monitor = true
+    var loopbackWaits = false
     for m in try object(v, "network") {
       let field = "network." + m.key
       switch m.key {
       case "monitor": monitor = try bool(m.value, field)
+      case "loopback_waits": loopbackWaits = try bool(m.value, field)
       default: throw fail(field, "unknown setting")
       }
     }
-    return monitor
+    return (monitor, loopbackWaits)
   }
 
   /// `{"listen": "127.0.0.1:9469" | "[::1]:9469" | "/path/to/socket"}`; no listen: nil.

@@ -64,12 +64,12 @@ extension Daemon {
   /// What the job table hears of a submitted (merged) job.
   private func submission(
     _ merged: Job, session: Session, client: Client, held: Int, detached: JobTable.DetachedKey?,
-    origin: String?
+    origin: String?, need: JobTable.NetworkNeed
   ) -> JobTable.Submission {
     JobTable.Submission(
       session: session.name, lane: merged.lane, client: client.serial, uid: client.credentials?.uid,
       clientJobs: client.jobs.count, heldRequestBytes: held, detached: detached,
-      durable: merged.durable == true, origin: origin, need: JobTable.NetworkNeed(merged))
+      durable: merged.durable == true, origin: origin, need: need)
   }
 
   /// `line`: the job line as sent, which a durable job's journal entry keeps.
@@ -168,7 +168,7 @@ extension Daemon {
     defer { recycle(&actions) }
     let submission = submission(
       merged, session: session, client: client, held: held, detached: detachedKey,
-      origin: Self.holdOrigin(profile.config, request))
+      origin: Self.holdOrigin(profile.config, request), need: networkNeed(merged, request))
     table.handle(.submitted(serial, submission, nowMs: clock(session)), into: &actions)
     if case .refuse(_, let error) = actions.first {
       descriptorOutput?.close()

@@ -1,4 +1,5 @@
 import FerryLoop
+import FerrySerializer
 import FerrySession
 import FerryWire
 
@@ -15,6 +16,16 @@ extension Daemon {
     }
     networkMonitor = monitor
     monitor.start(open: networkSocketOpener ?? Self.openNetlinkSocket)
+  }
+
+  /// What a merged job needs of the network: a job to a loopback host needs none, so it never
+  /// waits for one (unless `network.loopback_waits`), as URLSession's `waitsForConnectivity`
+  /// does not hold a request to localhost.
+  func networkNeed(_ job: Job, _ request: Request) -> JobTable.NetworkNeed {
+    let need = JobTable.NetworkNeed(job)
+    guard need.waits || need.unmeteredOnly, !config.loopbackWaits, URLOrigin.namesLoopback(request.url)
+    else { return need }
+    return JobTable.NetworkNeed()
   }
 
   /// The monitor's socket.

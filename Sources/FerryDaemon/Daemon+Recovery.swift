@@ -106,14 +106,13 @@ extension Daemon {
       endRecovered(job, owner: owner, error)
       return nil
     }
-    let held = request.heldBytes
     nextSerial += 1
     let serial = nextSerial
     var actions: [JobTable.Action] = []
     let submission = JobTable.Submission(
       session: session.name, lane: merged.lane, client: 0, uid: owner.uid, clientJobs: 0,
-      heldRequestBytes: held,
-      detached: owner, durable: true, origin: Self.holdOrigin(profile.config, request), need: .init(merged))
+      heldRequestBytes: request.heldBytes, detached: owner, durable: true,
+      origin: Self.holdOrigin(profile.config, request), need: networkNeed(merged, request))
     // As `submit`: the job is registered between the table's answer and its actions.
     table.handle(.submitted(serial, submission, nowMs: loop.now()), into: &actions)
     if case .refuse(_, let error) = actions.first {
@@ -127,7 +126,8 @@ extension Daemon {
     table.handle(.replayRestored(serial, lines: job.events), into: &detached)
     let baseline = outputKey.map { claimOutput($0, serial: serial) }
     let run = JobRun(
-      serial: serial, id: job.submission.id, job: merged, request: request, heldRequestBytes: held,
+      serial: serial, id: job.submission.id, job: merged, request: request,
+      heldRequestBytes: request.heldBytes,
       session: session, profile: profile, client: nil, outputBaseline: baseline,
       outputOwner: outputOwner, daemon: self,
       resuming: (seq: job.seq, attempts: attempts))

@@ -43,6 +43,10 @@ public struct DaemonConfig: Sendable {
   /// `network.monitor`: whether ferryd watches the network (issue 31); false leaves the state
   /// `unknown` and no job waits for the network.
   public var networkMonitor = true
+  /// `network.loopback_waits`: whether a job to a loopback host (`localhost`, 127.0.0.0/8,
+  /// `[::1]`) waits for the network as any other does. False (the default): it needs no
+  /// network, so it never waits for one (docs/NETWORK.md).
+  public var loopbackWaits = false
 
   public init() {}
 
@@ -151,7 +155,7 @@ public struct DaemonConfig: Sendable {
       case "metrics": config.metricsListen = try reader.metrics(member.value)
       case "cookies": config.cookieLimits = try reader.cookieLimits(member.value)
       case "coordination": config.coordination = try reader.coordination(member.value)
-      case "network": config.networkMonitor = try reader.network(member.value)
+      case "network": (config.networkMonitor, config.loopbackWaits) = try reader.network(member.value)
       // A note for whoever reads the file (JSON has no comments); ignored.
       case "comment": _ = try reader.string(member.value, "comment")
       default: throw ConfigError.unknownSetting(member.key, among: topLevelKeys, file: file)

@@ -44,6 +44,36 @@ extension URLOrigin {
     }
   }
 
+  /// Whether `url`'s host is a loopback name or address, which needs no network: `localhost`
+  /// or a name under it (RFC 6761; curl resolves them itself), an IPv4 address in 127.0.0.0/8
+  /// in dotted-quad form, or `[::1]`. Anything else, or a URL the byte parse does not read, is
+  /// not.
+  public static func namesLoopback(_ url: String) -> Bool {
+    var url = url
+    return url.withUTF8 { bytes in
+      guard let parts = AuthorityParts(bytes) else { return false }
+      return isLoopbackHost(bytes[parts.host])
+    }
+  }
+
+  static func isLoopbackHost(_ host: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+    let text = String(decoding: host, as: UTF8.self).lowercased()
+    if text == "localhost" || text.hasSuffix(".localhost") { return true }
+    if text.hasPrefix("["), text.hasSuffix("]") {
+      // ::1 in any spelling of zeros: only 0s and colons before the final 1.
+      let inner = text.dropFirst().dropLast()
+      guard inner.hasSuffix(":1") else { return false }
+      let zeros = inner.dropLast()
+      return zeros.allSatisfy { $0 == "0" || $0 == ":" }
+        && (zeros.contains("::") || zeros.count { $0 == ":" } == 7)
+    }
+    let quads = text.split(separator: ".", omittingEmptySubsequences: false)
+    guard quads.count == 4, quads.first == "127" else { return false }
+    return quads.allSatisfy { quad in
+      quad.count <= 3 && quad.allSatisfy { ("0"..."9").contains($0) } && (Int(quad) ?? 256) <= 255
+    }
+  }
+
   static func lower(_ byte: UInt8) -> UInt8 {
     byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
   }

@@ -6,9 +6,15 @@ import Testing
 /// Black-box (issue 31): ferryd and the fixture run inside a network namespace of the test's
 /// own, where only `lo` is up (offline); a veth pair with a default route made inside it turns
 /// it online. Jobs always go to the loopback fixture, which works either way: the route only
-/// changes what the monitor reads. Nothing is made outside the namespace.
+/// changes what the monitor reads. Nothing is made outside the namespace. A job to a loopback
+/// host needs no network and so never waits, unless `network.loopback_waits` is set: these
+/// tests set it (`config`) to see the waits against the loopback fixture, except the one that
+/// checks the default.
 @Suite(.serialized, .enabled(if: NetworkNamespace.available, "needs root to make network namespaces"))
 struct NetworkWaitTests {
+  /// A config whose jobs to the loopback fixture wait for the network as any other would.
+  static let config = #"{"network": {"loopback_waits": true}, "sessions": {"default": {}}}"#
+
   /// The daemon's `network` answer's state.
   static func state(_ c: LineClient) throws -> String? {
     try c.send(#"{"op":"network"}"#)
@@ -30,7 +36,7 @@ struct NetworkWaitTests {
   @Test func aWaitingJobWaitsOfflineAndRunsOnceTheRouteAppears() throws {
     let ns = try NetworkNamespace()
     let fixture = try FixtureHarness(launcher: ns.launcher)
-    let daemon = try DaemonHarness(launcher: ns.launcher)
+    let daemon = try DaemonHarness(config: Self.config, launcher: ns.launcher)
     let c = try daemon.connect()
     #expect(try Self.state(c) == "offline")
     try c.send(#"{"id":"w","url":"\#(fixture.url("/status/200"))","waits_for_connectivity":true}"#)
@@ -56,7 +62,7 @@ struct NetworkWaitTests {
 
   @Test func theMonitorFollowsRoutesAndCarrier() throws {
     let ns = try NetworkNamespace()
-    let daemon = try DaemonHarness(launcher: ns.launcher)
+    let daemon = try DaemonHarness(config: Self.config, launcher: ns.launcher)
     let watcher = try daemon.connect()
     try watcher.send(#"{"op":"watch_network"}"#)
     #expect(try watcher.readEvent()["state"]?.stringValue == "offline")
@@ -76,7 +82,8 @@ struct NetworkWaitTests {
     let ns = try NetworkNamespace()
     let fixture = try FixtureHarness(launcher: ns.launcher)
     let daemon = try DaemonHarness(
-      config: #"{"sessions": {"default": {"max_concurrent": 8}}}"#, logLevel: "info", launcher: ns.launcher)
+      config: #"{"network": {"loopback_waits": true}, "sessions": {"default": {"max_concurrent": 8}}}"#,
+      logLevel: "info", launcher: ns.launcher)
     let c = try daemon.connect()
     let url = fixture.url("/status/200")
     for n in 0..<100 {
@@ -100,7 +107,8 @@ struct NetworkWaitTests {
     let fixture = try FixtureHarness(launcher: ns.launcher)
     let state = Paths.tempDirectory("state")
     defer { try? FileManager.default.removeItem(atPath: state) }
-    let config = #"{"state_dir": "\#(state)", "sessions": {"default": {}}}"#
+    let config =
+      #"{"state_dir": "\#(state)", "network": {"loopback_waits": true}, "sessions": {"default": {}}}"#
     do {
       let daemon = try DaemonHarness(config: config, launcher: ns.launcher)
       let c = try daemon.connect()
@@ -121,5 +129,30 @@ struct NetworkWaitTests {
     #expect(all.last?.event == "done")
     #expect(all.first?.event == "queued")
     #expect(all.contains { $0.event == "waiting" })
+  }
+
+  @Test func aJobToALoopbackHostNeverWaitsForTheNetwork() throws {
+    let ns = try NetworkNamespace()
+    let fixture = try FixtureHarness(launcher: ns.launcher)
+    let daemon = try DaemonHarness(launcher: ns.launcher)
+    let c = try daemon.connect()
+    #expect(try Self.state(c) == "offline")
+    // Durable (waits for connectivity by default) and asked to wait: both run at once, as the
+    // fixture is on lo; a name under localhost too.
+    let port = fixture.url("/").split(separator: ":").last!.prefix { $0 != "/" }
+    let urls = [fixture.url("/status/200"), "http://localhost:\(port)/status/200"]
+    for (n, url) in urls.enumerated() {
+      let lines = [
+        "d\(n)": #"{"id":"d\#(n)","url":"\#(url)","durable":true}"#,
+        "w\(n)": #"{"id":"w\#(n)","url":"\#(url)","waits_for_connectivity":true,"network":"unmetered"}"#,
+      ]
+      for (id, line) in lines.sorted(by: { $0.key < $1.key }) {
+        let client = try daemon.connect()
+        try client.send(line)
+        let events = try client.readUntilTerminal(id: id, timeoutMs: 10_000)
+        #expect(events.last?.event == "done", "\(id): \(events.map(\.event))")
+        #expect(!events.contains { $0.event == "waiting" }, "\(id)")
+      }
+    }
   }
 }

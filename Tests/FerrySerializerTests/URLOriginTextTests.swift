@@ -32,3 +32,19 @@ struct URLOriginTextTests {
     }
   }
 }
+
+/// `URLOrigin.namesLoopback`: which hosts need no network (issue 31's waits pass them over).
+struct LoopbackHostTests {
+  @Test(arguments: [
+    "http://127.0.0.1:8080/x", "https://127.255.0.9/", "http://LOCALHOST/", "http://api.localhost:81/",
+    "http://[::1]:9/", "http://[0:0:0:0:0:0:0:1]/", "http://[0::1]/", "http://u:p@127.0.0.1/",
+  ])
+  func loopback(_ url: String) { #expect(URLOrigin.namesLoopback(url), "\(url)") }
+
+  @Test(arguments: [
+    "http://128.0.0.1/", "http://127.0.0.1.example/", "http://127.1/", "http://127.0.0.256/",
+    "http://example.com/", "http://localhost.example/", "http://[::2]/", "http://[1::1]/",
+    "http://[::ffff:127.0.0.1]/", "http://10.0.0.1/?h=127.0.0.1", "http://évil.localhost/", "",
+  ])
+  func notLoopback(_ url: String) { #expect(!URLOrigin.namesLoopback(url), "\(url)") }
+}
