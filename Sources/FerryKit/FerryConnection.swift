@@ -4,7 +4,7 @@ import FerryWire
 
 /// What the connection tells a job: one of its event lines, or that the connection was lost.
 enum JobSignal: Sendable {
-  case event(JSONObject)
+  case event(EventLine)
   case lost(FerryError)
 }
 
@@ -129,7 +129,7 @@ final class FerryConnection: Sendable {
     guard var local else { return }
     local.descriptors.closeAll()
     let event = JSONObject(["event": "cancelled", "id": .string(id), "reason": "client"])
-    local.sink(.event(event))
+    local.sink(.event(EventLine(object: event)))
   }
 
   /// Sends an op line and waits for the event that answers it (`answers`, or an `error`).
