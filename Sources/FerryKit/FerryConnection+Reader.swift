@@ -119,11 +119,11 @@ extension FerryConnection {
   }
 
   private func jobEvent(_ id: String, _ line: EventLine, isOverloaded: Bool, _ s: inout State) -> Delivery? {
-    guard var route = s.routes[id] else { return nil }
-    if isOverloaded, route.isLive {
+    // One hash of the id: the route is changed or removed at its index.
+    guard let index = s.routes.index(forKey: id) else { return nil }
+    if isOverloaded, s.routes.values[index].isLive {
       // The job never existed: it waits for room and goes again, descriptors and all.
-      route.isLive = false
-      s.routes[id] = route
+      s.routes.values[index].isLive = false
       s.live -= 1
       // Ahead of the lines never sent, after those refused before it: submission order.
       s.waiting.insert(id, at: min(s.requeued, s.waiting.count))
@@ -133,16 +133,17 @@ extension FerryConnection {
       if s.live == 0 { retryLater() }
       return nil
     }
-    let sent = route.descriptors
-    route.descriptors = PassedDescriptors()
+    let route: Route
     if line.name.isTerminal {
-      s.routes[id] = nil
+      route = s.routes.remove(at: index).value
       if route.isLive { s.live -= 1 }
       s.isHeld = false
       pump(&s)
     } else {
-      s.routes[id] = route
+      route = s.routes.values[index]
+      s.routes.values[index].descriptors = PassedDescriptors()
     }
+    let sent = route.descriptors
     return .job(route.sink, line, sent: sent)
   }
 

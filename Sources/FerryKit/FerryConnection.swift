@@ -83,11 +83,13 @@ final class FerryConnection: Sendable {
     var descriptors = descriptors
     let refusal: FerryError? = state.withLock { s in
       if let error = s.closedError { return error }
-      guard s.routes[id] == nil else {
+      // One hash of the id: the rare duplicate puts the live job's route back.
+      let route = Route(
+        line: line, descriptors: descriptors, sink: sink, outlivesConnection: outlivesConnection)
+      if let live = s.routes.updateValue(route, forKey: id) {
+        s.routes[id] = live
         return FerryError(code: "duplicate_id", message: "\(id) is live on this connection", field: "id")
       }
-      s.routes[id] = Route(
-        line: line, descriptors: descriptors, sink: sink, outlivesConnection: outlivesConnection)
       s.waiting.append(id)
       pump(&s)
       return nil
@@ -104,12 +106,12 @@ final class FerryConnection: Sendable {
     if !s.isHeld { s.requeued = 0 }
     while !s.isHeld, s.live < window, !s.waiting.isEmpty {
       let id = s.waiting.removeFirst()
-      guard var route = s.routes[id] else { continue }
-      route.isLive = true
-      s.routes[id] = route
+      // The route changed in place, found by one hash of the id.
+      guard let index = s.routes.index(forKey: id) else { continue }
+      s.routes.values[index].isLive = true
       s.live += 1
-      let (line, fds) = (route.line, route.descriptors.fds)
-      write(line, descriptors: fds)
+      let route = s.routes.values[index]
+      write(route.line, descriptors: route.descriptors.fds)
     }
   }
 

@@ -72,6 +72,9 @@ private struct DoneLineReader {
     case 5 where R.equal(key, "cache"): cache = try value.string()
     case 6 where R.equal(key, "status"): status = try value.int()
     case 7 where R.equal(key, "headers"):
+      // Room for a usual head at once: growing 1, 2, 4, 8, 16 rehashed every name each time
+      // (the tree reader knew the count; this one does not).
+      headers.reserveCapacity(16)
       _ = try value.object { (k, v) throws(JSONError) in try header(k, &v) }
     case 7 where R.equal(key, "charset"): hasCharset = true
     case 8 where R.equal(key, "attempts"): attempts = try value.int()
