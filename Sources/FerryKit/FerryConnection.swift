@@ -20,6 +20,7 @@ enum JobSignal: Sendable {
 final class FerryConnection: Sendable {
   /// A job's place on the connection.
   struct Route: Sendable {
+    /// The job line with its newline (`FerryConnection.framed`), sent as it is.
     var line: [UInt8]
     /// The library's copies of the line's descriptors, kept until the daemon answered the
     /// line, so that a line refused `overloaded` can be sent again with them.
@@ -75,7 +76,8 @@ final class FerryConnection: Sendable {
     if !isDescriptorClosed.withLock({ $0 }) { socket.close() }
   }
 
-  /// Takes a job line for `id`: sent at once when the window has room, else when it has.
+  /// Takes a job line for `id` (with its newline: `framed`): sent at once when the window has
+  /// room, else when it has.
   func start(
     id: String, line: [UInt8], descriptors: PassedDescriptors, outlivesConnection: Bool,
     sink: @escaping @Sendable (JobSignal) -> Void
@@ -111,7 +113,7 @@ final class FerryConnection: Sendable {
       s.routes.values[index].isLive = true
       s.live += 1
       let route = s.routes.values[index]
-      write(route.line, descriptors: route.descriptors.fds)
+      write(framed: route.line, descriptors: route.descriptors.fds)
     }
   }
 
@@ -150,6 +152,16 @@ final class FerryConnection: Sendable {
   }
 
   var resentCount: Int { state.withLock { $0.resent } }
+
+  /// `value`'s JSON text and a newline, written once: a line sent as it is (no copy to add the
+  /// newline), and its length without the newline.
+  static func framed(_ value: JSONValue) -> (line: [UInt8], length: Int) {
+    var writer = ByteWriter(capacity: 512)
+    JSONWriter.write(value, into: &writer)
+    let length = writer.count
+    writer.append(0x0A)
+    return (writer.bytes, length)
+  }
 
   /// Ends the connection: every live job and op fails `connection_closed` (a detached or
   /// durable job keeps running in the daemon), and the reader thread stops.
