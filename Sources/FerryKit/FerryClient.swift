@@ -77,7 +77,7 @@ public final class FerryClient: Sendable {
   /// `failed` with `unknown_id`. Cancelling the caller's task leaves the job running.
   public func attach(id: String) async throws -> FerryJob {
     let job = FerryJob(id: id, client: self, outlivesCaller: true, keepsEvents: true)
-    let line = JSONWriter.bytes(.object(JSONObject(["op": "attach", "id": .string(id)])))
+    let line = FerryConnection.framed(.object(JSONObject(["op": "attach", "id": .string(id)]))).line
     try connection.start(id: id, line: line, descriptors: PassedDescriptors(), outlivesConnection: true) {
       job.receive($0)
     }
@@ -122,12 +122,12 @@ public final class FerryClient: Sendable {
     let job = FerryJob(
       id: id, client: self, outlivesCaller: request.outlivesCaller, keepsEvents: keepsEvents,
       observer: observer)
-    let line = JSONWriter.bytes(.object(object))
-    guard line.count <= maxLineBytes else {
+    let (line, length) = FerryConnection.framed(.object(object))
+    guard length <= maxLineBytes else {
       descriptors.closeAll()
       throw FerryError(
         code: "line_too_long",
-        message: "the job line is \(line.count) bytes, past the daemon's max_line_bytes (\(maxLineBytes)): "
+        message: "the job line is \(length) bytes, past the daemon's max_line_bytes (\(maxLineBytes)): "
           + "send a big body from a file (FerryRequest.Body.file)")
     }
     try connection.start(

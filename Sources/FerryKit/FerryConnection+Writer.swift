@@ -21,22 +21,34 @@ struct Outbox: Sendable {
 }
 
 extension FerryConnection {
-  /// Writes `line` and its newline in order after every earlier write. When nothing waits,
-  /// the caller's thread sends it at once without waiting for room (`MSG_DONTWAIT`), which
-  /// spares a hop to the write queue (and a thread's wake-up) per line; what the socket does
-  /// not take, and lines with descriptors, go to the write queue. Never blocks, so the reader
-  /// thread may write too (a reader blocked on a full socket would deadlock with the daemon).
+  /// Writes `line` and its newline in order after every earlier write (`write(framed:)`).
   func write(_ line: [UInt8], descriptors: [Int32] = []) {
+    var framed = line
+    framed.append(0x0A)
+    write(framed: framed, descriptors: descriptors)
+  }
+
+  /// Writes `framed` (a line and its newline) in order after every earlier write. When nothing
+  /// waits, the caller's thread sends it at once without waiting for room (`MSG_DONTWAIT`),
+  /// which spares a hop to the write queue (and a thread's wake-up) per line; what the socket
+  /// does not take, and lines with descriptors, go to the write queue. Never blocks, so the
+  /// reader thread may write too (a reader blocked on a full socket would deadlock with the
+  /// daemon).
+  func write(framed: [UInt8], descriptors: [Int32] = []) {
     outbox.withLock { o in
       guard !o.isClosing else { return }
-      guard !o.isDraining, descriptors.isEmpty else {
-        o.pending.append(.line(line, descriptors: descriptors))
+      guard descriptors.isEmpty else {
+        // The socket's send adds the newline and shows the line to the observer.
+        o.pending.append(.line(Array(framed.dropLast()), descriptors: descriptors))
         startDraining(&o)
         return
       }
-      socket.observer?(true, line)
-      var framed = line
-      framed.append(0x0A)
+      if let observer = socket.observer { observer(true, Array(framed.dropLast())) }
+      guard !o.isDraining else {
+        o.pending.append(.rest(framed[...]))
+        startDraining(&o)
+        return
+      }
       let sent = framed.withUnsafeBytes { socket.sendNow($0) }
       // All of it, or the daemon went away (the reader thread sees the end of the stream).
       guard sent >= 0, sent < framed.count else { return }

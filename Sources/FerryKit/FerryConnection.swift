@@ -4,7 +4,7 @@ import FerryWire
 
 /// What the connection tells a job: one of its event lines, or that the connection was lost.
 enum JobSignal: Sendable {
-  case event(JSONObject)
+  case event(EventLine)
   case lost(FerryError)
 }
 
@@ -20,6 +20,7 @@ enum JobSignal: Sendable {
 final class FerryConnection: Sendable {
   /// A job's place on the connection.
   struct Route: Sendable {
+    /// The job line with its newline (`FerryConnection.framed`), sent as it is.
     var line: [UInt8]
     /// The library's copies of the line's descriptors, kept until the daemon answered the
     /// line, so that a line refused `overloaded` can be sent again with them.
@@ -75,7 +76,8 @@ final class FerryConnection: Sendable {
     if !isDescriptorClosed.withLock({ $0 }) { socket.close() }
   }
 
-  /// Takes a job line for `id`: sent at once when the window has room, else when it has.
+  /// Takes a job line for `id` (with its newline: `framed`): sent at once when the window has
+  /// room, else when it has.
   func start(
     id: String, line: [UInt8], descriptors: PassedDescriptors, outlivesConnection: Bool,
     sink: @escaping @Sendable (JobSignal) -> Void
@@ -83,11 +85,13 @@ final class FerryConnection: Sendable {
     var descriptors = descriptors
     let refusal: FerryError? = state.withLock { s in
       if let error = s.closedError { return error }
-      guard s.routes[id] == nil else {
+      // One hash of the id: the rare duplicate puts the live job's route back.
+      let route = Route(
+        line: line, descriptors: descriptors, sink: sink, outlivesConnection: outlivesConnection)
+      if let live = s.routes.updateValue(route, forKey: id) {
+        s.routes[id] = live
         return FerryError(code: "duplicate_id", message: "\(id) is live on this connection", field: "id")
       }
-      s.routes[id] = Route(
-        line: line, descriptors: descriptors, sink: sink, outlivesConnection: outlivesConnection)
       s.waiting.append(id)
       pump(&s)
       return nil
@@ -104,12 +108,12 @@ final class FerryConnection: Sendable {
     if !s.isHeld { s.requeued = 0 }
     while !s.isHeld, s.live < window, !s.waiting.isEmpty {
       let id = s.waiting.removeFirst()
-      guard var route = s.routes[id] else { continue }
-      route.isLive = true
-      s.routes[id] = route
+      // The route changed in place, found by one hash of the id.
+      guard let index = s.routes.index(forKey: id) else { continue }
+      s.routes.values[index].isLive = true
       s.live += 1
-      let (line, fds) = (route.line, route.descriptors.fds)
-      write(line, descriptors: fds)
+      let route = s.routes.values[index]
+      write(framed: route.line, descriptors: route.descriptors.fds)
     }
   }
 
@@ -129,7 +133,7 @@ final class FerryConnection: Sendable {
     guard var local else { return }
     local.descriptors.closeAll()
     let event = JSONObject(["event": "cancelled", "id": .string(id), "reason": "client"])
-    local.sink(.event(event))
+    local.sink(.event(EventLine(object: event)))
   }
 
   /// Sends an op line and waits for the event that answers it (`answers`, or an `error`).
@@ -148,6 +152,16 @@ final class FerryConnection: Sendable {
   }
 
   var resentCount: Int { state.withLock { $0.resent } }
+
+  /// `value`'s JSON text and a newline, written once: a line sent as it is (no copy to add the
+  /// newline), and its length without the newline.
+  static func framed(_ value: JSONValue) -> (line: [UInt8], length: Int) {
+    var writer = ByteWriter(capacity: 512)
+    JSONWriter.write(value, into: &writer)
+    let length = writer.count
+    writer.append(0x0A)
+    return (writer.bytes, length)
+  }
 
   /// Ends the connection: every live job and op fails `connection_closed` (a detached or
   /// durable job keeps running in the daemon), and the reader thread stops.

@@ -83,17 +83,16 @@ public final class FerryJob: Sendable {
   /// Takes one signal from the connection's reader thread.
   func receive(_ signal: JobSignal) {
     if continuation == nil, observer == nil, case .event(let line) = signal {
-      // Nobody reads the events: the terminal one is kept as read, and the task waiting in
-      // `result()` decodes it, sparing the reader thread (every job's, in B9 a third of the
-      // library's CPU) the response's decoding.
-      let name = line["event"]?.stringValue
-      if name == "done" || name == "failed" || name == "cancelled" { end(.line(line)) }
+      // Nobody reads the events: the terminal line is kept as it came, and the task waiting
+      // in `result()` reads it straight into the response, sparing the reader thread (every
+      // job's) the decoding.
+      if line.name.isTerminal { end(.line(line)) }
       return
     }
     let event: FerryEvent
     switch signal {
     case .event(let line):
-      guard let parsed = FerryEvent(wire: line) else { return }
+      guard let parsed = line.event else { return }
       event = parsed
     case .lost(let error): event = .failed(error)
     }
@@ -101,7 +100,7 @@ public final class FerryJob: Sendable {
     continuation?.yield(event)
     guard event.isTerminal else { return }
     continuation?.finish()
-    end(.result(Outcome.result(of: event)))
+    end(.result(event.result))
   }
 
   private func end(_ outcome: Outcome) {
@@ -117,32 +116,29 @@ public final class FerryJob: Sendable {
 
   /// How a job ended: its terminal event line, still to be decoded, or the result.
   private enum Outcome: Sendable {
-    case line(JSONObject)
+    case line(EventLine)
     case result(Result<FerryResponse, FerryError>)
 
     var result: Result<FerryResponse, FerryError> {
       switch self {
       case .result(let result): return result
-      case .line(let line):
-        guard let event = FerryEvent(wire: line), event.isTerminal else {
-          let message = "a terminal event the library cannot read"
-          return .failure(FerryError(code: "protocol_error", message: message))
-        }
-        return Self.result(of: event)
+      case .line(let line): return line.result
       }
     }
+  }
+}
 
-    /// The result a terminal event gives.
-    static func result(of event: FerryEvent) -> Result<FerryResponse, FerryError> {
-      switch event {
-      case .done(let response): return .success(response)
-      case .failed(let error): return .failure(error)
-      case .cancelled(let reason):
-        return .failure(
-          FerryError(code: "cancelled", message: "the job was cancelled (\(reason))", field: reason))
-      default:
-        return .failure(FerryError(code: "protocol_error", message: "the job ended without a terminal event"))
-      }
+extension FerryEvent {
+  /// The result a terminal event gives.
+  var result: Result<FerryResponse, FerryError> {
+    switch self {
+    case .done(let response): return .success(response)
+    case .failed(let error): return .failure(error)
+    case .cancelled(let reason):
+      return .failure(
+        FerryError(code: "cancelled", message: "the job was cancelled (\(reason))", field: reason))
+    default:
+      return .failure(FerryError(code: "protocol_error", message: "the job ended without a terminal event"))
     }
   }
 }

@@ -16,7 +16,10 @@ extension FerryRequest {
   func wireObject(
     id: String, mode: ResponseMode, events: [String]?, descriptors: inout PassedDescriptors
   ) throws(FerryError) -> JSONObject {
-    var job = JSONObject()
+    // Room for a usual job's members at once (growing 1, 2, 4, 8 copied them each time).
+    var members: [JSONObject.Member] = []
+    members.reserveCapacity(12)
+    var job = JSONObject(members)
     job.append(key: "id", value: .string(id))
     job.append(key: "method", value: .string(method))
     job.append(key: "url", value: .string(url))

@@ -38,6 +38,47 @@ class _Conn:
         self.writer_added = False
 
 
+class _Window:
+    """At most `size` live jobs on a connection: asyncio.Semaphore's role (first come, first
+    served), with `take()`, which takes a free place without a coroutine: a request that finds
+    room (nearly all of them) costs no await for it."""
+
+    __slots__ = ("free", "waiters")
+
+    def __init__(self, size):
+        self.free = size
+        self.waiters = collections.deque()
+
+    def take(self):
+        """Takes a free place at once; False when none is free (or others wait for one)."""
+        if self.free > 0 and not self.waiters:
+            self.free -= 1
+            return True
+        return False
+
+    async def acquire(self):
+        if self.take():
+            return
+        fut = asyncio.get_running_loop().create_future()
+        self.waiters.append(fut)
+        try:
+            await fut
+        except asyncio.CancelledError:
+            if not fut.cancelled():
+                self.release()  # the place came as the waiter was cancelled: pass it on
+            raise
+
+    def release(self):
+        # A place goes straight to the oldest waiter still waiting.
+        waiters = self.waiters
+        while waiters:
+            fut = waiters.popleft()
+            if not fut.done():
+                fut.set_result(None)
+                return
+        self.free += 1
+
+
 class AsyncClient(HTTPVerbs):
     """An asyncio ferry client on one connection to ferryd (`async with AsyncClient() as c`).
 
@@ -124,7 +165,7 @@ class AsyncClient(HTTPVerbs):
         limit = int(self.limits.get("max_jobs_per_connection", 1000))
         if self._window_cap:
             limit = min(limit, self._window_cap)
-        conn.window = asyncio.Semaphore(limit)
+        conn.window = _Window(limit)
         conn.window_size = limit
         # Published only now: a request that finds it uses its window at once.
         self._conn = conn
@@ -453,11 +494,12 @@ class AsyncClient(HTTPVerbs):
                                        durable=durable, accept=accept, **more)
             spec = JobSpec(built, passing, ProtocolState.new_id(), max_line, copy=False)
         conn = self._conn
-        try:
-            await conn.window.acquire()
-        except BaseException:
-            spec.release_fds()
-            raise
+        if not conn.window.take():
+            try:
+                await conn.window.acquire()
+            except BaseException:
+                spec.release_fds()
+                raise
         if conn.lost or spec.id in conn.jobs:
             conn.window.release()
             spec.release_fds()

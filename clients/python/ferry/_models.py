@@ -1,6 +1,7 @@
 """Responses and their headers, built from a job's events."""
 
 import base64
+import binascii
 import codecs
 import json as _json
 from collections.abc import Mapping
@@ -145,7 +146,8 @@ def _body_bytes(event):
     """The inline body of a `done` or `failed` event as bytes, whichever way it came."""
     b64 = event.get("body_base64")
     if b64 is not None:
-        return base64.b64decode(b64)
+        # binascii directly: base64.b64decode's argument checks cost about a microsecond a job.
+        return binascii.a2b_base64(b64)
     if "body" in event:
         body = event["body"]
         if isinstance(body, str):

@@ -78,5 +78,51 @@ class OverloadedTests(DaemonTestCase):
             self.assertGreater(c._state.overloaded, 0)
 
 
+class AsyncWindowTests(unittest.TestCase):
+    """The AsyncClient's window of live jobs (`_Window`), without a daemon."""
+
+    def test_a_free_place_is_taken_at_once_and_a_full_window_waits_first_come_first_served(self):
+        from ferry._async import _Window
+
+        async def run():
+            window = _Window(2)
+            self.assertTrue(window.take())
+            self.assertTrue(window.take())
+            self.assertFalse(window.take())
+            order = []
+
+            async def waiter(name):
+                await window.acquire()
+                order.append(name)
+            tasks = [asyncio.ensure_future(waiter(n)) for n in ("a", "b")]
+            await asyncio.sleep(0)
+            window.release()
+            # The freed place went to the oldest waiter: none is free for a newcomer.
+            self.assertFalse(window.take())
+            window.release()
+            await asyncio.gather(*tasks)
+            self.assertEqual(order, ["a", "b"])
+            self.assertEqual(window.free, 0)
+        asyncio.run(run())
+
+    def test_a_waiter_cancelled_as_its_place_came_passes_the_place_on(self):
+        from ferry._async import _Window
+
+        async def run():
+            window = _Window(1)
+            self.assertTrue(window.take())
+            first = asyncio.ensure_future(window.acquire())
+            second = asyncio.ensure_future(window.acquire())
+            await asyncio.sleep(0)
+            window.release()  # the place goes to `first` ...
+            first.cancel()  # ... which is cancelled before it runs
+            await asyncio.gather(first, return_exceptions=True)
+            await asyncio.wait_for(second, 5)
+            self.assertEqual(window.free, 0)
+            window.release()
+            self.assertEqual(window.free, 1)
+        asyncio.run(run())
+
+
 if __name__ == "__main__":
     unittest.main()
