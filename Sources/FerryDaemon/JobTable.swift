@@ -57,6 +57,9 @@ public struct JobTable: Sendable {
     var uid: UInt32?
     /// The `scheme://host:port` a server-taught hold names (nil with `backoff: "job"`).
     var origin: String?
+    /// The table chose the job's terminal event (`end`): any later report is ignored, and
+    /// `ended` (the event was sent) removes it.
+    var isEnding = false
   }
 
   /// What the driver does, in the order given.
@@ -110,6 +113,10 @@ public struct JobTable: Sendable {
     case announceWaiting(UInt64, untilMs: UInt64)
     /// Send the job's `waiting` event: it is held for the network (issue 31).
     case announceHeld(UInt64, WaitReason)
+    /// End the job with this terminal event (`done`, `failed` or `cancelled`), the one the
+    /// table chose from its report (`reported`, JobTable+Endings); the driver sends it, stops
+    /// what is left of the job and feeds `ended`.
+    case end(UInt64, JobEvent)
   }
 
   /// How a job ended, for the counters.
