@@ -32,7 +32,7 @@ extension JobRun {
     case .failure(.unsuitable): return .unsuitable
     case .failure(.failed(let error)):
       startedFromCache()
-      finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+      report(.localFailure(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
       return .answered
     }
     // The body is whole and checked: from here the job is answered.
@@ -45,7 +45,7 @@ extension JobRun {
       if case .inline(let collected) = loaded {
         rejected = (try? collected.body(contentType: contentType).get()) ?? .none
       }
-      finish(.failed(JobFailure(error: rejection, attempts: lifecycle.attempt, head: head, body: rejected)))
+      report(.rejected(JobFailure(error: rejection, attempts: lifecycle.attempt, head: head, body: rejected)))
       return .answered
     }
     if case .feed(let feed) = loaded {
@@ -62,13 +62,13 @@ extension JobRun {
     }
     switch storedBody(loaded, contentType: contentType) {
     case .success(let body):
-      finish(
-        .done(
+      report(
+        .completed(
           JobCompletion(
             head: head, body: body, url: request.url, attempts: lifecycle.attempt,
             timing: storedTiming(metrics), cache: outcome)))
     case .failure(let error):
-      finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+      report(.localFailure(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
     }
     return .answered
   }
@@ -222,7 +222,7 @@ extension JobRun {
         }
       }
       if let failure {
-        return finish(.failed(JobFailure(error: failure, attempts: lifecycle.attempt, head: head)))
+        return report(.localFailure(JobFailure(error: failure, attempts: lifecycle.attempt, head: head)))
       }
       if !read {
         // Cut or unreadable under a running daemon, after part of it went out.
@@ -232,7 +232,7 @@ extension JobRun {
         let message = "the stored response could not be read to its end"
         let error =
           descriptorOutput != nil ? DescriptorOutput.failure(message) : WireError(.outputFailed, message)
-        return finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+        return report(.localFailure(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
       }
     }
     if let out = descriptorOutput, out.isBlocked { return pausedForClient() }
@@ -244,8 +244,8 @@ extension JobRun {
       bodyStream?.finish { piece, asText, offset in sendData(piece, asText: asText, offset: offset) }
       body = .streamed(bytes: bodyStream?.offset ?? feed.length)
     }
-    finish(
-      .done(
+    report(
+      .completed(
         JobCompletion(
           head: head, body: body, url: request.url, attempts: lifecycle.attempt,
           timing: storedTiming(end.metrics), cache: end.outcome)))
@@ -271,8 +271,8 @@ extension JobRun {
     self.head = head
     if let seq = lifecycle.optional(.response) { emit(seq, .response(head)) }
     let total = Int64(daemon.loop.now() - enqueuedAtMs) * 1000
-    finish(
-      .done(
+    report(
+      .completed(
         JobCompletion(
           head: head, body: .none, url: request.url, attempts: 0,
           timing: JobTiming(queued: total, connect: 0, tls: 0, firstByte: 0, total: total), cache: .miss)))

@@ -5,8 +5,9 @@ import FerrySerializer
 import FerrySession
 import FerryWire
 
-/// One accepted job on the loop: it waits for its session's slot, runs its transfer, turns what
-/// the engine reports into events for its client, and ends with exactly one terminal event.
+/// One accepted job on the loop: the driver's helper for its transfer. It runs the attempts the
+/// job table starts, turns what the engine reports into events for its client, and reports how
+/// the job went (`report`); the table chooses the one terminal event it ends with (`end`).
 @MainActor final class JobRun {
   let serial: UInt64
   let id: String
@@ -111,7 +112,7 @@ import FerryWire
   var cacheFeed: StoredBodyFeed?
   var cacheFeedEnd: (stored: CachedResponse, outcome: CacheOutcome, metrics: TransferMetrics?)?
   /// A hit answered at submission: the job table never saw it, so its connection lets go of
-  /// it when it ends (`finish`), and cancels it when it goes away.
+  /// it when it ends (`end`), and cancels it when it goes away.
   var isAnsweredOutsideTable = false
 
   init(
@@ -290,14 +291,14 @@ import FerryWire
     let error = WireError(
       .timeout, "paused for its client (not reading) longer than idle_timeout (\(idleTimeoutMs) ms)",
       timer: "idle")
-    finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+    report(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
   }
 
   /// Ends the job as `cancelled` (op, disconnect or shutdown); nothing of it follows.
   func cancel(_ reason: CancelReason) {
     guard !isFinished else { return }
     stopInFlight()
-    finish(.cancelled(reason))
+    report(.cancelled(reason))
   }
 
   /// The body goes into `output` (a descriptor the client passed): its callbacks come here.
@@ -336,7 +337,7 @@ import FerryWire
     retryTimer?.cancel()
     transfer?.cancel()
     transfer = nil
-    finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+    report(.localFailure(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
   }
 
   /// Stops a durable job at shutdown without an ending (`Daemon.abandon`): nothing of it
@@ -357,8 +358,14 @@ import FerryWire
     heldLines = nil
   }
 
-  /// Sends the terminal event and hands the job back to the daemon.
-  func finish(_ event: JobEvent) {
+  /// Tells the job table what happened to the job: the table chooses its ending, which comes
+  /// back as `end` (`Daemon.report`). A report after the ending changes nothing.
+  func report(_ report: JobTable.Report) {
+    daemon.report(self, report)
+  }
+
+  /// The table's `end`: sends the terminal event it chose and hands the job back to the daemon.
+  func end(_ event: JobEvent) {
     guard let seq = lifecycle.terminal() else { return }
     pauseTimer?.cancel()
     descriptorOutput?.close()
