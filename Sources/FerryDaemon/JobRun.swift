@@ -294,13 +294,6 @@ import FerryWire
     report(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
   }
 
-  /// Ends the job as `cancelled` (op, disconnect or shutdown); nothing of it follows.
-  func cancel(_ reason: CancelReason) {
-    guard !isFinished else { return }
-    stopInFlight()
-    report(.cancelled(reason))
-  }
-
   /// The body goes into `output` (a descriptor the client passed): its callbacks come here.
   func useDescriptorOutput(_ output: DescriptorOutput) {
     descriptorOutput = output
@@ -340,33 +333,9 @@ import FerryWire
     report(.localFailure(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
   }
 
-  /// Stops a durable job at shutdown without an ending (`Daemon.abandon`): nothing of it
-  /// follows, and the journal holds it as it was.
-  func abandon() {
-    guard lifecycle.terminal() != nil else { return }
-    pauseTimer?.cancel()
-    retryTimer?.cancel()
-    if isWaitingRetry {
-      isWaitingRetry = false
-      daemon.metrics.recordRetryWaitEnded()
-    }
-    transfer?.cancel()
-    transfer = nil
-    // The next start continues what came (a resent download, with If-Range).
-    output?.abandon(keepPartial: true)
-    output = nil
-    heldLines = nil
-  }
-
-  /// Tells the job table what happened to the job: the table chooses its ending, which comes
-  /// back as `end` (`Daemon.report`). A report after the ending changes nothing.
-  func report(_ report: JobTable.Report) {
-    daemon.report(self, report)
-  }
-
   /// The table's `end`: sends the terminal event it chose and hands the job back to the daemon.
   func end(_ event: JobEvent) {
-    guard let seq = lifecycle.terminal() else { return }
+    let seq = lifecycle.terminal()
     pauseTimer?.cancel()
     descriptorOutput?.close()
     descriptorOutput = nil
