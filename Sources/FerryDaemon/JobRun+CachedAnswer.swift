@@ -48,6 +48,16 @@ extension JobRun {
       report(.rejected(JobFailure(error: rejection, attempts: lifecycle.attempt, head: head, body: rejected)))
       return .answered
     }
+    deliver(loaded, head: head, contentType: contentType, stored: stored, outcome: outcome, metrics: metrics)
+    return .answered
+  }
+
+  /// Sends an accepted stored body on: paced by its reader (a feed), or at once, and the job
+  /// `done` with it.
+  private func deliver(
+    _ loaded: LoadedBody, head: ResponseHead, contentType: String?, stored: CachedResponse,
+    outcome: CacheOutcome, metrics: TransferMetrics?
+  ) {
     if case .feed(let feed) = loaded {
       // Paced by its reader: `done` comes once the last piece is out.
       cacheFeed = feed
@@ -58,7 +68,7 @@ extension JobRun {
         bodyStream = BodyStream(contentType: contentType)
       }
       pumpStoredBody()
-      return .answered
+      return
     }
     switch storedBody(loaded, contentType: contentType) {
     case .success(let body):
@@ -70,7 +80,6 @@ extension JobRun {
     case .failure(let error):
       report(.localFailure(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
     }
-    return .answered
   }
 
   /// A stored body, read whole and checked, ready for where the job wants it.
@@ -124,25 +133,7 @@ extension JobRun {
       return .success(.stream(bytes))
     }
     if accepted, let path = job.output {
-      let file: OutputFile
-      do throws(WireError) {
-        file = try OutputFile(
-          path: path, resume: false, writeRoots: daemon.config.writeRoots, baseline: outputBaseline,
-          owner: outputOwner)
-      } catch {
-        return .failure(.failed(error))
-      }
-      var writeError: WireError?
-      var cursor = SliceCursor(slice)
-      let whole = bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha) { chunk in
-        guard writeError == nil, let piece = cursor.take(chunk) else { return }
-        do throws(WireError) { try file.write(piece) } catch { writeError = error }
-      }
-      guard whole, writeError == nil else {
-        file.abandon(keepPartial: false)
-        return .failure(whole ? .failed(writeError!) : .damaged)
-      }
-      return .success(.file(file))
+      return loadStored(stored, into: path, bodies: bodies, sha256: sha, slice: slice)
     }
     // Inline (or a rejected answer's body, which comes back inline): bounded by
     // `max_inline_bytes` as a fetched one is (the collector keeps no more).
@@ -154,6 +145,33 @@ extension JobRun {
         into: { chunk in if let piece = cursor.take(chunk) { collected.append(piece) } })
     else { return .failure(.damaged) }
     return .success(.inline(collected))
+  }
+
+  /// The stored body written into the job's output file (its slice), checked as it is read: a
+  /// damaged one leaves no file.
+  private func loadStored(
+    _ stored: CachedResponse, into path: String, bodies: CacheBodyFiles, sha256 sha: [UInt8]?,
+    slice: ClosedRange<Int64>?
+  ) -> Result<LoadedBody, LoadFailure> {
+    let file: OutputFile
+    do throws(WireError) {
+      file = try OutputFile(
+        path: path, resume: false, writeRoots: daemon.config.writeRoots, baseline: outputBaseline,
+        owner: outputOwner)
+    } catch {
+      return .failure(.failed(error))
+    }
+    var writeError: WireError?
+    var cursor = SliceCursor(slice)
+    let whole = bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha) { chunk in
+      guard writeError == nil, let piece = cursor.take(chunk) else { return }
+      do throws(WireError) { try file.write(piece) } catch { writeError = error }
+    }
+    guard whole, writeError == nil else {
+      file.abandon(keepPartial: false)
+      return .failure(whole ? .failed(writeError!) : .damaged)
+    }
+    return .success(.file(file))
   }
 
   /// The stored body checked whole first (the hash, on its first read since the start), so

@@ -262,6 +262,12 @@ extension JobRun: TransferDelegate {
       report(.rejected(JobFailure(error: rejection, attempts: lifecycle.attempt, head: head, body: body)))
       return
     }
+    finishAcceptedBody(head: head, contentType: contentType, metrics: metrics)
+  }
+
+  /// The accepted response's body where the job wanted it (a descriptor, `data` events, a
+  /// file committed, inline), and the job `done` with it; a failure to keep it is reported.
+  private func finishAcceptedBody(head: ResponseHead, contentType: String?, metrics: TransferMetrics) {
     let body: ResponseBody
     if bodyToDescriptor, let descriptorOutput {
       // A continued file reports its whole size, as `output` does.
