@@ -108,7 +108,7 @@ extension Daemon {
       case .announceWaiting(let serial, let untilMs):
         job(serial)?.announceWaiting(until: wallSeconds(untilMs))
       case .announceHeld(let serial, let reason): job(serial)?.announceWaiting(reason)
-      case .end(let serial, let event): job(serial)?.end(event)
+      case .end(let serial, let ending): job(serial)?.end(ending)
       }
     }
   }

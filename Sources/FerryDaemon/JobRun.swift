@@ -111,6 +111,9 @@ import FerryWire
   /// it is all out (`JobRun+Cache`).
   var cacheFeed: StoredBodyFeed?
   var cacheFeedEnd: (stored: CachedResponse, outcome: CacheOutcome, metrics: TransferMetrics?)?
+  /// What the job reported (`report`), kept for the terminal event the table chooses (`end`).
+  var completion: JobCompletion?
+  var failure: JobFailure?
   /// A hit answered at submission: the job table never saw it, so its connection lets go of
   /// it when it ends (`end`), and cancels it when it goes away.
   var isAnsweredOutsideTable = false
@@ -333,8 +336,19 @@ import FerryWire
     report(.localFailure(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
   }
 
-  /// The table's `end`: sends the terminal event it chose and hands the job back to the daemon.
-  func end(_ event: JobEvent) {
+  /// The table's `end`: sends the terminal event it chose, with the response or error this
+  /// helper reported, and hands the job back to the daemon.
+  func end(_ ending: JobTable.Ending) {
+    let event: JobEvent
+    switch ending {
+    case .done where completion != nil: event = .done(completion!)
+    case .done, .failed:
+      event = .failed(
+        failure ?? JobFailure(error: WireError(.transferFailed, "the job ended without its answer")))
+    case .cancelled(let reason): event = .cancelled(reason)
+    }
+    completion = nil
+    failure = nil
     let seq = lifecycle.terminal()
     pauseTimer?.cancel()
     descriptorOutput?.close()

@@ -1,47 +1,57 @@
 import FerryWire
 
 /// How a job ends (issue 28): its transfer helper (`JobRun`) reports what happened, as a
-/// `Report`, and the table decides the job's one terminal event, returned as `end`. The
-/// helper never picks the event itself, and a report the table no longer expects (the job
-/// ended already, or the table never held it) ends nothing.
+/// `Report`, and the table decides the job's one ending, returned as `end`. The helper never
+/// picks the terminal event itself, and a report the table no longer expects (the job ended
+/// already, or the table never held it) ends nothing.
+///
+/// A report is a summary (a status, an error's code): the response's head and body stay with
+/// the helper, which fills the terminal event the table chose with them, so the per-job path
+/// copies no body through the table.
 extension JobTable {
   /// What a job's transfer helper saw happen: the facts, not the ending.
   public enum Report: Sendable, Equatable {
-    /// The response passed the job's `accept` policy and its body is where the job asked
-    /// (inline, a file, a descriptor, streamed).
-    case completed(JobCompletion)
+    /// The response (its final status) passed the job's `accept` policy, and its body is where
+    /// the job asked (inline, a file, a descriptor, streamed).
+    case completed(status: Int)
     /// The attempt failed (curl's error, a timeout, a resume that did not continue, a retry
     /// that cannot come) and no retry follows.
-    case failed(JobFailure)
-    /// A response came, and the job's `accept` policy refused it (its head and body come
-    /// with it).
-    case rejected(JobFailure)
+    case failed(ErrorCode)
+    /// A response came, and the job's `accept` policy refused it (`unacceptable_status`,
+    /// `unacceptable_content_type`).
+    case rejected(ErrorCode)
     /// Keeping the answer failed on this side: the output file, the client's descriptor, the
     /// stored body of a cache answer.
-    case localFailure(JobFailure)
+    case localFailure(ErrorCode)
     /// The job's `deadline` passed, whatever it was doing then.
-    case deadlinePassed(JobFailure)
+    case deadlinePassed
     /// The job was stopped: a `cancel` op, its client gone, a shutdown.
     case cancelled(CancelReason)
   }
 
-  /// The terminal event a report ends a job with. The table's rule, also applied by the driver
-  /// to a cache hit answered within its submission, which the table never held.
+  /// The terminal event a job ends with: `done` and `failed` carry what its helper kept (the
+  /// response, the error), `cancelled` its reason.
+  public enum Ending: Sendable, Equatable {
+    case done
+    case failed
+    case cancelled(CancelReason)
+  }
+
+  /// The ending a report gives a job. The table's rule, also applied by the driver to a cache
+  /// hit answered within its submission, which the table never held.
   @inline(__always)
-  public static func ending(of report: Report) -> JobEvent {
+  public static func ending(of report: Report) -> Ending {
     switch report {
-    case .completed(let completion): .done(completion)
-    case .failed(let failure), .rejected(let failure), .localFailure(let failure),
-      .deadlinePassed(let failure):
-      .failed(failure)
+    case .completed: .done
+    case .failed, .rejected, .localFailure, .deadlinePassed: .failed
     case .cancelled(let reason): .cancelled(reason)
     }
   }
 
-  /// A live job's helper reported what happened: the table chooses its terminal event
-  /// (`end`) and from then on expects only `ended` (the event was sent). A second report (a
-  /// cancel racing a completion, a late callback) and a report for a job the table does not
-  /// hold (ended, refused, never entered) get nothing.
+  /// A live job's helper reported what happened: the table chooses its ending (`end`) and
+  /// from then on expects only `ended` (the event was sent). A second report (a cancel racing
+  /// a completion, a late callback) and a report for a job the table does not hold (ended,
+  /// refused, never entered) get nothing.
   mutating func reported(_ serial: UInt64, _ report: Report, into actions: inout [Action]) {
     guard let index = entries.index(forKey: serial), !entries.values[index].isEnding else { return }
     entries.values[index].isEnding = true

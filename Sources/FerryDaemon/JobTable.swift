@@ -114,9 +114,9 @@ public struct JobTable: Sendable {
     /// Send the job's `waiting` event: it is held for the network (issue 31).
     case announceHeld(UInt64, WaitReason)
     /// End the job with this terminal event (`done`, `failed` or `cancelled`), the one the
-    /// table chose from its report (`reported`, JobTable+Endings); the driver sends it, stops
-    /// what is left of the job and feeds `ended`.
-    case end(UInt64, JobEvent)
+    /// table chose from its report (`reported`, JobTable+Endings); the driver sends it, lets
+    /// go of what is left of the job and feeds `ended`.
+    case end(UInt64, Ending)
   }
 
   /// How a job ended, for the counters.

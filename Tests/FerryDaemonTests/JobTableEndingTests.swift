@@ -4,8 +4,8 @@ import Testing
 @testable import FerryDaemon
 
 /// Endings in the job table (issue 28): a job's helper reports what happened (`reported`), and
-/// the table chooses the one terminal event (`end`); a report it no longer expects (a second
-/// one, or one for a job it does not hold) ends nothing.
+/// the table chooses the one ending (`end`); a report it no longer expects (a second one, or
+/// one for a job it does not hold) ends nothing.
 struct JobTableEndingTests {
   typealias A = JobTable.Action
   let t = JobTableTests()
@@ -16,38 +16,24 @@ struct JobTableEndingTests {
     return actions
   }
 
-  static let completion = JobCompletion(
-    head: ResponseHead(status: 200, headers: [("content-type", "text/plain")], httpVersion: "1.1"),
-    body: .text("ok"), url: "http://127.0.0.1:1/a", attempts: 1,
-    timing: JobTiming(queued: 1, connect: 2, tls: 0, firstByte: 3, total: 4))
-  static let refused = JobFailure(
-    error: WireError(.unacceptableStatus, "status 503 is not accepted"), attempts: 2,
-    head: ResponseHead(status: 503, headers: [], httpVersion: "1.1"))
-  static let broken = JobFailure(error: WireError(.connectFailed, "connection refused"), attempts: 1)
-
   @Test func aCompletedTransferEndsTheJobDone() {
     var table = t.table()
     _ = t.submit(&table, 1)
-    #expect(handle(&table, .reported(1, .completed(Self.completion))) == [.end(1, .done(Self.completion))])
+    #expect(handle(&table, .reported(1, .completed(status: 200))) == [.end(1, .done)])
     // The job is still the table's until its `done` was sent (`ended`).
     #expect(table.entries[1]?.isEnding == true)
     #expect(t.end(&table, 1) == [])
     #expect(table.entries[1] == nil)
   }
 
-  @Test func everyFailureKindEndsTheJobFailedWithItsFailure() {
+  @Test func everyFailureKindEndsTheJobFailed() {
     let reports: [JobTable.Report] = [
-      .failed(Self.broken), .rejected(Self.refused), .localFailure(Self.broken), .deadlinePassed(Self.broken),
+      .failed(.connectFailed), .rejected(.unacceptableStatus), .localFailure(.outputFailed), .deadlinePassed,
     ]
-    for (index, report) in reports.enumerated() {
+    for report in reports {
       var table = t.table()
       _ = t.submit(&table, 1)
-      let failure =
-        switch report {
-        case .rejected: Self.refused
-        default: Self.broken
-        }
-      #expect(handle(&table, .reported(1, report)) == [.end(1, .failed(failure))], "report \(index)")
+      #expect(handle(&table, .reported(1, report)) == [.end(1, .failed)], "\(report)")
     }
   }
 
@@ -63,10 +49,10 @@ struct JobTableEndingTests {
   @Test func aSecondReportIsIgnored() {
     var table = t.table()
     _ = t.submit(&table, 1)
-    #expect(handle(&table, .reported(1, .failed(Self.broken))) == [.end(1, .failed(Self.broken))])
+    #expect(handle(&table, .reported(1, .failed(.timeout))) == [.end(1, .failed)])
     // Before the driver confirmed the ending, and after it: nothing more.
-    #expect(handle(&table, .reported(1, .completed(Self.completion))) == [])
-    #expect(handle(&table, .reported(1, .failed(Self.broken))) == [])
+    #expect(handle(&table, .reported(1, .completed(status: 200))) == [])
+    #expect(handle(&table, .reported(1, .failed(.timeout))) == [])
     #expect(t.end(&table, 1, .failed) == [])
     #expect(handle(&table, .reported(1, .cancelled(.client))) == [])
     #expect(table.stats.sessions["s"] == t.counters(failed: 1))
@@ -75,11 +61,11 @@ struct JobTableEndingTests {
   @Test func aReportForAJobTheTableDoesNotHoldIsIgnored() {
     var table = t.table()
     // Never submitted.
-    #expect(handle(&table, .reported(7, .completed(Self.completion))) == [])
+    #expect(handle(&table, .reported(7, .completed(status: 200))) == [])
     // Refused at submission: it never entered.
     #expect(handle(&table, .shutdownRequested) == [])
     #expect(t.submit(&table, 8).count == 1)
-    #expect(handle(&table, .reported(8, .failed(Self.broken))) == [])
+    #expect(handle(&table, .reported(8, .failed(.connectFailed))) == [])
     #expect(table.entries.isEmpty)
   }
 
@@ -91,10 +77,10 @@ struct JobTableEndingTests {
       var table = t.table()
       _ = t.submit(&table, 1)
       #expect(t.submit(&table, 2) == [.announceQueued(2, position: 1)])
-      let first: JobTable.Report = cancelFirst ? .cancelled(.client) : .completed(Self.completion)
-      let second: JobTable.Report = cancelFirst ? .completed(Self.completion) : .cancelled(.client)
+      let first: JobTable.Report = cancelFirst ? .cancelled(.client) : .completed(status: 200)
+      let second: JobTable.Report = cancelFirst ? .completed(status: 200) : .cancelled(.client)
       let ends = handle(&table, .reported(1, first)) + handle(&table, .reported(1, second))
-      #expect(ends == [.end(1, JobTable.ending(of: first))])
+      #expect(ends == [.end(1, cancelFirst ? .cancelled(.client) : .done)])
       #expect(t.end(&table, 1, cancelFirst ? .cancelled : .done) == [.startReleased(2)])
       #expect(handle(&table, .reported(1, second)) == [])
       #expect(table.entries[2]?.phase == .running)
@@ -110,7 +96,7 @@ struct JobTableEndingTests {
       handle(&table, .clientClosed(1, jobs: [1, 2])) == [
         .cancel(1, .disconnected), .cancel(2, .disconnected),
       ])
-    #expect(handle(&table, .reported(2, .completed(Self.completion))) == [.end(2, .done(Self.completion))])
+    #expect(handle(&table, .reported(2, .completed(status: 204))) == [.end(2, .done)])
     #expect(handle(&table, .reported(2, .cancelled(.disconnected))) == [])
     #expect(handle(&table, .reported(1, .cancelled(.disconnected))) == [.end(1, .cancelled(.disconnected))])
   }
@@ -119,7 +105,7 @@ struct JobTableEndingTests {
   @Test func anEndingJobGetsNoRetry() {
     var table = t.table()
     _ = t.submit(&table, 1)
-    _ = handle(&table, .reported(1, .failed(Self.broken)))
+    _ = handle(&table, .reported(1, .failed(.connectFailed)))
     #expect(handle(&table, .retryWanted(1, afterMs: 10)) == [])
   }
 }

@@ -11,7 +11,7 @@ extension TableFuzz {
       case .start(let serial), .startReleased(let serial): started(serial)
       case .cancel(let serial, _): owe(serial, .cancelled, action)
       case .fail(let serial, _): owe(serial, .failed, action)
-      case .end(let serial, let event): ending(serial, event)
+      case .end(let serial, let ending): self.ending(serial, ending)
       case .abandon(let serial):
         check(jobs[serial]?.durable == true, "abandoned a job that is not a live durable one: \(serial)")
         check(terminals[serial] == nil, "abandoned job \(serial), which had ended")

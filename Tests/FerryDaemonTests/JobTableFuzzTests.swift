@@ -155,19 +155,13 @@ struct TableFuzz {
   }
 
   mutating func randomReport() -> JobTable.Report {
-    let failure = JobFailure(error: WireError(.connectFailed, "refused"), attempts: 1)
     switch Int.random(in: 0..<6, using: &rng) {
-    case 0:
-      return .completed(
-        JobCompletion(
-          head: ResponseHead(status: 200, headers: [], httpVersion: "1.1"), body: .none,
-          url: "http://127.0.0.1/",
-          attempts: 1, timing: JobTiming(queued: 0, connect: 0, tls: 0, firstByte: 0, total: 0)))
-    case 1: return .failed(failure)
-    case 2: return .rejected(failure)
-    case 3: return .localFailure(failure)
-    case 4: return .deadlinePassed(failure)
-    default: return .cancelled(.client)
+    case 0: .completed(status: 200)
+    case 1: .failed(.connectFailed)
+    case 2: .rejected(.unacceptableStatus)
+    case 3: .localFailure(.outputFailed)
+    case 4: .deadlinePassed
+    default: .cancelled(.client)
     }
   }
 
@@ -230,12 +224,12 @@ struct TableFuzz {
   /// The job's helper reports an outcome of this kind; the table chooses the ending (`end`).
   mutating func end(_ serial: UInt64, _ outcome: JobTable.Outcome) {
     check(jobs[serial] != nil && !finished.contains(serial), "job \(serial) ended twice or unknown")
-    let failure = JobFailure(error: WireError(.timeout, "too slow"), attempts: 1)
     let report: JobTable.Report =
       switch outcome {
       case .done: randomReport()
       case .failed:
-        [.failed(failure), .rejected(failure), .localFailure(failure)].randomElement(using: &rng)!
+        [.failed(.timeout), .rejected(.unacceptableStatus), .localFailure(.outputFailed)].randomElement(
+          using: &rng)!
       case .cancelled: .cancelled(.client)
       }
     var actions: [JobTable.Action] = []
@@ -245,18 +239,17 @@ struct TableFuzz {
   }
 
   /// The table chose the job's terminal event: the driver sends it and confirms (`ended`).
-  mutating func ending(_ serial: UInt64, _ event: JobEvent) {
+  mutating func ending(_ serial: UInt64, _ ending: JobTable.Ending) {
     terminals[serial, default: 0] += 1
     check(terminals[serial] == 1, "job \(serial) got \(terminals[serial]!) terminal events")
-    check(event.isTerminal, "job \(serial) ended with \(event.name)")
     check(jobs[serial] != nil && !finished.contains(serial), "job \(serial) ended twice or unknown")
     jobs[serial] = nil
     finished.insert(serial)
     let outcome: JobTable.Outcome =
-      switch event {
+      switch ending {
       case .done: .done
       case .cancelled: .cancelled
-      default: .failed
+      case .failed: .failed
       }
     endsToConfirm.append((serial, outcome))
   }
