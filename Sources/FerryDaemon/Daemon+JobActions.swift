@@ -68,7 +68,9 @@ extension Daemon {
       if !run.isFinished { run.end(JobTable.ending(of: report)) }
       return
     }
-    feed(.reported(run.serial, report), known: run)
+    // A detached job's result may wait for attach from now: that clock is always read.
+    let now = run.isDetached ? loop.now() : clock(run.session)
+    feed(.reported(run.serial, report, nowMs: now), known: run)
   }
 
   /// Does what the job table decided, in order. `known`: a job the caller holds, spared a

@@ -358,7 +358,9 @@ import FerryWire
     cacheFeed = nil
     cacheFeedEnd = nil
     emit(seq, event)
-    daemon.jobFinished(self, event: event)
+    // A detached job's ending waits for its terminal line's record (`ended`); any other job
+    // left the table with its `end`.
+    daemon.jobFinished(self, event: event, tableEnded: !isDetached)
     if isAnsweredOutsideTable { client?.letGo(of: self) }
   }
 

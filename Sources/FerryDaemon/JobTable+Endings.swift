@@ -48,13 +48,28 @@ extension JobTable {
     }
   }
 
-  /// A live job's helper reported what happened: the table chooses its ending (`end`) and
-  /// from then on expects only `ended` (the event was sent). A second report (a cancel racing
-  /// a completion, a late callback) and a report for a job the table does not hold (ended,
-  /// refused, never entered) get nothing.
-  mutating func reported(_ serial: UInt64, _ report: Report, into actions: inout [Action]) {
+  /// A live job's helper reported what happened: the table chooses its ending (`end`, first)
+  /// and the job leaves the table as `ended` has it leave (what it let go starts, its client's
+  /// budget is freed), in the same list, so an ending costs one event; with jobs of its client
+  /// waiting for that budget, `budgetMayHaveRoom` follows, so that the driver asks again once
+  /// the event is in the client's output. A detached job's terminal line is still to be
+  /// recorded for `attach`: it stays, ending, until the driver's `ended`. A second report (a
+  /// cancel racing a completion, a late callback) and a report for a job the table does not
+  /// hold (ended, refused, abandoned, never entered) get nothing.
+  mutating func reported(_ serial: UInt64, _ report: Report, nowMs: UInt64, into actions: inout [Action]) {
     guard let index = entries.index(forKey: serial), !entries.values[index].isEnding else { return }
-    entries.values[index].isEnding = true
-    actions.append(.end(serial, Self.ending(of: report)))
+    let ending = Self.ending(of: report)
+    actions.append(.end(serial, ending))
+    guard entries.values[index].detached == nil else {
+      entries.values[index].isEnding = true
+      return
+    }
+    let outcome: Outcome =
+      switch ending {
+      case .done: .done
+      case .failed: .failed
+      case .cancelled: .cancelled
+      }
+    ended(serial, outcome: outcome, nowMs: nowMs, recheck: true, into: &actions)
   }
 }

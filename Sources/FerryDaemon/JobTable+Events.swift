@@ -57,7 +57,7 @@ extension JobTable {
     case answering(UInt64, session: String, client: UInt64)
     /// The job's transfer helper (`JobRun`) reports what happened to it; the table decides
     /// the ending (`end`), once (JobTable+Endings).
-    case reported(UInt64, Report)
+    case reported(UInt64, Report, nowMs: UInt64)
     /// The job's terminal event was sent; `output`: its client's output now.
     case ended(UInt64, Outcome, output: ClientOutput?, nowMs: UInt64)
     /// An attempt failed and the job's retry policy wants another after `afterMs`.
@@ -120,7 +120,7 @@ extension JobTable {
     case .answering(let serial, let session, let client): answering(serial, session: session, client: client)
     case .ended(let serial, let outcome, let output, let nowMs):
       ended(serial, outcome: outcome, nowMs: nowMs, output: output, into: &actions)
-    case .reported(let serial, let report): reported(serial, report, into: &actions)
+    case .reported(let serial, let report, let nowMs): reported(serial, report, nowMs: nowMs, into: &actions)
     case .retryWanted(let serial, let afterMs): retryWanted(serial, afterMs: afterMs, into: &actions)
     case .retryDue(let serial): retryDue(serial, into: &actions)
     case .measured(let serial, let session, let c):

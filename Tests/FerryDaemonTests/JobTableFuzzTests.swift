@@ -53,8 +53,6 @@ struct TableFuzz {
   var owedEnds: [(UInt64, JobTable.Outcome)] = []
   /// Terminal events the table chose (`end`), by job: never more than one.
   var terminals: [UInt64: Int] = [:]
-  /// Jobs whose `end` was performed and whose `ended` the driver still owes.
-  var endsToConfirm: [(UInt64, JobTable.Outcome)] = []
   /// Durable jobs the table let go at shutdown without an ending.
   var abandoned: Set<UInt64> = []
 
@@ -140,9 +138,11 @@ struct TableFuzz {
     guard let serial = jobs.keys.sorted().randomElement(using: &rng) else { return }
     let first = randomReport()
     var actions: [JobTable.Action] = []
-    table.handle(.reported(serial, first), into: &actions)
-    table.handle(.reported(serial, randomReport()), into: &actions)
-    check(actions == [.end(serial, JobTable.ending(of: first))], "two reports for \(serial) gave \(actions)")
+    table.handle(.reported(serial, first, nowMs: nowMs), into: &actions)
+    var late: [JobTable.Action] = []
+    table.handle(.reported(serial, randomReport(), nowMs: nowMs), into: &late)
+    check(actions.first == .end(serial, JobTable.ending(of: first)), "a report for \(serial) gave \(actions)")
+    check(late.isEmpty, "a second report for \(serial) gave \(late)")
     perform(actions)
   }
 
@@ -150,7 +150,7 @@ struct TableFuzz {
   mutating func reportLate() {
     let gone = finished.sorted().randomElement(using: &rng) ?? nextSerial + 1
     var actions: [JobTable.Action] = []
-    table.handle(.reported(gone, randomReport()), into: &actions)
+    table.handle(.reported(gone, randomReport(), nowMs: nowMs), into: &actions)
     check(actions.isEmpty, "a late report for \(gone) gave \(actions)")
   }
 
@@ -233,36 +233,24 @@ struct TableFuzz {
       case .cancelled: .cancelled(.client)
       }
     var actions: [JobTable.Action] = []
-    table.handle(.reported(serial, report), into: &actions)
-    check(actions == [.end(serial, JobTable.ending(of: report))], "reported(\(serial)) gave \(actions)")
+    table.handle(.reported(serial, report, nowMs: nowMs), into: &actions)
+    check(actions.first == .end(serial, JobTable.ending(of: report)), "reported(\(serial)) gave \(actions)")
     perform(actions)
   }
 
-  /// The table chose the job's terminal event: the driver sends it and confirms (`ended`).
+  /// The table chose the job's terminal event, and the job left it: the driver sends it.
   mutating func ending(_ serial: UInt64, _ ending: JobTable.Ending) {
     terminals[serial, default: 0] += 1
     check(terminals[serial] == 1, "job \(serial) got \(terminals[serial]!) terminal events")
     check(jobs[serial] != nil && !finished.contains(serial), "job \(serial) ended twice or unknown")
     jobs[serial] = nil
     finished.insert(serial)
-    let outcome: JobTable.Outcome =
-      switch ending {
-      case .done: .done
-      case .cancelled: .cancelled
-      case .failed: .failed
-      }
-    endsToConfirm.append((serial, outcome))
   }
 
   /// What the daemon does after performing a list: the jobs its actions cancelled or failed
-  /// report it, and each chosen ending is confirmed once its event is sent.
+  /// report it.
   mutating func settle() {
-    while !owedEnds.isEmpty || !endsToConfirm.isEmpty {
-      if !endsToConfirm.isEmpty {
-        let (serial, outcome) = endsToConfirm.removeFirst()
-        feed(.ended(serial, outcome, output: nil, nowMs: nowMs))
-        continue
-      }
+    while !owedEnds.isEmpty {
       let (serial, outcome) = owedEnds.removeFirst()
       if jobs[serial] != nil { end(serial, outcome) }
     }
