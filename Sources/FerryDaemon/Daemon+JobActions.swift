@@ -26,8 +26,8 @@ extension Daemon {
   }
 
   /// An empty action list for one event of the job table: one kept from an earlier event, so
-  /// the per-job path allocates none. Two are kept: every ending feeds `ended` while the list
-  /// holding its `end` is performed.
+  /// the per-job path allocates none. Two are kept: an event fed while another's list is
+  /// performed (a `cancel` reported, a detached job's `ended` after its `end`) takes the second.
   func takeActions() -> [JobTable.Action] {
     var actions: [JobTable.Action] = []
     if spareActions.capacity > 0 {
