@@ -95,7 +95,7 @@ let package = Package(
     .testTarget(name: "FerryCacheTests", dependencies: ["FerryCache"], exclude: ["Fixtures"]),
     .testTarget(name: "FerryClientTests", dependencies: ["FerryClient", "FerryChannel", "FerryWire"]),
     .testTarget(
-      name: "FerrySerializerTests", dependencies: ["FerrySerializer", "FerryWire"],
+      name: "FerrySerializerTests", dependencies: ["FerrySerializer", "FerryWire", "FerryTestSupport"],
       // Read by the tests through #filePath, not bundled.
       exclude: ["Fixtures"]),
     .testTarget(name: "FerryLoopTests", dependencies: ["FerryLoop", "FerryTestSupport"]),

@@ -123,7 +123,15 @@ public struct TopView: Sendable, Equatable {
       ? "cache      none"
       : "cache      \(Self.ratio(lookups)) answered   (\(lookups.hit) hit, \(lookups.revalidated) revalidated,"
         + " \(lookups.miss) miss)"
-    return [head, jobs, transfer, cache]
+    return [head, jobs] + heldLine(s) + [transfer, cache]
+  }
+
+  /// Which origins a server's hold keeps jobs from (issue 32), when any: each session's held
+  /// origin and its waiting jobs; an origin the daemon leaves out for this user reads `(hidden)`.
+  private func heldLine(_ s: StatsSample) -> [String] {
+    guard !s.holds.isEmpty else { return [] }
+    let held = s.holds.map { "\($0.session) \($0.origin ?? "(hidden)") \($0.jobs)" }
+    return ["held       " + held.joined(separator: ", ")]
   }
 
   private func sessionRow(

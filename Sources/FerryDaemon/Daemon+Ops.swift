@@ -70,7 +70,7 @@ extension Daemon {
       var o = JSONObject()
       o.append(key: "id", value: .string(run.id))
       o.append(key: "session", value: .string(run.session.name))
-      o.append(key: "origin", value: .string(URLOrigin(run.request.url).description))
+      o.append(key: "origin", value: .string(URLOrigin.text(of: run.request.url)))
       o.append(key: "age_ms", value: .number(JSONNumber(Int(now - run.enqueuedAtMs))))
       o.append(
         key: "received_bytes", value: .number(JSONNumber(validatedText: String(run.bodyBytesDelivered))))

@@ -7,37 +7,39 @@ import FerryWire
 extension Daemon {
   /// The `scheme://host:port` of the job's URL, which holds apply to; nil with `backoff: "job"`.
   static func holdOrigin(_ config: SessionConfig, _ request: Request) -> String? {
-    config.backoff == .session ? URLOrigin(request.url).description : nil
+    config.backoff == .session ? URLOrigin.text(of: request.url) : nil
   }
 
-  /// A response of `run` came: when it asks for a hold, the table holds the job's origin for the
-  /// session (bounded by `max_backoff_s`), and a `shared` session publishes it to every host of
-  /// its key through Redis; with `rate: "auto"`, the table adopts the quota it announces
-  /// (bounded by `rate_max`).
+  /// A response of `run` came: what it says of the server's limits (a hold, a budget) goes to
+  /// the table, bounded by `max_backoff_s`, and a `shared` session publishes a hold to every host
+  /// of its key through Redis; with `rate: "auto"`, the table adopts the quota it announces
+  /// (bounded by `rate_max`). Runs on every response: one pass over the head's fields, and an
+  /// answer that names no limit (nearly all) costs no allocation and no URL parse.
   func learnLimits(_ run: JobRun, _ head: ResponseHead) {
     let config = run.profile.config
+    guard config.backoff == .session || config.rateAuto,
+      let reading = ServerLimits.read(
+        status: head.status, headers: head.headers, nowSeconds: SystemCall.wallClockSeconds)
+    else { return }
     let name = run.session.name
-    // The origin only once a hold is named: `URLOrigin` parses the URL again (about 24K
-    // instructions), and nearly every response names none.
-    if config.backoff == .session,
-      let ms = ServerLimits.holdMs(
-        status: head.status, header: head.header, nowSeconds: SystemCall.wallClockSeconds(),
-        maxMs: config.maxBackoffSeconds * 1000),
-      let origin = Self.holdOrigin(config, run.request)
-    {
+    if config.backoff == .session {
+      let maxMs = config.maxBackoffSeconds * 1000
       let now = loop.now()
-      if !table.holds(name, origin) {
-        logger.info(
-          "origin held", ["session": name, "origin": origin, "ms": "\(ms)", "status": "\(head.status)"])
+      let wasHeld = table.holdUntilMs(run.serial)
+      feed(.limitsLearned(run.serial, reading, maxMs: maxMs, nowMs: now), known: run)
+      if let until = table.holdUntilMs(run.serial), until != wasHeld {
+        // The origin (a URL parse) only for the log line of a hold that began or grew.
+        if wasHeld == nil, let origin = Self.holdOrigin(config, run.request) {
+          logger.info(
+            "origin held",
+            ["session": name, "origin": origin, "ms": "\(until - now)", "status": "\(head.status)"])
+        }
+        // A shared session's hold is the fleet's: every host sharing the key waits for it
+        // (the permit script reads the hold key; a shorter hold never cuts a longer one).
+        if let limit = config.shared { coordinatorIfConfigured()?.publishHold(limit, ms: Int(until - now)) }
       }
-      feed(.holdLearned(session: name, origin: origin, untilMs: now + UInt64(ms), nowMs: now), known: run)
-      // A shared session's hold is the fleet's: every host sharing the key waits for it
-      // (the permit script reads the hold key; a shorter hold never cuts a longer one).
-      if let limit = config.shared { coordinatorIfConfigured()?.publishHold(limit, ms: ms) }
     }
-    if config.rateAuto, let ceiling = config.rateCeilingIntervalMs,
-      let quota = ServerLimits.announcedQuota(header: head.header)
-    {
+    if config.rateAuto, let ceiling = config.rateCeilingIntervalMs, let quota = reading.quota {
       let interval = ServerLimits.adoptedIntervalMs(quota, ceilingIntervalMs: ceiling)
       if table.startIntervalMs(name) != interval {
         logger.info("rate learned", ["session": name, "interval_ms": "\(interval)"])
@@ -49,9 +51,7 @@ extension Daemon {
   /// Milliseconds until the hold on `run`'s origin ends, or nil when none holds it: a retry of
   /// the job that got the answer waits at least that long.
   func holdRemainingMs(_ run: JobRun) -> Int? {
-    guard let origin = Self.holdOrigin(run.profile.config, run.request),
-      let until = table.holdUntilMs(run.session.name, origin)
-    else { return nil }
+    guard let until = table.holdUntilMs(run.serial) else { return nil }
     let now = loop.now()
     return until > now ? Int(until - now) : nil
   }
@@ -68,7 +68,7 @@ extension Daemon {
         o.append(key: "session", value: .string(name))
         let mine = jobs.values.contains {
           $0.session.name == name && $0.outputOwner?.uid == uid
-            && URLOrigin($0.request.url).description == hold.origin
+            && URLOrigin.text(of: $0.request.url) == hold.origin
         }
         if uid == 0 || (uid != nil && mine) { o.append(key: "origin", value: .string(hold.origin)) }
         o.append(key: "until", value: .number(JSONNumber(wallSeconds(hold.untilMs))))

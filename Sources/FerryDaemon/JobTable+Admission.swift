@@ -64,7 +64,9 @@ extension JobTable {
   }
 
   /// An admitting job left the table (ended or abandoned): out of its queue. When its ask is
-  /// out, its answer moves the queue on; otherwise the next one is asked for now.
+  /// out, its answer moves the queue on; otherwise the next one is asked for now. The same for a
+  /// running job that ended: its lease is free, so a job denied for a full limit need not wait
+  /// for its timer (docs/FLEET.md "The design").
   mutating func leftAdmission(_ serial: UInt64, slot: Int, into actions: inout [Action]) {
     guard var queue = admissions[slot] else { return }
     queue.serials.removeAll { $0 == serial }

@@ -37,6 +37,13 @@ extension JobTable {
     case cancelled(CancelReason)
   }
 
+  /// How a job ended, for the counters.
+  public enum Outcome: Sendable, Equatable {
+    case done
+    case failed
+    case cancelled
+  }
+
   /// The ending a report gives a job. The table's rule, also applied by the driver to a cache
   /// hit answered within its submission, which the table never held.
   @inline(__always)

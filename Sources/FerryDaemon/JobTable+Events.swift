@@ -71,6 +71,9 @@ extension JobTable {
     case holdLearned(session: String, origin: String, untilMs: UInt64, nowMs: UInt64)
     /// A hold's timer fired.
     case holdEnded(session: String, origin: String, nowMs: UInt64)
+    /// The answer to the job's request named limits (ServerLimits.Reading; issue 32): a hold
+    /// (bounded by `maxMs`) and what is left of the quota of the job's origin.
+    case limitsLearned(UInt64, ServerLimits.Reading, maxMs: Int, nowMs: UInt64)
     /// `rate: "auto"` adopts the interval a server announced.
     case rateLearned(session: String, intervalMs: UInt64, nowMs: UInt64)
     case reloaded(sessions: [String: SessionLimits], limits: Limits, nowMs: UInt64)
@@ -132,6 +135,8 @@ extension JobTable {
       holdLearned(session, origin: origin, untilMs: untilMs, nowMs: nowMs, into: &actions)
     case .holdEnded(let session, let origin, let nowMs):
       holdEnded(session, origin: origin, nowMs: nowMs, into: &actions)
+    case .limitsLearned(let serial, let reading, let maxMs, let nowMs):
+      limitsLearned(serial, reading, maxMs: maxMs, nowMs: nowMs, into: &actions)
     case .rateLearned(let session, let intervalMs, let nowMs):
       rateLearned(session, intervalMs: intervalMs, nowMs: nowMs, into: &actions)
     case .reloaded(let sessions, let limits, let nowMs):
@@ -190,6 +195,10 @@ extension JobTable {
       return
     }
     entries.values[index].phase = .running
+    // The attempt is one more request to its origin: a budget counts it (issue 32).
+    if let origin = entries.values[index].origin {
+      runtimes[entries.values[index].slot].scheduler?.spend(origin)
+    }
     actions.append(.retry(serial))
   }
 }

@@ -133,4 +133,6 @@ extension JobTable {
 extension JobTable.Phase {
   /// Waiting for a slot, or held for the network: `queued` in `stats`.
   var isQueued: Bool { self == .waiting || self == .held }
+  /// A started job's phases (between attempts too): a shared session's lease is held.
+  var hasStarted: Bool { self == .running || self == .backingOff }
 }

@@ -119,13 +119,6 @@ public struct JobTable: Sendable {
     case end(UInt64, Ending)
   }
 
-  /// How a job ended, for the counters.
-  public enum Outcome: Sendable, Equatable {
-    case done
-    case failed
-    case cancelled
-  }
-
   /// Live jobs. Set only in JobTable.swift and its extensions (JobTable+Bodies, +Detached).
   public internal(set) var entries: [UInt64: Entry] = [:]
   var runtimes: [SessionRuntime] = []
@@ -285,7 +278,11 @@ public struct JobTable: Sendable {
     if let key = entry.detached { detachedJobEnded(key, hadClient: entry.client != nil, nowMs: nowMs) }
     let slot = entry.slot
     guard entry.phase != .answering else { return count(slot) { $0.running -= 1 } }
-    if entry.phase == .admitting { leftAdmission(serial, slot: slot, into: &actions) }
+    // A shared session's running job gave its lease back (the driver released it first): a
+    // job denied for a full limit is asked for again now, not at its timer.
+    if entry.phase == .admitting || (entry.phase.hasStarted && isShared(slot)) {
+      leftAdmission(serial, slot: slot, into: &actions)
+    }
     count(slot) { c in
       if entry.phase.isQueued { c.queued -= 1 } else { c.running -= 1 }
       switch outcome {

@@ -21,7 +21,7 @@ public struct SessionScheduler: Sendable {
   /// When the next start is allowed by the rate.
   private var nextStartMs: UInt64 = 0
   /// The clock of the last call, for `fits`.
-  private var nowMs: UInt64 = 0
+  var nowMs: UInt64 = 0
   /// Running jobs and their owners.
   private var running: [UInt64: UInt64] = [:]
   /// Per owner with jobs here: how many run and how many wait. An owner with none leaves.
@@ -36,6 +36,10 @@ public struct SessionScheduler: Sendable {
   /// are passed over like a busy lane's. A hold is here from `hold` until `holdEnded` at or
   /// after its time, so whether one holds never depends on the clock of the call.
   private(set) var holds: [String: UInt64] = [:]
+  /// What each origin's server said is left of its quota (issue 32), less the starts since:
+  /// an origin whose budget is spent starts nothing more until an answer or the window's end
+  /// (SessionScheduler+Budgets).
+  var budgets: [String: OriginBudget] = [:]
   private var laneOfRunning: [UInt64: String] = [:]
 
   public init(maxConcurrent: Int, startIntervalMs: UInt64? = nil) {
@@ -44,6 +48,8 @@ public struct SessionScheduler: Sendable {
   }
 
   public var runningCount: Int { running.count }
+  /// The running jobs (the job table counts a budget's requests in flight among them).
+  var runningKeys: Dictionary<UInt64, UInt64>.Keys { running.keys }
   public var waitingCount: Int { waiting.count - head }
 
   /// Running slots an owner may hold while another owner's jobs wait.
@@ -74,7 +80,7 @@ public struct SessionScheduler: Sendable {
     self.nowMs = nowMs
     if fits(lane, origin), !laneWaitsBehindHold(lane) {
       owners[owner, default: OwnerJobs()].running += 1
-      begin(key, lane: lane, owner: owner)
+      begin(key, lane: lane, owner: owner, origin: origin)
       return .start
     }
     owners[owner, default: OwnerJobs()].waiting += 1
@@ -124,13 +130,13 @@ public struct SessionScheduler: Sendable {
 
   private func fits(_ lane: String?, _ origin: String? = nil) -> Bool {
     running.count < maxConcurrent && (lane.map { busyLanes[$0] == nil } ?? true) && nowMs >= nextStartMs
-      && (holds.isEmpty || origin.map { holds[$0] == nil } ?? true)
+      && (holds.isEmpty && budgets.isEmpty || origin.map { !isBlocked($0) } ?? true)
   }
 
   /// Whether an older job of `lane` waits (only a hold can keep one waiting while its lane is
   /// free): a lane runs in submission order, so a newcomer of it waits too.
   private func laneWaitsBehindHold(_ lane: String?) -> Bool {
-    guard let lane, !holds.isEmpty else { return false }
+    guard let lane, !holds.isEmpty || !budgets.isEmpty else { return false }
     return waiting[head...].contains { $0.lane == lane }
   }
 
@@ -148,9 +154,18 @@ public struct SessionScheduler: Sendable {
 
   /// A hold's timer fired: at or after its time the hold ends and the waiting jobs that now fit
   /// start, returned in order; before it (the hold was lengthened since), nothing changes.
+  /// A spent budget's window ends the same way (its timer is the hold's, `timerMs`).
   public mutating func holdEnded(_ origin: String, nowMs: UInt64) -> [UInt64] {
-    guard let until = holds[origin], until <= nowMs else { return [] }
-    holds[origin] = nil
+    var ended = false
+    if let until = holds[origin], until <= nowMs {
+      holds[origin] = nil
+      ended = true
+    }
+    if let budget = budgets[origin], budget.resetMs <= nowMs {
+      budgets[origin] = nil
+      ended = true
+    }
+    guard ended else { return [] }
     self.nowMs = nowMs
     return startWaiting()
   }
@@ -176,8 +191,9 @@ public struct SessionScheduler: Sendable {
     if owners.values[index].running == 0, owners.values[index].waiting == 0 { owners.remove(at: index) }
   }
 
-  private mutating func begin(_ key: UInt64, lane: String?, owner: UInt64) {
+  private mutating func begin(_ key: UInt64, lane: String?, owner: UInt64, origin: String?) {
     running[key] = owner
+    if !budgets.isEmpty, let origin { spend(origin) }
     if let interval = startIntervalMs { nextStartMs = max(nextStartMs, nowMs) + interval }
     if let lane {
       busyLanes[lane] = key
@@ -185,7 +201,7 @@ public struct SessionScheduler: Sendable {
     }
   }
 
-  private mutating func startWaiting() -> [UInt64] {
+  mutating func startWaiting() -> [UInt64] {
     var started: [UInt64] = []
     // With one owner, shares change nothing: the plain scan, no per-owner look-up. Nor when the
     // oldest waiting job's owner is under its share (the plain scan starts it first): the
@@ -230,11 +246,11 @@ public struct SessionScheduler: Sendable {
           owners.values[index].running += 1
           owners.values[index].waiting -= 1
         }
-        begin(key, lane: lane, owner: owner)
+        begin(key, lane: lane, owner: owner, origin: origin)
         started.append(key)
       } else {
         // A held job's lane is passed over too: its later jobs may not go first.
-        if let lane, underShareOnly || origin.map({ holds[$0] != nil }) == true { passedLanes.insert(lane) }
+        if let lane, underShareOnly || origin.map(isBlocked) == true { passedLanes.insert(lane) }
         i += 1
       }
     }

@@ -25,32 +25,14 @@ public final class RedisServerProcess {
   deinit { stop() }
 
   private func start(_ path: String) -> Bool {
-    var fds: [Int32] = [-1, -1]
-    guard pipe(&fds) == 0 else { return false }
-    _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-    _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
-    var attr = posix_spawnattr_t()
-    posix_spawnattr_init(&attr)
-    defer { posix_spawnattr_destroy(&attr) }
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    posix_spawnattr_setsigmask(&attr, &empty)
-    posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK))
     let args = [
-      path, "--port", "0", "--unixsocket", socketPath, "--unixsocketperm", "700", "--save", "",
+      "--port", "0", "--unixsocket", socketPath, "--unixsocketperm", "700", "--save", "",
       "--appendonly", "no", "--daemonize", "no", "--dir", directory,
     ]
-    let argv = args.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    let rc = posix_spawn(&pid, path, &actions, &attr, argv, environ)
-    close(fds[1])
-    output = fds[0]
-    return rc == 0
+    guard let child = try? ChildSpawn.start(path, args) else { return false }
+    pid = child.pid
+    output = child.output
+    return true
   }
 
   /// Reads the server's output until it says it accepts connections.
@@ -83,8 +65,7 @@ public final class RedisServerProcess {
   public func stop(signal: Int32 = SIGKILL) {
     guard pid > 0 else { return }
     kill(pid, signal)
-    var status: Int32 = 0
-    waitpid(pid, &status, 0)
+    ChildSpawn.reap(pid)
     pid = 0
     if output >= 0 { close(output) }
     output = -1

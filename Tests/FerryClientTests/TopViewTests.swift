@@ -154,11 +154,14 @@ struct TopViewTests {
       #"{"event":"stats","jobs":{"queued":5,"running":0,"done":0,"failed":0,"cancelled":0},"#
       + #""connections":{"opened":0,"reused":0},"bytes":{"up":0,"down":0},"clients":1,"paused":0,"#
       + #""uptime_s":1,"sessions":{},"waiting":{"offline":2,"metered":0},"#
-      + #""holds":[{"session":"api","until":1796595206,"jobs":3}]}"#
+      + #""holds":[{"session":"api","origin":"https://api.example:443","until":1796595206,"jobs":3},"#
+      + #"{"session":"api","until":1796595206,"jobs":1}]}"#
     let lines = TopView().lines(previous: nil, current: Self.sample(at: 0, json), width: 200, height: nil)
     #expect(
       lines[1]
         == "jobs       running 0   queued 5   done 0   failed 0   cancelled 0   waiting for network 2"
-        + "   rate-limited 3   0.0/s")
+        + "   rate-limited 4   0.0/s")
+    // The held origins on a line of their own (`holds` has them; another user's is hidden).
+    #expect(lines[2] == "held       api https://api.example:443 3, api (hidden) 1")
   }
 }

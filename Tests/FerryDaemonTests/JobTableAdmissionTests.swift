@@ -47,6 +47,21 @@ struct JobTableAdmissionTests {
     #expect(handle(&table, .permitGranted(3)) == [.start(3)])
   }
 
+  @Test func aRunningJobsEndAsksForADeniedJobAtOnce() {
+    var table = shared()
+    _ = t.submit(&table, 1)
+    #expect(handle(&table, .permitGranted(1)) == [.start(1)])
+    #expect(t.submit(&table, 2) == [.announceQueued(2, position: nil), .askPermit(2, session: "s")])
+    // Denied (the fleet's limit is full): its timer is armed...
+    #expect(
+      handle(&table, .permitDenied(2, retryAfterMs: 25)) == [.armPermitTimer(session: "s", afterMs: 25)])
+    // ...but job 1's end gave its lease back: job 2 is asked for now.
+    #expect(t.end(&table, 1, .done) == [.askPermit(2, session: "s")])
+    // Its timer, firing with the ask out, asks nothing more.
+    #expect(handle(&table, .permitDue(session: "s")) == [])
+    #expect(handle(&table, .permitGranted(2)) == [.start(2)])
+  }
+
   @Test func aJobCancelledWhileAdmittingLetsTheNextAsk() {
     var table = shared()
     _ = t.submit(&table, 1)

@@ -34,8 +34,10 @@ extension TableFuzz {
         check(false, "\(action) outside a submission")
       case .askPermit, .armPermitTimer:
         check(false, "\(action) in a fuzz run with no shared session")
-      case .resume, .moveJob, .budgetMayHaveRoom, .dropSession, .sendLines, .sendError, .armHoldTimer,
-        .announceWaiting:
+      case .armHoldTimer(let session, let origin, let afterMs):
+        check(afterMs > 0, "a hold timer not in the future: \(afterMs)")
+        holdTimers[session + "|" + origin] = (session, origin, nowMs + UInt64(max(0, afterMs)))
+      case .resume, .moveJob, .budgetMayHaveRoom, .dropSession, .sendLines, .sendError, .announceWaiting:
         break
       }
     }

@@ -30,6 +30,8 @@ struct TableFuzz {
     let uid: UInt32
     let client: UInt64
     let durable: Bool
+    /// The origin a server-taught hold or budget names (nil: `backoff: "job"`).
+    var origin: String? = nil
     var running = false
     /// Between retry attempts (still holding its slot: `running` stays true).
     var backingOff = false
@@ -49,6 +51,8 @@ struct TableFuzz {
   var lastStartMs: UInt64?
   var rateTimers: [String: UInt64] = [:]
   var retryTimers: [UInt64: UInt64] = [:]
+  /// Hold (and budget window) timers by session and origin (issue 32).
+  var holdTimers: [String: (session: String, origin: String, due: UInt64)] = [:]
   /// Reports the driver owes the table (a `cancel` or `fail` action: the job reports it next).
   var owedEnds: [(UInt64, JobTable.Outcome)] = []
   /// Terminal events the table chose (`end`), by job: never more than one.
@@ -88,7 +92,8 @@ struct TableFuzz {
     case 58..<66: wantRetry()
     case 66..<75: cancelWaiting()
     case 75..<80: closeClient()
-    case 80..<95: advanceTime(by: UInt64.random(in: 1...15, using: &rng))
+    case 80..<93: advanceTime(by: UInt64.random(in: 1...15, using: &rng))
+    case 93..<97: learnLimits()
     default: reload()
     }
     settle()
@@ -102,12 +107,13 @@ struct TableFuzz {
     let job = Job(
       session: session, lane: [nil, nil, "x", "y"].randomElement(using: &rng)!,
       uid: UInt32(client % 2) + 1000,
-      client: client, durable: Int.random(in: 0..<8, using: &rng) == 0)
+      client: client, durable: Int.random(in: 0..<8, using: &rng) == 0,
+      origin: ["o1", "o2", nil].randomElement(using: &rng)!)
     let clientJobs = jobs.values.filter { $0.client == client }.count
     var actions: [JobTable.Action] = []
     let submission = JobTable.Submission(
       session: session, lane: job.lane, client: client, uid: job.uid, clientJobs: clientJobs,
-      heldRequestBytes: Int.random(in: 0...4096, using: &rng), durable: job.durable)
+      heldRequestBytes: Int.random(in: 0...4096, using: &rng), durable: job.durable, origin: job.origin)
     table.handle(.submitted(serial, submission, nowMs: nowMs), into: &actions)
     if case .refuse(let s, _)? = actions.first {
       check(s == serial && actions.count == 1, "a refusal comes alone: \(actions)")
@@ -198,6 +204,10 @@ struct TableFuzz {
       rateTimers[session] = nil
       feed(.rateDue(session: session, nowMs: nowMs))
     }
+    for (key, timer) in holdTimers.sorted(by: { $0.key < $1.key }) where timer.due <= nowMs {
+      holdTimers[key] = nil
+      feed(.holdEnded(session: timer.session, origin: timer.origin, nowMs: nowMs))
+    }
     for (serial, due) in retryTimers.sorted(by: { $0.key < $1.key }) where due <= nowMs {
       retryTimers[serial] = nil
       var actions: [JobTable.Action] = []
@@ -206,6 +216,22 @@ struct TableFuzz {
       check(late ? actions.isEmpty : actions == [.retry(serial)], "retryDue(\(serial)) gave \(actions)")
       perform(actions)
     }
+  }
+
+  /// A running job's answer names limits (issue 32): a `Retry-After`, a budget, or both, each
+  /// bounded by a small `maxMs` so that holds and windows end within the run.
+  mutating func learnLimits() {
+    let candidates = jobs.filter { $0.value.running && !$0.value.backingOff }.keys.sorted()
+    guard let serial = candidates.randomElement(using: &rng) else { return }
+    var reading = ServerLimits.Reading()
+    if Int.random(in: 0..<3, using: &rng) == 0 {
+      reading.retryAfterSeconds = Int.random(in: 0...2, using: &rng)
+    }
+    if Int.random(in: 0..<4, using: &rng) != 0 {
+      reading.budget = .init(
+        remaining: Int.random(in: -1...4, using: &rng), resetSeconds: Int.random(in: 0...2, using: &rng))
+    }
+    feed(.limitsLearned(serial, reading, maxMs: Int.random(in: 5...60, using: &rng), nowMs: nowMs))
   }
 
   mutating func reload() {

@@ -7,8 +7,14 @@ import Testing
 struct ServerLimitsTests {
   let now = 1_800_000_000
 
+  func read(_ status: Int, _ fields: [String: String]) -> ServerLimits.Reading? {
+    ServerLimits.read(
+      status: status, headers: fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+      nowSeconds: { now })
+  }
+
   func hold(_ status: Int, _ fields: [String: String], maxMs: Int = 300_000) -> Int? {
-    ServerLimits.holdMs(status: status, header: { fields[$0] }, nowSeconds: now, maxMs: maxMs)
+    read(status, fields)?.holdMs(maxMs: maxMs)
   }
 
   @Test func retryAfterOnA429Or503Holds() {
@@ -55,7 +61,7 @@ struct ServerLimitsTests {
 
   @Test func announcedQuotas() {
     func quota(_ fields: [String: String]) -> ServerLimits.Quota? {
-      ServerLimits.announcedQuota(header: { fields[$0] })
+      read(200, fields)?.quota
     }
     #expect(quota(["ratelimit-policy": "100;w=60"]) == .init(quota: 100, windowSeconds: 60))
     #expect(quota(["ratelimit-policy": "\"default\";q=100;w=60"]) == .init(quota: 100, windowSeconds: 60))
@@ -76,5 +82,36 @@ struct ServerLimitsTests {
     #expect(ServerLimits.adoptedIntervalMs(q, ceilingIntervalMs: 100) == 600)
     #expect(ServerLimits.adoptedIntervalMs(q, ceilingIntervalMs: 1000) == 1000)
     #expect(ServerLimits.adoptedIntervalMs(.init(quota: 3, windowSeconds: 1), ceilingIntervalMs: 1) == 334)
+  }
+
+  @Test func anAnswerWithoutLimitsReadsAsNothing() {
+    #expect(read(200, ["content-type": "text/plain", "x-request-id": "7", "retry-after": "3"]) == nil)
+    #expect(read(200, [:]) == nil)
+  }
+
+  @Test func budgetsOfEachForm() {
+    func budget(_ fields: [String: String]) -> ServerLimits.Budget? { read(200, fields)?.budget }
+    #expect(budget(["ratelimit": "limit=20, remaining=7, reset=2"]) == .init(remaining: 7, resetSeconds: 2))
+    #expect(budget(["ratelimit": "\"a\";r=9;t=1, \"b\";r=3;t=30"]) == .init(remaining: 3, resetSeconds: 30))
+    #expect(
+      budget(["x-ratelimit-remaining": "4999", "x-ratelimit-reset": "\(now + 60)"])
+        == .init(remaining: 4999, resetSeconds: 60))
+    #expect(
+      budget([
+        "ratelimit-remaining": "5", "ratelimit-reset": "3", "x-ratelimit-remaining": "2",
+        "x-ratelimit-reset": "9",
+      ])
+        == .init(remaining: 2, resetSeconds: 9))
+    // A remaining without a reset is no budget: when it ends is unknown.
+    #expect(budget(["x-ratelimit-remaining": "4"]) == nil)
+  }
+
+  @Test func hugeQuotasNeitherTrapNorPassTheCeiling() {
+    let max = "9223372036854775807"
+    let q = read(200, ["ratelimit-policy": "\(max);w=\(max), \(max);w=1"])?.quota
+    #expect(q == .init(quota: Int(Int32.max), windowSeconds: Int(Int32.max)))
+    #expect(q.map { ServerLimits.adoptedIntervalMs($0, ceilingIntervalMs: 20) } == 1000)
+    let x = read(200, ["x-ratelimit-limit": max, "x-ratelimit-window": "1"])?.quota
+    #expect(x.map { ServerLimits.adoptedIntervalMs($0, ceilingIntervalMs: 20) } == 20)
   }
 }

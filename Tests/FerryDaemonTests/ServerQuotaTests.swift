@@ -5,16 +5,20 @@ import Testing
 
 /// Limits the server teaches, black-box (issue 32): ferryd against the fixture's `/quota`, a
 /// server that allows 20 requests per 2 s window and answers 429 with `Retry-After` past that.
-/// `FERRY_QUOTA_SECONDS` (default 8) sets how long the quota's run lasts: tools/quota-run.sh
+/// `FERRY_QUOTA_SECONDS` (default 10) sets how long the quota's run lasts: tools/quota-run.sh
 /// runs it for 60 s and prints the figures.
 @Suite(.serialized) struct ServerQuotaTests {
   static let quota = 20
   static let windowMs = 2000
   static var seconds: Int {
-    ProcessInfo.processInfo.environment["FERRY_QUOTA_SECONDS"].flatMap(Int.init) ?? 8
+    ProcessInfo.processInfo.environment["FERRY_QUOTA_SECONDS"].flatMap(Int.init) ?? 10
   }
   static var jobs: Int { quota * seconds * 1000 / windowMs }
   static let maxConcurrent = 8
+  /// The time the quota allows the jobs: its windows, one after another.
+  static var quotaMs: Int { jobs * windowMs / quota }
+  /// Issue 32's aim: no more than 5 % over the quota's time (measured: docs/FLEET.md).
+  static var allowedMs: Int { quotaMs + quotaMs / 20 }
 
   struct Run {
     var ok = 0
@@ -79,28 +83,30 @@ import Testing
     #expect(r.done == Self.jobs)
     #expect(r.ok == Self.jobs)
     #expect(r.limited <= Self.maxConcurrent)
-    // The quota spread over its windows; each window's `reset` is whole seconds, rounded up,
-    // so a hold may end up to a second after the window does; and 3 s of slack.
-    let spreadMs = Self.jobs * Self.windowMs / Self.quota
-    let windows = (Self.jobs + Self.quota - 1) / Self.quota
-    #expect(r.elapsedMs <= spreadMs + windows * 1000 + 3000)
+    // The window's end is learned to within a few ms (not the whole second `reset` says). The
+    // pacing alone is 99 intervals of 100 ms, and a paced start's timer that fires late moves
+    // every later one: 10 % here (measured 10.0-10.1 s; 12.6 s before budgets).
+    #expect(r.elapsedMs <= Self.quotaMs + Self.quotaMs / 10)
     // The announced rate was adopted from the first answer on: after the first two starts
     // (`rate_start`'s 20 ms apart), each is the quota's 100 ms after the last.
     #expect(r.elapsedMs >= (Self.jobs - 2) * Self.windowMs / Self.quota)
   }
 
   /// Jobs without a retry policy, so that each 429 is a failed job. With `backoff: "session"`
-  /// the hold keeps the waiting jobs from the wall: only those already sent when it began get
-  /// 429 (at most the session's other slots, per window). With `backoff: "job"` (the old
-  /// behaviour) the session starts every job into it: all past the first window's quota fail.
-  @Test func aSessionHoldKeepsWaitingJobsFromTheWall() throws {
+  /// (no `rate`) the session paces by the budget each answer announces: no 429 past the first
+  /// burst (which, 8 requests against a quota of 20, gets none), every job done, and the
+  /// windows used back to back, within 5 % of the quota's time. With `backoff: "job"` (the old
+  /// behaviour) the session starts every job into the wall: all past the first window's fail.
+  @Test func aSessionPacesByTheAnnouncedBudget() throws {
     let held = try run(#""backoff": "session""#, key: "session", retry: false)
     let alone = try run(#""backoff": "job""#, key: "job", retry: false)
-    #expect(held.done == held.ok)
-    #expect(held.ok + held.limited == Self.jobs)
+    #expect(held.limited <= max(0, Self.maxConcurrent - Self.quota))
+    #expect(held.ok == Self.jobs)
+    #expect(held.done == Self.jobs)
     #expect(held.waiting > 0)
-    let windows = (Self.jobs + Self.quota - 1) / Self.quota
-    #expect(held.limited <= (Self.maxConcurrent - 1) * windows)
+    #expect(held.elapsedMs <= Self.allowedMs)
+    // Not faster than the quota either: the last window's jobs start when it begins.
+    #expect(held.elapsedMs >= Self.quotaMs - Self.windowMs)
     #expect(alone.waiting == 0)
     #expect(alone.ok == Self.quota)
     #expect(alone.limited == Self.jobs - Self.quota)

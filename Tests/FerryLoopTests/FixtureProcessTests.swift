@@ -13,34 +13,10 @@ import Testing
   /// Starts the `ferry-fixture` built next to the test bundle.
   init(loop: EventLoop) throws {
     let path = try Self.executablePath()
-    var input: [Int32] = [-1, -1]
-    var output: [Int32] = [-1, -1]
-    guard pipe(&input) == 0, pipe(&output) == 0 else { throw LoopError(code: errno, operation: "pipe") }
-    // Close-on-exec, so no other child spawned meanwhile keeps these pipes open.
-    (input + output).forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-    posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-    // The child must not inherit this pool thread's blocked signals.
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-    var pid: pid_t = 0
-    let argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
-    defer { argv.forEach { free($0) } }
-    let result = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
-    close(input[0])
-    close(output[1])
-    guard result == 0 else { throw LoopError(code: result, operation: "posix_spawn \(path)") }
-    self.pid = pid
-    self.stdinFD = input[1]
-    self.stdout = RawPeer(loop: loop, fd: output[0])
+    let child = try ChildSpawn.start(path, [], mergingStderr: false, withInput: true)
+    self.pid = child.pid
+    self.stdinFD = child.input!
+    self.stdout = RawPeer(loop: loop, fd: child.output)
     stdout.startReading()
   }
 
