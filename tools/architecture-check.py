@@ -15,6 +15,9 @@ Rules, over the Swift files under ROOT (default: the repository):
   table-entry a call into the job table from a FerryDaemon file outside JobTable*.swift other
               than its one entry point `table.handle(...)`, its queries (TABLE_QUERIES) and
               `bodyReceived` (a chunk's verdict, per chunk: the one documented exception)
+  table-doc   a case of `JobTable.Event` (JobTable+Events.swift) or `JobTable.Action`
+              (JobTable.swift) that docs/ARCHITECTURE.md does not name (`name` or `name(`),
+              so that its list of the table's events and actions matches the code
 
 The allow-list is a ratchet: an entry lets its file (or function) offend up to its count and
 no more; an entry that no longer offends must be removed, and one whose count has dropped is
@@ -32,7 +35,10 @@ import sys
 
 MAX_FUNCTION_LINES = 60
 MAX_FILE_LINES = 400
-RULES = ("glibc", "unchecked", "usleep", "function", "file", "table-entry")
+RULES = ("glibc", "unchecked", "usleep", "function", "file", "table-entry", "table-doc")
+# Where the job table's events and actions are declared, and the document that lists them.
+TABLE_ENUMS = (("Sources/FerryDaemon/JobTable+Events.swift", "Event"), ("Sources/FerryDaemon/JobTable.swift", "Action"))
+TABLE_DOC = "docs/ARCHITECTURE.md"
 # What the daemon may call on `table` besides `handle`: reads that change nothing, and the
 # per-chunk body verdict (docs/ARCHITECTURE.md, "The job table").
 TABLE_QUERIES = {"handle", "bodyReceived", "isDetachedIDTaken", "liveDetachedJob", "plainDetachedJobs",
@@ -186,6 +192,44 @@ def justified(lines, number):
     return False
 
 
+def enum_cases(text, enum):
+    """The case names declared directly in `enum NAME { ... }` of `text` (not in nested types)."""
+    names, depth, inside = [], 0, False
+    for line in code_lines(text):
+        code = line.split("//", 1)[0]
+        if not inside:
+            if re.search(r"\benum\s+" + enum + r"\b", code):
+                inside, depth = True, code.count("{") - code.count("}")
+            continue
+        case = re.match(r"\s*case\s+(.*)", code)
+        if case and depth == 1:
+            # `case a(x: Int, y: Int), b`: the names, not the labels inside the parentheses.
+            names += re.findall(r"(?:^|,)\s*(\w+)", re.sub(r"\([^()]*(?:\([^()]*\)[^()]*)*\)", "", case.group(1)))
+        depth += code.count("{") - code.count("}")
+        if depth <= 0:
+            break
+    return names
+
+
+def undocumented_table_cases(root):
+    """`JobTable.Event` and `.Action` cases that docs/ARCHITECTURE.md does not name."""
+    doc_path = os.path.join(root, TABLE_DOC)
+    if not os.path.exists(doc_path):
+        return []
+    with open(doc_path, encoding="utf-8") as f:
+        doc = f.read()
+    missing = []
+    for rel, enum in TABLE_ENUMS:
+        path = os.path.join(root, rel)
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            for name in enum_cases(f.read(), enum):
+                if not re.search("`" + re.escape(name) + "[`(]", doc):
+                    missing.append(f"{TABLE_DOC} {enum}.{name}")
+    return missing
+
+
 def measure(root):
     """Offences found: {(rule, key): count}, and lines for what no allow-list can excuse."""
     found, errors = {}, []
@@ -225,6 +269,8 @@ def measure(root):
             count = sum(len(re.findall(r"\busleep\s*\(", l)) for l in code_lines(f.read()))
         if count:
             found[("usleep", rel)] = count
+    for key in undocumented_table_cases(root):
+        found[("table-doc", key)] = 1
     return found, errors
 
 
@@ -254,6 +300,7 @@ def describe(rule, key, count):
         "function": f"{key}: function of {count} lines (over {MAX_FUNCTION_LINES})",
         "file": f"{key}: {count} lines (over {MAX_FILE_LINES})",
         "table-entry": f"{key}: {count} call(s) into the job table other than `table.handle` (its one entry point)",
+        "table-doc": f"{key}: a job table case the document does not name (its list of events and actions)",
     }[rule]
 
 

@@ -114,6 +114,24 @@ class ArchitectureCheckTests(unittest.TestCase):
         self.plant("Sources/FerryDaemon/JobTable+Z.swift", "func h() { table.ended(1) }\n")
         self.assertNotIn("JobTable+Z", self.check()[1])
 
+    def test_a_table_event_or_action_the_architecture_does_not_name_fails(self):
+        self.plant("Sources/FerryDaemon/JobTable+Events.swift",
+                   "extension JobTable {\n  public enum Event {\n    // case commented(Int)\n"
+                   "    case reported(UInt64, Report)\n    case ended(UInt64, o: Outcome, nowMs: UInt64), rateDue\n"
+                   "  }\n  enum Other {\n    case elsewhere\n  }\n}\n")
+        self.plant("Sources/FerryDaemon/JobTable.swift",
+                   "struct JobTable {\n  public enum Action {\n    case end(UInt64, JobEvent)\n  }\n}\n")
+        self.plant("docs/ARCHITECTURE.md", "`reported(report)`, `ended`, `rateDue` and `end(event)`.\n")
+        self.assertEqual(self.check(), (0, ""))
+        self.plant("docs/ARCHITECTURE.md", "`reported(report)`, `rateDue`; end, and `endless`.\n")
+        code, out = self.check()
+        self.assertEqual(code, 1, out)
+        self.assertIn("docs/ARCHITECTURE.md Event.ended: a job table case the document does not name", out)
+        self.assertIn("docs/ARCHITECTURE.md Action.end: a job table case", out)
+        self.assertNotIn("nowMs", out)
+        self.assertNotIn("elsewhere", out)
+        self.assertNotIn("commented", out)
+
     def test_a_file_over_four_hundred_lines_fails(self):
         self.plant("Sources/FerryWire/Big.swift", "let x = 1\n" * 401)
         self.assertFails("Sources/FerryWire/Big.swift: 401 lines (over 400)")

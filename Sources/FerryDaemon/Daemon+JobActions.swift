@@ -25,19 +25,27 @@ extension Daemon {
     spareReleased.removeAll(keepingCapacity: true)
   }
 
-  /// An empty action list for one event of the job table: the one kept from the last event,
-  /// so the per-job path allocates none. An event fed while another's actions are performed
-  /// (an action ended a job) finds none kept and gets a new one.
+  /// An empty action list for one event of the job table: one kept from an earlier event, so
+  /// the per-job path allocates none. Two are kept: an event fed while another's list is
+  /// performed (a `cancel` reported, a detached job's `ended` after its `end`) takes the second.
   func takeActions() -> [JobTable.Action] {
     var actions: [JobTable.Action] = []
-    swap(&actions, &spareActions)
+    if spareActions.capacity > 0 {
+      swap(&actions, &spareActions)
+    } else {
+      swap(&actions, &spareNestedActions)
+    }
     return actions
   }
 
   /// Keeps an action list, emptied, for the next event.
   func recycle(_ actions: inout [JobTable.Action]) {
     actions.removeAll(keepingCapacity: true)
-    swap(&actions, &spareActions)
+    if spareActions.capacity == 0 {
+      swap(&actions, &spareActions)
+    } else {
+      swap(&actions, &spareNestedActions)
+    }
   }
 
   /// The one way the daemon tells the job table what happened: the table takes the event
@@ -52,6 +60,19 @@ extension Daemon {
     recycle(&actions)
   }
 
+  /// A job's helper reports what happened to it: the table chooses the ending (`end`). A
+  /// cache hit answered within its submission was never in the table: the table's rule
+  /// (`JobTable.ending(of:)`) chooses its ending here, the first report only.
+  func report(_ run: JobRun, _ report: JobTable.Report) {
+    if run.isAnsweredOutsideTable, table.entries[run.serial] == nil {
+      if !run.isFinished { run.end(JobTable.ending(of: report)) }
+      return
+    }
+    // A detached job's result may wait for attach from now: that clock is always read.
+    let now = run.isDetached ? loop.now() : clock(run.session)
+    feed(.reported(run.serial, report, nowMs: now), known: run)
+  }
+
   /// Does what the job table decided, in order. `known`: a job the caller holds, spared a
   /// lookup.
   func perform(_ actions: [JobTable.Action], known: JobRun? = nil) {
@@ -64,7 +85,7 @@ extension Daemon {
       case .refuse:
         // Only `submitted` refuses, and `submit` answers it before the job is live.
         break
-      case .fail(let serial, let error): job(serial)?.finish(.failed(JobFailure(error: error)))
+      case .fail(let serial, let error): job(serial)?.report(.failed(JobFailure(error: error)))
       case .cancel(let serial, let reason): job(serial)?.cancel(reason)
       case .armRateTimer(let name, let delay): armRateTimer(name, afterMs: delay)
       case .dropSession(let name):
@@ -89,6 +110,7 @@ extension Daemon {
       case .announceWaiting(let serial, let untilMs):
         job(serial)?.announceWaiting(until: wallSeconds(untilMs))
       case .announceHeld(let serial, let reason): job(serial)?.announceWaiting(reason)
+      case .end(let serial, let ending): job(serial)?.end(ending)
       }
     }
   }

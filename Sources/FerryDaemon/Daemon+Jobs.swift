@@ -238,7 +238,7 @@ extension Daemon {
   }
 
   /// Called once per job, right after its terminal event was queued.
-  func jobFinished(_ run: JobRun, event: JobEvent) {
+  func jobFinished(_ run: JobRun, event: JobEvent, tableEnded: Bool = false) {
     let outcome: JobTable.Outcome
     switch event {
     case .done: outcome = .done
@@ -251,9 +251,11 @@ extension Daemon {
     guard jobs.removeValue(forKey: run.serial) != nil else { return }
     coordinator?.release(run.serial)
     releaseOutput(of: run)
-    // A detached job's result may wait for attach from now: that clock is always read.
-    let now = run.isDetached ? loop.now() : clock(run.session)
-    feed(.ended(run.serial, outcome, output: run.client?.output, nowMs: now))
+    if !tableEnded {
+      // A detached job's result may wait for attach from now: that clock is always read.
+      let now = run.isDetached ? loop.now() : clock(run.session)
+      feed(.ended(run.serial, outcome, output: run.client?.output, nowMs: now))
+    }
     if run.isDetached, run.client == nil { logger.debug("detached result waits for attach", ["job": run.id]) }
     if needsResultExpiry {
       needsResultExpiry = false

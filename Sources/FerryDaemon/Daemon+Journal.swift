@@ -318,12 +318,14 @@ extension Daemon {
           continue
         }
         guard let run = jobs[serial] else { continue }
+        // The table holds the job's phase; a job it no longer holds has ended.
         let phase: String
-        switch run.lifecycle.phase {
-        case .queued: phase = "queued"
-        case .running: phase = "running"
-        case .backingOff: phase = "waiting_retry"
-        case .finished: phase = "ended"
+        switch table.entries[serial]?.phase {
+        case .waiting?, .admitting?: phase = "queued"
+        case .held?: phase = run.lifecycle.attempt > 0 ? "waiting_retry" : "queued"
+        case .running?, .answering?: phase = "running"
+        case .backingOff?: phase = "waiting_retry"
+        case nil: phase = "ended"
         }
         entry(job.id, job.session, phase, run.lifecycle.seq, durable: false)
       }

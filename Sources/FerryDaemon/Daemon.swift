@@ -36,6 +36,8 @@ import FerryWire
   var outputsInUse: [String: UInt64] = [:]
   /// The action list of the last job table event, kept for the next (`takeActions`).
   var spareActions: [JobTable.Action] = []
+  /// A second one, for the `ended` an `end` feeds while its own list is performed.
+  var spareNestedActions: [JobTable.Action] = []
   /// Waiting jobs that ended jobs released, started together once the loop's callbacks of this
   /// iteration are done (`startReleased`): the ends of a burst of transfers are all handled
   /// first, then the jobs behind them start at once, and their requests go out together.

@@ -1,21 +1,21 @@
 import FerryWire
 
-/// The pure lifecycle of one job as its client sees it: which events may still be sent, their
-/// `seq` numbers, and the rule that exactly one terminal event ends it.
+/// How far a job's event stream has gone as its client sees it: the `seq` numbers of its
+/// events, which optional events may still be sent, and its attempts.
 ///
-/// The driver asks before every event; once the terminal event has been granted, everything
-/// else is refused, so a late curl callback or a cancel racing completion cannot emit twice.
+/// It holds no phase of the job: whether a job waits, runs, backs off or ends, and which
+/// terminal event it ends with, is the job table's (`JobTable.Phase`, `JobTable.reported`). The
+/// driver asks here for the `seq` of each event it sends; once the terminal event was sent (or
+/// the job left without one), optional events are refused, so a late curl callback sends
+/// nothing.
 public struct JobLifecycle: Sendable {
-  /// Where the job is.
-  public enum Phase: Sendable, Equatable {
-    case queued
-    case running(attempt: Int)
-    /// Between attempts, waiting for a retry's backoff.
-    case backingOff(attempt: Int)
-    case finished
-  }
-
-  public private(set) var phase: Phase = .queued
+  /// Attempts started (0 before the first; an answer from the cache starts none).
+  public private(set) var attempt = 0
+  /// An attempt, or an answer from the cache, is under way: its optional events may be sent.
+  public private(set) var isAttemptUnderWay = false
+  /// The terminal event was sent, or the job left without one (abandoned at shutdown, refused
+  /// by the journal).
+  public private(set) var isFinished = false
   /// `seq` of the last event granted.
   public private(set) var seq = 0
   public let wanted: OptionalEvents
@@ -27,17 +27,7 @@ public struct JobLifecycle: Sendable {
   public init(wanted: OptionalEvents, resumingAt seq: Int, attempts: Int) {
     self.wanted = wanted
     self.seq = seq
-    phase = attempts > 0 ? .backingOff(attempt: attempts) : .queued
-  }
-
-  public var isFinished: Bool { phase == .finished }
-
-  /// The attempt now running or last run (0 before the first).
-  public var attempt: Int {
-    switch phase {
-    case .queued, .finished: 0
-    case .running(let a), .backingOff(let a): a
-    }
+    attempt = attempts
   }
 
   /// The `seq` for `queued`, always sent first.
@@ -49,20 +39,20 @@ public struct JobLifecycle: Sendable {
   /// An attempt starts; returns the `seq` for `started`, or nil when the job did not ask for it.
   public mutating func attemptStarted() -> Int? {
     guard !isFinished else { return nil }
-    let n = attempt + 1
-    phase = .running(attempt: n)
+    attempt += 1
+    isAttemptUnderWay = true
     return wanted.contains(.started) ? next() : nil
   }
 
   /// The job is answered from the cache without an attempt (issue 17): optional events
-  /// (`response`, `data`) may follow, and `attempt` stays 0.
+  /// (`response`, `data`) may follow, and `attempt` stays as it was.
   public mutating func answeredWithoutAttempt() {
-    if phase == .queued { phase = .running(attempt: 0) }
+    if !isFinished { isAttemptUnderWay = true }
   }
 
   /// An attempt failed in a way that will be retried.
   public mutating func attemptWillRetry() {
-    if case .running(let a) = phase { phase = .backingOff(attempt: a) }
+    isAttemptUnderWay = false
   }
 
   /// `seq` for `waiting` (held for the network, issue 31; held by a server-taught hold, issue
@@ -70,21 +60,28 @@ public struct JobLifecycle: Sendable {
   /// attempt).
   public mutating func waiting() -> Int? {
     guard !isFinished else { return nil }
-    if case .running(let a) = phase { phase = .backingOff(attempt: a) }
+    isAttemptUnderWay = false
     return next()
   }
 
   /// `seq` for an optional event (`response`, `progress`), or nil when it must not be sent.
   public mutating func optional(_ kind: OptionalEvents) -> Int? {
-    guard case .running = phase, wanted.contains(kind) else { return nil }
+    guard isAttemptUnderWay, !isFinished, wanted.contains(kind) else { return nil }
     return next()
   }
 
-  /// `seq` for the terminal event, or nil when one was already sent.
-  public mutating func terminal() -> Int? {
-    guard !isFinished else { return nil }
-    phase = .finished
+  /// `seq` for the terminal event the job table chose (`end`). The table sends exactly one
+  /// `end` per job, so nothing is checked here.
+  public mutating func terminal() -> Int {
+    isFinished = true
+    isAttemptUnderWay = false
     return next()
+  }
+
+  /// The job leaves without a terminal event of its own: nothing more is sent.
+  public mutating func leftWithoutEnding() {
+    isFinished = true
+    isAttemptUnderWay = false
   }
 
   private mutating func next() -> Int {

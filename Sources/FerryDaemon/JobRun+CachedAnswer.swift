@@ -32,7 +32,7 @@ extension JobRun {
     case .failure(.unsuitable): return .unsuitable
     case .failure(.failed(let error)):
       startedFromCache()
-      finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+      report(.localFailure(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
       return .answered
     }
     // The body is whole and checked: from here the job is answered.
@@ -45,9 +45,19 @@ extension JobRun {
       if case .inline(let collected) = loaded {
         rejected = (try? collected.body(contentType: contentType).get()) ?? .none
       }
-      finish(.failed(JobFailure(error: rejection, attempts: lifecycle.attempt, head: head, body: rejected)))
+      report(.rejected(JobFailure(error: rejection, attempts: lifecycle.attempt, head: head, body: rejected)))
       return .answered
     }
+    deliver(loaded, head: head, contentType: contentType, stored: stored, outcome: outcome, metrics: metrics)
+    return .answered
+  }
+
+  /// Sends an accepted stored body on: paced by its reader (a feed), or at once, and the job
+  /// `done` with it.
+  private func deliver(
+    _ loaded: LoadedBody, head: ResponseHead, contentType: String?, stored: CachedResponse,
+    outcome: CacheOutcome, metrics: TransferMetrics?
+  ) {
     if case .feed(let feed) = loaded {
       // Paced by its reader: `done` comes once the last piece is out.
       cacheFeed = feed
@@ -58,19 +68,18 @@ extension JobRun {
         bodyStream = BodyStream(contentType: contentType)
       }
       pumpStoredBody()
-      return .answered
+      return
     }
     switch storedBody(loaded, contentType: contentType) {
     case .success(let body):
-      finish(
-        .done(
+      report(
+        .completed(
           JobCompletion(
             head: head, body: body, url: request.url, attempts: lifecycle.attempt,
             timing: storedTiming(metrics), cache: outcome)))
     case .failure(let error):
-      finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+      report(.localFailure(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
     }
-    return .answered
   }
 
   /// A stored body, read whole and checked, ready for where the job wants it.
@@ -124,25 +133,7 @@ extension JobRun {
       return .success(.stream(bytes))
     }
     if accepted, let path = job.output {
-      let file: OutputFile
-      do throws(WireError) {
-        file = try OutputFile(
-          path: path, resume: false, writeRoots: daemon.config.writeRoots, baseline: outputBaseline,
-          owner: outputOwner)
-      } catch {
-        return .failure(.failed(error))
-      }
-      var writeError: WireError?
-      var cursor = SliceCursor(slice)
-      let whole = bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha) { chunk in
-        guard writeError == nil, let piece = cursor.take(chunk) else { return }
-        do throws(WireError) { try file.write(piece) } catch { writeError = error }
-      }
-      guard whole, writeError == nil else {
-        file.abandon(keepPartial: false)
-        return .failure(whole ? .failed(writeError!) : .damaged)
-      }
-      return .success(.file(file))
+      return loadStored(stored, into: path, bodies: bodies, sha256: sha, slice: slice)
     }
     // Inline (or a rejected answer's body, which comes back inline): bounded by
     // `max_inline_bytes` as a fetched one is (the collector keeps no more).
@@ -154,6 +145,33 @@ extension JobRun {
         into: { chunk in if let piece = cursor.take(chunk) { collected.append(piece) } })
     else { return .failure(.damaged) }
     return .success(.inline(collected))
+  }
+
+  /// The stored body written into the job's output file (its slice), checked as it is read: a
+  /// damaged one leaves no file.
+  private func loadStored(
+    _ stored: CachedResponse, into path: String, bodies: CacheBodyFiles, sha256 sha: [UInt8]?,
+    slice: ClosedRange<Int64>?
+  ) -> Result<LoadedBody, LoadFailure> {
+    let file: OutputFile
+    do throws(WireError) {
+      file = try OutputFile(
+        path: path, resume: false, writeRoots: daemon.config.writeRoots, baseline: outputBaseline,
+        owner: outputOwner)
+    } catch {
+      return .failure(.failed(error))
+    }
+    var writeError: WireError?
+    var cursor = SliceCursor(slice)
+    let whole = bodies.read(stored.bodyFile, bytes: stored.bodyBytes, sha256: sha) { chunk in
+      guard writeError == nil, let piece = cursor.take(chunk) else { return }
+      do throws(WireError) { try file.write(piece) } catch { writeError = error }
+    }
+    guard whole, writeError == nil else {
+      file.abandon(keepPartial: false)
+      return .failure(whole ? .failed(writeError!) : .damaged)
+    }
+    return .success(.file(file))
   }
 
   /// The stored body checked whole first (the hash, on its first read since the start), so
@@ -222,7 +240,7 @@ extension JobRun {
         }
       }
       if let failure {
-        return finish(.failed(JobFailure(error: failure, attempts: lifecycle.attempt, head: head)))
+        return report(.localFailure(JobFailure(error: failure, attempts: lifecycle.attempt, head: head)))
       }
       if !read {
         // Cut or unreadable under a running daemon, after part of it went out.
@@ -232,7 +250,7 @@ extension JobRun {
         let message = "the stored response could not be read to its end"
         let error =
           descriptorOutput != nil ? DescriptorOutput.failure(message) : WireError(.outputFailed, message)
-        return finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+        return report(.localFailure(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
       }
     }
     if let out = descriptorOutput, out.isBlocked { return pausedForClient() }
@@ -244,8 +262,8 @@ extension JobRun {
       bodyStream?.finish { piece, asText, offset in sendData(piece, asText: asText, offset: offset) }
       body = .streamed(bytes: bodyStream?.offset ?? feed.length)
     }
-    finish(
-      .done(
+    report(
+      .completed(
         JobCompletion(
           head: head, body: body, url: request.url, attempts: lifecycle.attempt,
           timing: storedTiming(end.metrics), cache: end.outcome)))
@@ -271,8 +289,8 @@ extension JobRun {
     self.head = head
     if let seq = lifecycle.optional(.response) { emit(seq, .response(head)) }
     let total = Int64(daemon.loop.now() - enqueuedAtMs) * 1000
-    finish(
-      .done(
+    report(
+      .completed(
         JobCompletion(
           head: head, body: .none, url: request.url, attempts: 0,
           timing: JobTiming(queued: total, connect: 0, tls: 0, firstByte: 0, total: total), cache: .miss)))

@@ -39,7 +39,8 @@ extension JobRun {
     // Not journaled: the journal never had it.
     journalKey = nil
     client?.sendLines(line)
-    guard lifecycle.terminal() != nil else { return }
+    guard !isFinished else { return }
+    lifecycle.leftWithoutEnding()
     pauseTimer?.cancel()
     retryTimer?.cancel()
     daemon.recordDetached(self, line: line, seq: 1, isTerminal: true)

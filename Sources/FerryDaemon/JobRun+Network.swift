@@ -45,7 +45,7 @@ extension JobRun {
     guard !isFinished else { return }
     stopInFlight()
     let error = WireError(.timeout, "the job's deadline of \(seconds) s passed", timer: "deadline")
-    finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt)))
+    report(.deadlinePassed(JobFailure(error: error, attempts: lifecycle.attempt)))
   }
 
   /// What an attempt collected is not the job's answer: drop it before the next attempt.

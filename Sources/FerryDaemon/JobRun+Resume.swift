@@ -83,7 +83,7 @@ extension JobRun {
         owner: outputOwner)
       finishDone(head: head, body: .output(path: path, bytes: try file.commit()), metrics: metrics)
     } catch {
-      finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+      report(.localFailure(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
     }
   }
 

@@ -150,7 +150,7 @@ extension JobRun: TransferDelegate {
       // A body too large to hold still had a response: say which (as for unacceptable_status).
       // So did a redirect refused for leaving the credentials' origins (issue 12).
       let head = error.code == .responseTooLarge || error.code == .originNotAllowed ? self.head : nil
-      finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+      report(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
     case .success(let metrics):
       daemon.recordTransfer(self, metrics: metrics)
       if let head { daemon.learnLimits(self, head) }
@@ -177,7 +177,7 @@ extension JobRun: TransferDelegate {
       let failure = WireError(
         .bodyNotRewindable,
         "a retry (after \(why)) needs the request body again, and its stream was read already")
-      finish(
+      report(
         .failed(JobFailure(error: failure, attempts: lifecycle.attempt, head: error == nil ? head : nil)))
       return true
     }
@@ -194,7 +194,7 @@ extension JobRun: TransferDelegate {
       let error = WireError(
         .timeout, "the job's timeout ends in \(left) ms, before the next attempt (in \(delay) ms)",
         timer: "total")
-      finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt)))
+      report(.failed(JobFailure(error: error, attempts: lifecycle.attempt)))
       return true
     }
     discardAttempt()
@@ -232,7 +232,7 @@ extension JobRun: TransferDelegate {
       self.head ?? ResponseHead(status: metrics.status, headers: [], httpVersion: metrics.httpVersion)
     if let error = abortError {
       if error.code == .resumeMismatch { dropPartial() }
-      finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+      report(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
       return
     }
     if partIsComplete, let path = job.output {
@@ -259,9 +259,15 @@ extension JobRun: TransferDelegate {
       output?.abandon(keepPartial: false)
       output = nil
       let body = (try? collector.body(contentType: contentType).get()) ?? .none
-      finish(.failed(JobFailure(error: rejection, attempts: lifecycle.attempt, head: head, body: body)))
+      report(.rejected(JobFailure(error: rejection, attempts: lifecycle.attempt, head: head, body: body)))
       return
     }
+    finishAcceptedBody(head: head, contentType: contentType, metrics: metrics)
+  }
+
+  /// The accepted response's body where the job wanted it (a descriptor, `data` events, a
+  /// file committed, inline), and the job `done` with it; a failure to keep it is reported.
+  private func finishAcceptedBody(head: ResponseHead, contentType: String?, metrics: TransferMetrics) {
     let body: ResponseBody
     if bodyToDescriptor, let descriptorOutput {
       // A continued file reports its whole size, as `output` does.
@@ -275,7 +281,7 @@ extension JobRun: TransferDelegate {
       // Accepted only because the body was empty: the file exists, empty.
       openOutput(path, resuming: false)
       if let abortError {
-        finish(.failed(JobFailure(error: abortError, attempts: lifecycle.attempt, head: head)))
+        report(.localFailure(JobFailure(error: abortError, attempts: lifecycle.attempt, head: head)))
         return
       }
     }
@@ -284,14 +290,14 @@ extension JobRun: TransferDelegate {
       do throws(WireError) {
         body = .output(path: file.path, bytes: try file.commit())
       } catch {
-        finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+        report(.localFailure(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
         return
       }
     } else {
       switch collector.body(contentType: contentType) {
       case .success(let b): body = request.method == "HEAD" ? .none : b
       case .failure(let error):
-        finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+        report(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
         return
       }
     }
@@ -306,8 +312,8 @@ extension JobRun: TransferDelegate {
       queued: us(t.queued), connect: us(t.connect), tls: us(t.tls), firstByte: us(t.firstByte),
       total: us(t.total))
     let cached = cache == nil ? nil : cacheFetchedAnswer(head: head, metrics: metrics)
-    finish(
-      .done(
+    report(
+      .completed(
         JobCompletion(
           head: head, body: body, url: metrics.effectiveURL, attempts: lifecycle.attempt, timing: timing,
           cache: cached)))

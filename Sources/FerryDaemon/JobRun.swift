@@ -5,8 +5,9 @@ import FerrySerializer
 import FerrySession
 import FerryWire
 
-/// One accepted job on the loop: it waits for its session's slot, runs its transfer, turns what
-/// the engine reports into events for its client, and ends with exactly one terminal event.
+/// One accepted job on the loop: the driver's helper for its transfer. It runs the attempts the
+/// job table starts, turns what the engine reports into events for its client, and reports how
+/// the job went (`report`); the table chooses the one terminal event it ends with (`end`).
 @MainActor final class JobRun {
   let serial: UInt64
   let id: String
@@ -110,8 +111,11 @@ import FerryWire
   /// it is all out (`JobRun+Cache`).
   var cacheFeed: StoredBodyFeed?
   var cacheFeedEnd: (stored: CachedResponse, outcome: CacheOutcome, metrics: TransferMetrics?)?
+  /// What the job reported (`report`), kept for the terminal event the table chooses (`end`).
+  var completion: JobCompletion?
+  var failure: JobFailure?
   /// A hit answered at submission: the job table never saw it, so its connection lets go of
-  /// it when it ends (`finish`), and cancels it when it goes away.
+  /// it when it ends (`end`), and cancels it when it goes away.
   var isAnsweredOutsideTable = false
 
   init(
@@ -290,14 +294,7 @@ import FerryWire
     let error = WireError(
       .timeout, "paused for its client (not reading) longer than idle_timeout (\(idleTimeoutMs) ms)",
       timer: "idle")
-    finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
-  }
-
-  /// Ends the job as `cancelled` (op, disconnect or shutdown); nothing of it follows.
-  func cancel(_ reason: CancelReason) {
-    guard !isFinished else { return }
-    stopInFlight()
-    finish(.cancelled(reason))
+    report(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
   }
 
   /// The body goes into `output` (a descriptor the client passed): its callbacks come here.
@@ -336,30 +333,23 @@ import FerryWire
     retryTimer?.cancel()
     transfer?.cancel()
     transfer = nil
-    finish(.failed(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
+    report(.localFailure(JobFailure(error: error, attempts: lifecycle.attempt, head: head)))
   }
 
-  /// Stops a durable job at shutdown without an ending (`Daemon.abandon`): nothing of it
-  /// follows, and the journal holds it as it was.
-  func abandon() {
-    guard lifecycle.terminal() != nil else { return }
-    pauseTimer?.cancel()
-    retryTimer?.cancel()
-    if isWaitingRetry {
-      isWaitingRetry = false
-      daemon.metrics.recordRetryWaitEnded()
+  /// The table's `end`: sends the terminal event it chose, with the response or error this
+  /// helper reported, and hands the job back to the daemon.
+  func end(_ ending: JobTable.Ending) {
+    let event: JobEvent
+    switch ending {
+    case .done where completion != nil: event = .done(completion!)
+    case .done, .failed:
+      event = .failed(
+        failure ?? JobFailure(error: WireError(.transferFailed, "the job ended without its answer")))
+    case .cancelled(let reason): event = .cancelled(reason)
     }
-    transfer?.cancel()
-    transfer = nil
-    // The next start continues what came (a resent download, with If-Range).
-    output?.abandon(keepPartial: true)
-    output = nil
-    heldLines = nil
-  }
-
-  /// Sends the terminal event and hands the job back to the daemon.
-  func finish(_ event: JobEvent) {
-    guard let seq = lifecycle.terminal() else { return }
+    completion = nil
+    failure = nil
+    let seq = lifecycle.terminal()
     pauseTimer?.cancel()
     descriptorOutput?.close()
     descriptorOutput = nil
@@ -368,7 +358,9 @@ import FerryWire
     cacheFeed = nil
     cacheFeedEnd = nil
     emit(seq, event)
-    daemon.jobFinished(self, event: event)
+    // A detached job's ending waits for its terminal line's record (`ended`); any other job
+    // left the table with its `end`.
+    daemon.jobFinished(self, event: event, tableEnded: !isDetached)
     if isAnsweredOutsideTable { client?.letGo(of: self) }
   }
 

@@ -108,12 +108,17 @@ extension JobTable {
 
   /// An ended or departing job's share of its client's budget goes; what waited may resume.
   mutating func releaseBody(
-    of serial: UInt64, bytes: Int, client: UInt64, output: ClientOutput?, into actions: inout [Action]
+    of serial: UInt64, bytes: Int, client: UInt64, output: ClientOutput?, recheck: Bool = false,
+    into actions: inout [Action]
   ) {
     guard let b = budgets.index(forKey: client) else { return }
     budgets.values[b].release(serial, bytes: bytes)
-    if let output, !budgets.values[b].waiting.isEmpty {
+    guard !budgets.values[b].waiting.isEmpty else { return }
+    if let output {
       for s in budgets.values[b].resumable(output: output) { actions.append(.resume(s)) }
+    } else if recheck {
+      // The output is known only once the ending's event is in it: ask again after `end`.
+      actions.append(.budgetMayHaveRoom(client: client))
     }
   }
 

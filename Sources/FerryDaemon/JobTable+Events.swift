@@ -55,6 +55,9 @@ extension JobTable {
     case submitted(UInt64, Submission, nowMs: UInt64)
     /// A cache hit answered at submission still delivers its answer (`Phase.answering`).
     case answering(UInt64, session: String, client: UInt64)
+    /// The job's transfer helper (`JobRun`) reports what happened to it; the table decides
+    /// the ending (`end`), once (JobTable+Endings).
+    case reported(UInt64, Report, nowMs: UInt64)
     /// The job's terminal event was sent; `output`: its client's output now.
     case ended(UInt64, Outcome, output: ClientOutput?, nowMs: UInt64)
     /// An attempt failed and the job's retry policy wants another after `afterMs`.
@@ -120,6 +123,7 @@ extension JobTable {
     case .answering(let serial, let session, let client): answering(serial, session: session, client: client)
     case .ended(let serial, let outcome, let output, let nowMs):
       ended(serial, outcome: outcome, nowMs: nowMs, output: output, into: &actions)
+    case .reported(let serial, let report, let nowMs): reported(serial, report, nowMs: nowMs, into: &actions)
     case .retryWanted(let serial, let afterMs): retryWanted(serial, afterMs: afterMs, into: &actions)
     case .retryDue(let serial): retryDue(serial, into: &actions)
     case .measured(let serial, let session, let c):
@@ -177,7 +181,9 @@ extension JobTable {
   /// waits (`backingOff`) for the timer the driver arms. A job the table does not hold running
   /// (it ended meanwhile) gets nothing.
   mutating func retryWanted(_ serial: UInt64, afterMs: Int, into actions: inout [Action]) {
-    guard let index = entries.index(forKey: serial), entries.values[index].phase == .running else { return }
+    guard let index = entries.index(forKey: serial), entries.values[index].phase == .running,
+      !entries.values[index].isEnding
+    else { return }
     entries.values[index].phase = .backingOff
     actions.append(.armRetryTimer(serial, afterMs: max(0, afterMs)))
   }

@@ -10,8 +10,8 @@ import FerryWire
 /// This is the one place where a job changes phase: `submitted` makes it `waiting` or
 /// `running`, `answering` enters a cache hit still delivering its answer, the scheduler's
 /// releases (`ended`, `reloaded`, `rateDue`) make a waiting job `running`, `retryWanted` and
-/// `retryDue` move a running job to `backingOff` and back, and `ended` removes it. A removed
-/// entry is the job's end; nothing else moves it.
+/// `retryDue` move a running job to `backingOff` and back, and `reported` chooses its ending
+/// and removes it (`ended`, for a detached one). A removed entry is the job's end.
 ///
 /// Actions are appended to the caller's list and performed after the call returns, so an
 /// action that leads to another event (a `fail` ends a job) is a new call, never a re-entry.
@@ -57,6 +57,9 @@ public struct JobTable: Sendable {
     var uid: UInt32?
     /// The `scheme://host:port` a server-taught hold names (nil with `backoff: "job"`).
     var origin: String?
+    /// A detached job's ending is chosen (`end`) and its terminal line is still to be recorded:
+    /// later reports are ignored, and `ended` removes it.
+    var isEnding = false
   }
 
   /// What the driver does, in the order given.
@@ -110,13 +113,10 @@ public struct JobTable: Sendable {
     case announceWaiting(UInt64, untilMs: UInt64)
     /// Send the job's `waiting` event: it is held for the network (issue 31).
     case announceHeld(UInt64, WaitReason)
-  }
-
-  /// How a job ended, for the counters.
-  public enum Outcome: Sendable, Equatable {
-    case done
-    case failed
-    case cancelled
+    /// End the job with this terminal event (`done`, `failed` or `cancelled`), the one the
+    /// table chose from its report (`reported`, JobTable+Endings); it has left the table, and
+    /// the driver sends the event and lets go of what is left of the job.
+    case end(UInt64, Ending)
   }
 
   /// Live jobs. Set only in JobTable.swift and its extensions (JobTable+Bodies, +Detached).
@@ -265,14 +265,15 @@ public struct JobTable: Sendable {
   ///
   /// `output`: its client's output now (nil without a client).
   public mutating func ended(
-    _ serial: UInt64, outcome: Outcome, nowMs: UInt64, output: ClientOutput? = nil,
+    _ serial: UInt64, outcome: Outcome, nowMs: UInt64, output: ClientOutput? = nil, recheck: Bool = false,
     into actions: inout [Action]
   ) {
     guard let entry = entries.removeValue(forKey: serial) else { return }
     requestBytesInFlight -= entry.heldRequestBytes
     inlineBytesHeld -= entry.bodyBytes
     if let client = entry.client {
-      releaseBody(of: serial, bytes: entry.bodyBytes, client: client, output: output, into: &actions)
+      releaseBody(
+        of: serial, bytes: entry.bodyBytes, client: client, output: output, recheck: recheck, into: &actions)
     }
     if let key = entry.detached { detachedJobEnded(key, hadClient: entry.client != nil, nowMs: nowMs) }
     let slot = entry.slot

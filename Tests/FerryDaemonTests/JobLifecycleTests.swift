@@ -10,7 +10,7 @@ struct JobLifecycleTests {
     #expect(l.optional(.response) == 3)
     #expect(l.optional(.progress) == 4)
     #expect(l.terminal() == 5)
-    #expect(l.terminal() == nil)
+    #expect(l.isFinished)
     #expect(l.optional(.progress) == nil)
     #expect(l.attemptStarted() == nil)
   }
@@ -36,7 +36,9 @@ struct JobLifecycleTests {
     _ = l.queued()
     #expect(l.attemptStarted() == 2)
     l.attemptWillRetry()
-    #expect(l.phase == .backingOff(attempt: 1))
+    #expect(!l.isAttemptUnderWay)
+    #expect(l.attempt == 1)
+    #expect(l.optional(.started) == nil)
     #expect(l.attemptStarted() == 3)
     #expect(l.attempt == 2)
   }

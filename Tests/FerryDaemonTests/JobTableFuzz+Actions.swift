@@ -11,10 +11,13 @@ extension TableFuzz {
       case .start(let serial), .startReleased(let serial): started(serial)
       case .cancel(let serial, _): owe(serial, .cancelled, action)
       case .fail(let serial, _): owe(serial, .failed, action)
+      case .end(let serial, let ending): self.ending(serial, ending)
       case .abandon(let serial):
         check(jobs[serial]?.durable == true, "abandoned a job that is not a live durable one: \(serial)")
+        check(terminals[serial] == nil, "abandoned job \(serial), which had ended")
         jobs[serial] = nil
         finished.insert(serial)
+        abandoned.insert(serial)
       case .armRateTimer(let session, let afterMs):
         check(afterMs >= 0, "a rate timer in the past: \(afterMs)")
         rateTimers[session] = nowMs + UInt64(max(0, afterMs))

@@ -7,7 +7,8 @@ import Testing
 /// The job table fed random event sequences through its one entry point (`handle`) by a driver
 /// that does what `Daemon.perform` does with each action (issue 28), checking the table's
 /// invariants after every action and every event: every job ends exactly once (or is refused,
-/// or abandoned at shutdown), a session never starts past its `max_concurrent`, a lane runs one
+/// or abandoned at shutdown), with the one terminal event the table chose from the reports it
+/// heard (two reports racing, or a late one for an ended job, never give a second), a session never starts past its `max_concurrent`, a lane runs one
 /// job at a time in submission order, a paced session's starts are at least its interval
 /// apart, a retry comes only to a job backing off and a late retry timer does nothing, the
 /// table's counts match what the driver saw, and at the end nothing is lost: once every
@@ -52,8 +53,12 @@ struct TableFuzz {
   var retryTimers: [UInt64: UInt64] = [:]
   /// Hold (and budget window) timers by session and origin (issue 32).
   var holdTimers: [String: (session: String, origin: String, due: UInt64)] = [:]
-  /// Ends the driver owes the table (a `cancel` or `fail` action ends the job next).
+  /// Reports the driver owes the table (a `cancel` or `fail` action: the job reports it next).
   var owedEnds: [(UInt64, JobTable.Outcome)] = []
+  /// Terminal events the table chose (`end`), by job: never more than one.
+  var terminals: [UInt64: Int] = [:]
+  /// Durable jobs the table let go at shutdown without an ending.
+  var abandoned: Set<UInt64> = []
 
   init(seed: UInt64) {
     self.seed = seed
@@ -81,7 +86,9 @@ struct TableFuzz {
   mutating func step() {
     switch Int.random(in: 0..<100, using: &rng) {
     case 0..<36: submit()
-    case 36..<58: endRunning()
+    case 36..<52: endRunning()
+    case 52..<55: raceReports()
+    case 55..<58: reportLate()
     case 58..<66: wantRetry()
     case 66..<75: cancelWaiting()
     case 75..<80: closeClient()
@@ -129,6 +136,39 @@ struct TableFuzz {
       return
     }
     end(serial, [.done, .failed, .cancelled].randomElement(using: &rng)!)
+  }
+
+  /// Two reports for one live job in one go (a cancel racing its completion, a deadline
+  /// racing a failure): the first one ends it, the second gets nothing.
+  mutating func raceReports() {
+    guard let serial = jobs.keys.sorted().randomElement(using: &rng) else { return }
+    let first = randomReport()
+    var actions: [JobTable.Action] = []
+    table.handle(.reported(serial, first, nowMs: nowMs), into: &actions)
+    var late: [JobTable.Action] = []
+    table.handle(.reported(serial, randomReport(), nowMs: nowMs), into: &late)
+    check(actions.first == .end(serial, JobTable.ending(of: first)), "a report for \(serial) gave \(actions)")
+    check(late.isEmpty, "a second report for \(serial) gave \(late)")
+    perform(actions)
+  }
+
+  /// A report for a job that is gone (ended, refused, abandoned) or was never submitted.
+  mutating func reportLate() {
+    let gone = finished.sorted().randomElement(using: &rng) ?? nextSerial + 1
+    var actions: [JobTable.Action] = []
+    table.handle(.reported(gone, randomReport(), nowMs: nowMs), into: &actions)
+    check(actions.isEmpty, "a late report for \(gone) gave \(actions)")
+  }
+
+  mutating func randomReport() -> JobTable.Report {
+    switch Int.random(in: 0..<6, using: &rng) {
+    case 0: .completed(status: 200)
+    case 1: .failed(.connectFailed)
+    case 2: .rejected(.unacceptableStatus)
+    case 3: .localFailure(.outputFailed)
+    case 4: .deadlinePassed
+    default: .cancelled(.client)
+    }
   }
 
   /// A running job's attempt failed and its policy wants another: the table answers with
@@ -207,14 +247,34 @@ struct TableFuzz {
     perform(actions)
   }
 
+  /// The job's helper reports an outcome of this kind; the table chooses the ending (`end`).
   mutating func end(_ serial: UInt64, _ outcome: JobTable.Outcome) {
+    check(jobs[serial] != nil && !finished.contains(serial), "job \(serial) ended twice or unknown")
+    let report: JobTable.Report =
+      switch outcome {
+      case .done: randomReport()
+      case .failed:
+        [.failed(.timeout), .rejected(.unacceptableStatus), .localFailure(.outputFailed)].randomElement(
+          using: &rng)!
+      case .cancelled: .cancelled(.client)
+      }
+    var actions: [JobTable.Action] = []
+    table.handle(.reported(serial, report, nowMs: nowMs), into: &actions)
+    check(actions.first == .end(serial, JobTable.ending(of: report)), "reported(\(serial)) gave \(actions)")
+    perform(actions)
+  }
+
+  /// The table chose the job's terminal event, and the job left it: the driver sends it.
+  mutating func ending(_ serial: UInt64, _ ending: JobTable.Ending) {
+    terminals[serial, default: 0] += 1
+    check(terminals[serial] == 1, "job \(serial) got \(terminals[serial]!) terminal events")
     check(jobs[serial] != nil && !finished.contains(serial), "job \(serial) ended twice or unknown")
     jobs[serial] = nil
     finished.insert(serial)
-    feed(.ended(serial, outcome, output: nil, nowMs: nowMs))
   }
 
-  /// What the daemon does after performing a list: the jobs its actions ended end now.
+  /// What the daemon does after performing a list: the jobs its actions cancelled or failed
+  /// report it.
   mutating func settle() {
     while !owedEnds.isEmpty {
       let (serial, outcome) = owedEnds.removeFirst()
@@ -234,6 +294,7 @@ struct TableFuzz {
       rounds += 1
       if let serial = jobs.filter({ $0.value.running }).keys.min() {
         end(serial, .done)
+        settle()
       } else {
         advanceTime(by: max(rateIntervalMs, 20))
       }
@@ -241,6 +302,8 @@ struct TableFuzz {
     }
     check(jobs.isEmpty, "jobs never started or ended: \(jobs.keys.sorted())")
     check(table.liveCount == 0, "the table still holds \(table.liveCount) jobs")
+    let unended = finished.filter { terminals[$0] != 1 && !abandoned.contains($0) }.sorted()
+    check(unended.isEmpty, "jobs that left without exactly one terminal event: \(unended)")
     check(table.requestBytesInFlight == 0, "request bytes left: \(table.requestBytesInFlight)")
   }
 }
