@@ -24,8 +24,12 @@ import Testing
     #expect(c.names("a").filter { $0 != "progress" } == ["queued", "started", "response", "done"])
   }
 
+  /// Jobs to the loopback fixture wait for the network as others would (by default a job to a
+  /// loopback host never waits: docs/NETWORK.md).
+  static let loopbackWaits = #"{"network": {"loopback_waits": true}, "sessions": {"default": {}}}"#
+
   @Test func anAttemptThatCannotConnectWhileOfflineWaitsAgain() throws {
-    let d = try InProcessDaemon(config: #"{"sessions": {"default": {}}}"#)
+    let d = try InProcessDaemon(config: Self.loopbackWaits)
     defer { d.close() }
     let c = try d.connect()
     // A loopback port nothing listens on: the connection is refused.
@@ -46,7 +50,7 @@ import Testing
 /// `deadline` (issue 31): it bounds the wait for the network and the run together.
 @MainActor struct JobDeadlineTests {
   @Test func aJobHeldPastItsDeadlineFailsTimeoutDeadline() throws {
-    let d = try InProcessDaemon(config: #"{"sessions": {"default": {}}}"#)
+    let d = try InProcessDaemon(config: NetworkMonitorFailureTests.loopbackWaits)
     defer { d.close() }
     d.daemon.networkChanged(.offline)
     let c = try d.connect()
