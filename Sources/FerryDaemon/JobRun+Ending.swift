@@ -17,9 +17,9 @@ extension JobRun {
 
   /// Tells the job table what happened to the job: the table chooses its ending, which comes
   /// back as `end` (`Daemon.report`). A report after the ending changes nothing.
-  func report(_ outcome: Outcome) {
+  func report(_ outcome: consuming Outcome) {
     guard !isFinished else { return }
-    switch outcome {
+    switch consume outcome {
     case .completed(let c):
       completion = c
       daemon.report(self, .completed(status: c.head.status))

@@ -339,16 +339,18 @@ import FerryWire
   /// The table's `end`: sends the terminal event it chose, with the response or error this
   /// helper reported, and hands the job back to the daemon.
   func end(_ ending: JobTable.Ending) {
+    // What was kept is moved out, not copied and then destroyed (a completion holds the head,
+    // the body and the metrics).
+    let kept = completion.take()
+    let failed = failure.take()
     let event: JobEvent
-    switch ending {
-    case .done where completion != nil: event = .done(completion!)
-    case .done, .failed:
+    switch (ending, consume kept) {
+    case (.done, let completion?): event = .done(completion)
+    case (.cancelled(let reason), _): event = .cancelled(reason)
+    case (.done, nil), (.failed, _):
       event = .failed(
-        failure ?? JobFailure(error: WireError(.transferFailed, "the job ended without its answer")))
-    case .cancelled(let reason): event = .cancelled(reason)
+        failed ?? JobFailure(error: WireError(.transferFailed, "the job ended without its answer")))
     }
-    completion = nil
-    failure = nil
     let seq = lifecycle.terminal()
     pauseTimer?.cancel()
     descriptorOutput?.close()
