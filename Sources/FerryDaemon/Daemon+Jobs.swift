@@ -168,7 +168,7 @@ extension Daemon {
     defer { recycle(&actions) }
     let submission = submission(
       merged, session: session, client: client, held: held, detached: detachedKey,
-      origin: Self.holdOrigin(profile.config, request), need: networkNeed(merged, request))
+      origin: holdOrigin(profile.config, request), need: networkNeed(merged, request))
     table.handle(.submitted(serial, submission, nowMs: clock(session)), into: &actions)
     if case .refuse(_, let error) = actions.first {
       descriptorOutput?.close()

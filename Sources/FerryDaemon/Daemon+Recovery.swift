@@ -112,7 +112,7 @@ extension Daemon {
     let submission = JobTable.Submission(
       session: session.name, lane: merged.lane, client: 0, uid: owner.uid, clientJobs: 0,
       heldRequestBytes: request.heldBytes, detached: owner, durable: true,
-      origin: Self.holdOrigin(profile.config, request), need: networkNeed(merged, request))
+      origin: holdOrigin(profile.config, request), need: networkNeed(merged, request))
     // As `submit`: the job is registered between the table's answer and its actions.
     table.handle(.submitted(serial, submission, nowMs: loop.now()), into: &actions)
     if case .refuse(_, let error) = actions.first {

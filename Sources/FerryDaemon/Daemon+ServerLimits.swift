@@ -6,8 +6,8 @@ import FerryWire
 /// and what a response teaches the table (a hold, a rate for `rate: "auto"`).
 extension Daemon {
   /// The `scheme://host:port` of the job's URL, which holds apply to; nil with `backoff: "job"`.
-  static func holdOrigin(_ config: SessionConfig, _ request: Request) -> String? {
-    config.backoff == .session ? URLOrigin.text(of: request.url) : nil
+  func holdOrigin(_ config: SessionConfig, _ request: Request) -> String? {
+    config.backoff == .session ? originMemo.text(of: request.url) : nil
   }
 
   /// A response of `run` came: what it says of the server's limits (a hold, a budget) goes to
@@ -29,7 +29,7 @@ extension Daemon {
       feed(.limitsLearned(run.serial, reading, maxMs: maxMs, nowMs: now), known: run)
       if let until = table.holdUntilMs(run.serial), until != wasHeld {
         // The origin (a URL parse) only for the log line of a hold that began or grew.
-        if wasHeld == nil, let origin = Self.holdOrigin(config, run.request) {
+        if wasHeld == nil, let origin = holdOrigin(config, run.request) {
           logger.info(
             "origin held",
             ["session": name, "origin": origin, "ms": "\(until - now)", "status": "\(head.status)"])

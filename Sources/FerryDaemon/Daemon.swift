@@ -116,6 +116,9 @@ import FerryWire
   var journalJobsAdded = 0
   /// The network monitor (issue 31); nil when `network.monitor` is false (state `unknown`).
   var networkMonitor: NetworkMonitor?
+  /// The last submission's origin (issue 32's holds and budgets): the next job to the same
+  /// scheme and authority shares it without a parse.
+  var originMemo = OriginMemo()
   /// A test's stub for the monitor's socket (set before `run`).
   var networkSocketOpener: (() throws(LoopError) -> NetlinkSocket)?
   /// Clients that asked `watch_network`, by serial.

@@ -87,6 +87,10 @@ struct AuthorityParts {
   var port: Int?
   /// 443 for https, 80 for http, nil for any other scheme (as `URLOrigin(String)`).
   var defaultPort: Int?
+  /// Where the authority ends (its `/`, `?`, `#` or the URL's end), and whether a scheme with
+  /// `://` came before it.
+  var end: Int
+  var hasScheme: Bool
 
   init?(_ url: UnsafeBufferPointer<UInt8>) {
     // Only the bytes up to the authority's end (and the one after it) are read, and each must
@@ -97,11 +101,15 @@ struct AuthorityParts {
       guard Self.isPrintable(url[i]) else { return nil }
       i += 1
     }
+    // The colon must be a Character of its own too (a combining mark after it would join it).
+    if i + 1 < url.count, url[i + 1] >= 0x80 { return nil }
     var start = 0
     scheme = 0..<0
+    hasScheme = false
     if i + 2 < url.count, url[i + 1] == UInt8(ascii: "/"), url[i + 2] == UInt8(ascii: "/") {
       scheme = 0..<i
       start = i + 3
+      hasScheme = true
     }
     var end = start
     while end < url.count, url[end] != UInt8(ascii: "/"), url[end] != UInt8(ascii: "?"),
@@ -113,6 +121,7 @@ struct AuthorityParts {
     if end + 1 < url.count, url[end + 1] >= 0x80 { return nil }
     if let at = url[start..<end].lastIndex(of: UInt8(ascii: "@")) { start = at + 1 }
     host = start..<end
+    self.end = end
     var portRange = end..<end
     if start < end, url[start] == UInt8(ascii: "["),
       let close = url[start..<end].firstIndex(of: UInt8(ascii: "]"))
@@ -153,5 +162,51 @@ struct AuthorityParts {
       i += 1
     }
     return true
+  }
+}
+
+/// A one-entry memo of `URLOrigin.text(of:)` for the loop's submissions: a job whose URL starts
+/// with the last one's scheme and authority (nearly every job of a program) gets the same
+/// origin text without a parse or an allocation.
+public struct OriginMemo {
+  /// The last URL's bytes up to its authority's end (scheme included), and its origin.
+  private var key: [UInt8] = []
+  private var text = ""
+
+  public init() {}
+
+  public mutating func text(of url: String) -> String {
+    var url = url
+    return url.withUTF8 { bytes in
+      if matches(bytes) { return text }
+      guard let parts = AuthorityParts(bytes), let origin = URLOrigin.asciiText(bytes) else {
+        return URLOrigin(String(decoding: bytes, as: UTF8.self)).description
+      }
+      // Only with a scheme: then the first colon lies inside the key, and a URL sharing the
+      // key reads the same scheme and authority (without one, a later colon could make one).
+      if parts.hasScheme {
+        key = Array(bytes[..<parts.end])
+        text = origin
+      }
+      return origin
+    }
+  }
+
+  /// Whether `bytes` start with the key and the authority ends there as the parse would end it
+  /// (`/`, `?`, `#` or the end, and no non-ASCII byte after it to join that Character).
+  private func matches(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    let n = key.count
+    guard n > 0, bytes.count >= n else { return false }
+    if bytes.count > n {
+      let next = bytes[n]
+      guard next == UInt8(ascii: "/") || next == UInt8(ascii: "?") || next == UInt8(ascii: "#") else {
+        return false
+      }
+      if bytes.count > n + 1, bytes[n + 1] >= 0x80 { return false }
+    }
+    return key.withUnsafeBufferPointer { k in
+      for i in 0..<n where k[i] != bytes[i] { return false }
+      return true
+    }
   }
 }

@@ -12,6 +12,7 @@ struct URLOriginTextTests {
     "http://h?x:9", "http://h#f:9", "http:/h/", "", "http://É.example/", "http://h/é", "http://h h/",
     "http://[::1", "Http://[FE80::1%25eth0]:443/", "http:///\u{301}x:1", "http://h:81/\u{301}",
     "h:\u{301}//x:5", "http:\u{301}//h:9", "http://h:81?\u{301}", "http://h:81/a\u{301}", "http://h\r\n:81/",
+    "#:\u{301}a://h/",
   ])
   func agreesWithTheStringParse(_ url: String) {
     #expect(URLOrigin.text(of: url) == URLOrigin(url).description, "\(url)")
@@ -47,4 +48,38 @@ struct LoopbackHostTests {
     "http://[::ffff:127.0.0.1]/", "http://10.0.0.1/?h=127.0.0.1", "http://évil.localhost/", "",
   ])
   func notLoopback(_ url: String) { #expect(!URLOrigin.namesLoopback(url), "\(url)") }
+}
+
+/// `OriginMemo`: what the loop's submissions use; it must give `URLOrigin.text(of:)`'s answer
+/// whatever came before (a memo kept from one URL must not answer for another).
+struct OriginMemoTests {
+  @Test func agreesWithTheParseWhateverCameBefore() {
+    var rng = SplitMix64(seed: 0x0_4161)
+    let pieces = [
+      "http", "https", "HTTP", "://", ":", "/", "//", "?", "#", "@", "[", "]", "::1", "80", "a", "B",
+      "host", "127.0.0.1", "é", "\u{301}", " ", "a://", "x:9",
+    ]
+    var memo = OriginMemo()
+    var previous = "http://host:80"
+    for _ in 0..<40_000 {
+      // Half the URLs extend the one before, where a stale memo would answer wrongly.
+      var url = rng.next() % 2 == 0 ? previous : ""
+      for _ in 0..<Int(rng.next() % 6) { url += pieces[Int(rng.next() % UInt64(pieces.count))] }
+      #expect(memo.text(of: url) == URLOrigin(url).description, "\(url) after \(previous)")
+      previous = url
+    }
+  }
+
+  @Test(arguments: [
+    ("http://h:81/a", "http://h:81/b", "http://h:81"), ("http://h:81/a", "http://h:8100/", "http://h:8100"),
+    ("http://h/a", "http://h/\u{301}", "http://h:80"), ("http://h/a", "http://h", "http://h:80"),
+    ("http://h/a", "http://h.example/", "http://h.example:80"),
+    ("http://u@h/", "http://u@h?x", "http://h:80"),
+  ])
+  func aSecondURLAfterAFirst(_ first: String, _ second: String, _ origin: String) {
+    var memo = OriginMemo()
+    _ = memo.text(of: first)
+    #expect(memo.text(of: second) == URLOrigin(second).description)
+    #expect(URLOrigin(second).description == origin || second.contains("\u{301}"))
+  }
 }
