@@ -64,10 +64,14 @@ extension JobTable {
   /// cancel racing a completion, a late callback) and a report for a job the table does not
   /// hold (ended, refused, abandoned, never entered) get nothing.
   mutating func reported(_ serial: UInt64, _ report: Report, nowMs: UInt64, into actions: inout [Action]) {
-    guard let index = entries.index(forKey: serial), !entries.values[index].isEnding else { return }
+    guard let index = entries.index(forKey: serial) else { return }
+    // One read of the entry (each `values[index]` read copies it whole).
+    let (isEnding, isDetached) = { (entry: Entry) in (entry.isEnding, entry.detached != nil) }(
+      entries.values[index])
+    guard !isEnding else { return }
     let ending = Self.ending(of: report)
     actions.append(.end(serial, ending))
-    guard entries.values[index].detached == nil else {
+    guard !isDetached else {
       entries.values[index].isEnding = true
       return
     }
