@@ -10,12 +10,6 @@ struct JobTableAdmissionTests {
   typealias A = JobTable.Action
   let t = JobTableTests()
 
-  func handle(_ table: inout JobTable, _ event: JobTable.Event) -> [A] {
-    var actions: [A] = []
-    table.handle(event, into: &actions)
-    return actions
-  }
-
   func shared(maxConcurrent: Int = 3) -> JobTable {
     t.table(["s": .init(maxConcurrent: maxConcurrent, isShared: true)])
   }

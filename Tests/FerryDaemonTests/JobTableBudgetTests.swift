@@ -17,12 +17,6 @@ struct JobTableBudgetTests {
     JobTable(sessions: ["s": .init(maxConcurrent: maxConcurrent)], limits: JobTableTests.limits)
   }
 
-  func handle(_ table: inout JobTable, _ event: JobTable.Event) -> [A] {
-    var actions: [A] = []
-    table.handle(event, into: &actions)
-    return actions
-  }
-
   func submit(_ t: inout JobTable, _ serial: UInt64, origin: String?, nowMs: UInt64 = 0) -> [A] {
     let s = JobTable.Submission(
       session: "s", lane: nil, client: 1, uid: 1000, clientJobs: 0, heldRequestBytes: 0, origin: origin)

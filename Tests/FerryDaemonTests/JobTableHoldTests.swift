@@ -17,12 +17,6 @@ struct JobTableHoldTests {
       limits: JobTableTests.limits)
   }
 
-  func handle(_ table: inout JobTable, _ event: JobTable.Event) -> [A] {
-    var actions: [A] = []
-    table.handle(event, into: &actions)
-    return actions
-  }
-
   func submit(
     _ t: inout JobTable, _ serial: UInt64, origin: String?, lane: String? = nil, nowMs: UInt64 = 0
   ) -> [A] {

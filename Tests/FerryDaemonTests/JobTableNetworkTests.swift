@@ -13,12 +13,6 @@ struct JobTableNetworkTests {
   static let offline = JobTable.NetworkCondition(isOffline: true)
   static let online = JobTable.NetworkCondition()
 
-  func handle(_ table: inout JobTable, _ event: JobTable.Event) -> [A] {
-    var actions: [A] = []
-    table.handle(event, into: &actions)
-    return actions
-  }
-
   func submit(
     _ table: inout JobTable, _ serial: UInt64, lane: String? = nil, need: JobTable.NetworkNeed = waits,
     durable: Bool = false

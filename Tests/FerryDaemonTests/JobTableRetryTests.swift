@@ -10,12 +10,6 @@ struct JobTableRetryTests {
   typealias A = JobTable.Action
   let t = JobTableTests()
 
-  func handle(_ table: inout JobTable, _ event: JobTable.Event) -> [A] {
-    var actions: [A] = []
-    table.handle(event, into: &actions)
-    return actions
-  }
-
   @Test func aRetryWaitKeepsTheSlotAndALateTimerIsIgnored() {
     var table = t.table()
     _ = t.submit(&table, 1)
