@@ -170,3 +170,40 @@ import Testing
     #expect(types.type(forExtension: "TEXT") == "text/plain")
   }
 }
+
+@Suite struct MIMETypesParsingTests {
+  /// A long generated file gives the same table as a plain reading of it (Character by
+  /// Character, as the parser did before it read bytes).
+  @Test func generatedFileParsesAsTheTextSays() {
+    var text = ""
+    for n in 0..<600 {
+      let gap = ["\t", " ", "\t\t", "  "][n % 4]
+      let comment = n % 7 == 0 ? " # see RFC \(n)" : ""
+      let type = n % 11 == 0 ? "notatype" : "application/x-t\(n % 97)"
+      text += "\(type)\(gap)e\(n % 150)\(gap)X\(n % 40)y Ext\(n)\(comment)\n"
+      if n % 13 == 0 { text += "# application/x-hidden h\(n)\n\n" }
+    }
+    let table = MIMETypes(parsing: text)
+    var expected: [String: String] = [:]
+    for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+      let words = line.prefix { $0 != "#" }.split(whereSeparator: { $0 == " " || $0 == "\t" })
+      guard let type = words.first, type.contains("/") else { continue }
+      for ext in words.dropFirst() where expected[ext.lowercased()] == nil {
+        expected[ext.lowercased()] = String(type)
+      }
+    }
+    #expect(expected.count > 300)
+    for (ext, type) in expected { #expect(table.type(forExtension: ext) == type) }
+    #expect(table.type(forExtension: "h0") == nil)
+    #expect(table.type(forExtension: "ext11") == nil)
+  }
+
+  @Test func crlfLinesAndNonASCIIExtensions() {
+    let table = MIMETypes(parsing: "text/plain txt\r\nimage/x-é ÉX Png#c png\r\n#x/y z\nimage/png png")
+    #expect(table.type(forExtension: "TXT") == "text/plain")
+    #expect(table.type(forExtension: "éx") == "image/x-é")
+    #expect(table.type(forExtension: "png") == "image/x-é")
+    #expect(table.type(forExtension: "c") == nil)
+    #expect(table.type(forExtension: "z") == nil)
+  }
+}
