@@ -38,11 +38,11 @@ import FerryWire
     return bodyToDescriptor ? descriptorOutput?.written ?? 0 : 0
   }
   /// The transfer ended while the descriptor still held bytes: `done` waits for them.
-  var metricsAwaitingDrain: TransferMetrics?
+  @Boxed var metricsAwaitingDrain: TransferMetrics?
   var head: ResponseHead?
   /// Why the transfer was aborted from our side (an output write failing), reported instead of
   /// curl's generic write error.
-  var abortError: WireError?
+  @Boxed var abortError: WireError?
   let accept: AcceptPolicy
   let enqueuedAtMs: UInt64
   /// Waits out a retry's backoff.
@@ -98,22 +98,22 @@ import FerryWire
   var cookieLease: CookieLease?
   /// The job's use of its session's HTTP cache (`JobRun+Cache`); nil on a session without
   /// one, and for jobs the cache does not take part in.
-  var cache: CacheJob?
+  @Boxed var cache: CacheJob?
   /// The body being stored (this attempt's answer is storable), and the entry it is for.
   var cacheWriter: CacheBodyFiles.Writer?
-  var cacheStoring: CacheEntry?
+  @Boxed var cacheStoring: CacheEntry?
   /// The cache answers from a stored response once the transfer ends (a 304, a stale answer
   /// to a failing origin); the transfer's body is dropped.
-  var cacheServing: (CachedResponse, CacheOutcome, Bool)?
+  @Boxed var cacheServing: (CachedResponse, CacheOutcome, Bool)?
   /// The transfer's answer is dropped and the request sent again without conditions.
   var cacheRefetch = false
   /// A stored body going to a reader that paces it (`output_fd`), and what `done` says once
   /// it is all out (`JobRun+Cache`).
   var cacheFeed: StoredBodyFeed?
-  var cacheFeedEnd: (stored: CachedResponse, outcome: CacheOutcome, metrics: TransferMetrics?)?
+  @Boxed var cacheFeedEnd: (stored: CachedResponse, outcome: CacheOutcome, metrics: TransferMetrics?)?
   /// What the job reported (`report`), kept for the terminal event the table chooses (`end`).
   var completion: JobCompletion?
-  var failure: JobFailure?
+  @Boxed var failure: JobFailure?
   /// A hit answered at submission: the job table never saw it, so its connection lets go of
   /// it when it ends (`end`), and cancels it when it goes away.
   var isAnsweredOutsideTable = false
