@@ -94,6 +94,14 @@ import FerryWire
     outboxGrew()
   }
 
+  /// Encodes and queues the job event `event` of job `id`, its `seq`-th, without wrapping it
+  /// in an `Event` (a copy of the whole event, with its completion, and its destruction).
+  func send(_ event: JobEvent, id: String, seq: Int) {
+    guard !isGone else { return }
+    EventEncoder.encode(event, id: id, seq: seq, into: &outbox)
+    outboxGrew()
+  }
+
   /// Encodes and queues a `data` event (`response: "stream"`) from borrowed body bytes.
   func sendData(id: String, seq: Int, offset: Int64, bytes: UnsafeBufferPointer<UInt8>, asText: Bool) {
     guard !isGone else { return }

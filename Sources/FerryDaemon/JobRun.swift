@@ -369,7 +369,7 @@ import FerryWire
   /// Sends one of the job's events to its client, and records it when the job is detached.
   func emit(_ seq: Int, _ event: JobEvent) {
     guard isDetached else {
-      client?.send(.job(id: id, seq: seq, event))
+      client?.send(event, id: id, seq: seq)
       return
     }
     var line: [UInt8] = []

@@ -11,8 +11,9 @@ import FerryLoop
   let handle: UnsafeMutableRawPointer
   /// `CURLOPT_ERRORBUFFER`'s storage, `CURL_ERROR_SIZE` bytes.
   let errorBuffer: UnsafeMutablePointer<CChar>
-  /// The transfer using the slot, if any.
-  weak var transfer: Transfer?
+  /// The transfer using the slot, if any. Unowned, as `HeaderLines.transfer` and for the same
+  /// reason: the transfer owns the slot and clears this when it gives the slot back.
+  unowned var transfer: Transfer?
   /// `CURLOPT_HEADERDATA`: where the header trampoline gathers a hop's header lines.
   let headerLines = HeaderLines()
   private var storedTimer: Timer?

@@ -13,8 +13,12 @@
 ///
 /// One per easy handle, reused job after job, so its buffer is allocated once.
 final class HeaderLines {
-  /// The transfer the lines are for: set when a hop is configured, cleared on reset.
-  weak var transfer: Transfer?
+  /// The transfer the lines are for: set when a hop is configured, cleared when the transfer
+  /// gives its handle back (`Transfer.releaseSlot`) and on reset. Unowned, not weak: a weak
+  /// reference gave every transfer a side table (an allocation, its free and slower
+  /// reference counting, per job); the transfer owns the handle that owns these lines, and
+  /// the reference is cleared before the transfer lets the handle go, so it never outlives it.
+  unowned var transfer: Transfer?
   /// Lines of the block so far, each ending in LF.
   private var bytes: [UInt8] = []
   /// When the last line arrived (CLOCK_MONOTONIC ms), for the idle timeout: a head trickling

@@ -174,6 +174,9 @@ import FerryWire
     startFailureTimer = nil
     let released = slot
     slot = nil
+    // The slot's back references are unowned: none may outlive this transfer.
+    released?.transfer = nil
+    released?.headerLines.transfer = nil
     return released
   }
 

@@ -81,7 +81,8 @@ extension EventEncoder {
     if !first { out.append(UInt8(ascii: ",")) }
     JSONWriter.writeString(name, into: &out)
     out.append(UInt8(ascii: ":"))
-    let isCookie = name == "set-cookie"
+    // The length first: most names are not ten bytes long.
+    let isCookie = name.utf8.count == 10 && name == "set-cookie"
     out.append(isCookie ? UInt8(ascii: "[") : UInt8(ascii: "\""))
     var isFirstValue = true
     for i in indices {
@@ -201,20 +202,18 @@ extension EventEncoder {
   static func writeMillis(_ micros: Int64, into out: inout ByteWriter) {
     let micros = max(micros, 0)
     JSONWriter.writeInteger(micros / 1000, into: &out)
-    var fraction = micros % 1000
+    let fraction = micros % 1000
     guard fraction != 0 else { return }
-    var digits = 3
-    while fraction % 10 == 0 {
-      fraction /= 10
-      digits -= 1
-    }
+    // Three digits at most, by constant divisors; trailing zeros left out.
+    let tenths = UInt8(fraction / 100)
+    let hundredths = UInt8(fraction / 10 % 10)
+    let thousandths = UInt8(fraction % 10)
     out.append(UInt8(ascii: "."))
-    var divisor: Int64 = 1
-    for _ in 1..<digits { divisor *= 10 }
-    while divisor > 0 {
-      out.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
-      divisor /= 10
-    }
+    out.append(UInt8(ascii: "0") + tenths)
+    guard hundredths != 0 || thousandths != 0 else { return }
+    out.append(UInt8(ascii: "0") + hundredths)
+    guard thousandths != 0 else { return }
+    out.append(UInt8(ascii: "0") + thousandths)
   }
 }
 

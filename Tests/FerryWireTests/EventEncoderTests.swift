@@ -143,6 +143,7 @@ func encodesEventsAsGoldenLines(event: Event, expected: String) {
 
 @Test(arguments: [
   (Int64(0), "0"), (1, "0.001"), (999, "0.999"), (1000, "1"), (1010, "1.01"), (12_300, "12.3"),
+  (12_030, "12.03"), (12_003, "12.003"), (12_340, "12.34"), (12_304, "12.304"), (100, "0.1"),
   (-1, "0"), (Int64.max, "9223372036854775.807"),
 ])
 func writesMicrosecondsAsMilliseconds(micros: Int64, text: String) {

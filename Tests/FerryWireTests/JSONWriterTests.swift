@@ -62,3 +62,60 @@ func writerEscapesWhereverTheEscapeIs(text: String, json: String) {
     #expect(Base64.decode(String(decoding: array, as: UTF8.self)) == bytes)
   }
 }
+
+/// The escaping as PROTOCOL.md states it, one byte at a time: the reference for the writer's
+/// word-at-a-time copy.
+private func referenceEscaped(_ bytes: [UInt8]) -> [UInt8] {
+  let hex = Array("0123456789abcdef".utf8)
+  var out: [UInt8] = []
+  for b in bytes {
+    switch b {
+    case 0x22, 0x5C: out += [0x5C, b]
+    case 0x0A: out += Array(#"\n"#.utf8)
+    case 0x0D: out += Array(#"\r"#.utf8)
+    case 0x09: out += Array(#"\t"#.utf8)
+    case 0..<0x20: out += Array(#"\u00"#.utf8) + [hex[Int(b >> 4)], hex[Int(b & 15)]]
+    default: out.append(b)
+    }
+  }
+  return out
+}
+
+@Test func escapesEveryByteThatNeedsItAtEveryOffsetOfAWord() {
+  // Each byte that needs escaping and its neighbours that do not (0x20, 0x21/0x23, 0x5B/0x5D,
+  // DEL and bytes with the high bit set), at every position of strings of 1 to 40 bytes:
+  // the clean part is checked eight bytes at a time, so a byte missed in a word would go out
+  // raw; the bytes before it must still come out, once.
+  let special: [UInt8] = Array(0..<0x20) + [0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xC3, 0xFF]
+  for length in 1...40 {
+    for position in 0..<length {
+      for byte in special {
+        var bytes = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+        bytes[position] = byte
+        var out = ByteWriter(capacity: 16)
+        out.append(UInt8(ascii: "<"))
+        bytes.withUnsafeBufferPointer { JSONWriter.writeEscaped($0, into: &out) }
+        #expect(
+          out.bytes == [UInt8(ascii: "<")] + referenceEscaped(bytes),
+          "length \(length), \(byte) at \(position)")
+      }
+    }
+  }
+}
+
+@Test func escapesStringsOfEveryLengthAsTheReferenceDoes() {
+  var generator = SystemRandomNumberGenerator()
+  for length in 0...80 {
+    for _ in 0..<20 {
+      // Mostly bytes that need nothing, now and then one that does.
+      let bytes = (0..<length).map { _ -> UInt8 in
+        let roll = UInt8.random(in: 0...15, using: &generator)
+        return roll == 0 ? UInt8.random(in: 0...0x5F, using: &generator) : UInt8(ascii: "a") + roll
+      }
+      let text = String(decoding: bytes, as: UTF8.self)
+      var out = ByteWriter()
+      JSONWriter.writeEscaped(text, into: &out)
+      #expect(out.bytes == referenceEscaped(Array(text.utf8)), "\(bytes)")
+    }
+  }
+}
