@@ -33,6 +33,7 @@ public struct JobDecoder: Sendable {
   @usableFromInline func decodeBuffer(_ line: UnsafeBufferPointer<UInt8>) -> Result<
     ClientMessage, DecodeFailure
   > {
+    if let job = decodeCommon(line) { return .success(.job(job)) }
     let reader = JSONReader(maxDepth: maxDepth, rejectsDuplicateKeys: true)
     guard let (value, deferred) = try? reader.read(line, deferring: "parameters"),
       case .object(let object) = value, object["op"] == nil,
