@@ -22,8 +22,9 @@ extension Transfer {
       options.set(CURLOPT_URL, request.url)
     }
     options.set(CURLOPT_NOSIGNAL, 1)
-    options.set(CURLOPT_PROTOCOLS_STR, "http,https")
-    options.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+    // The bitmask forms of CURLOPT_PROTOCOLS_STR and CURLOPT_REDIR_PROTOCOLS_STR "http,https",
+    // which curl parses on every call.
+    options.check(ferry_curl_easy_setopt_http_protocols(slot.handle))
     options.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
     configureRedirects(&options)
     configureAuth(&options)
