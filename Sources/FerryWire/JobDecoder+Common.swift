@@ -11,6 +11,13 @@ extension JobDecoder {
   /// The job on `line` when it is a common one that passes every check, else `nil`.
   func decodeCommon(_ line: UnsafeBufferPointer<UInt8>) -> Job? {
     var job = Job()
+    return decodeCommon(line, into: &job) ? job : nil
+  }
+
+  /// Decodes a common `line` into `job` (a fresh `Job`), and says whether it was one; `job` is
+  /// to be dropped when not. In place: a `Job` built in a closure's capture and returned is
+  /// copied out whole.
+  func decodeCommon(_ line: UnsafeBufferPointer<UInt8>, into job: inout Job) -> Bool {
     var seen: UInt16 = 0
     do {
       try JSONMemberReader.readObject(line, maxDepth: maxDepth) { (key, value) throws(JSONError) in
@@ -21,15 +28,15 @@ extension JobDecoder {
         seen |= member.bit
       }
     } catch {
-      return nil
+      return false
     }
-    guard job.url != nil else { return nil }
+    guard job.url != nil else { return false }
     do {
       try checkCombinations(&job, path: "")
     } catch {
-      return nil
+      return false
     }
-    return job
+    return true
   }
 
   /// Reads one member's value into `job`; false when the general path must decide.
