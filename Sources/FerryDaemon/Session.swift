@@ -97,10 +97,14 @@ final class SessionProfile: Sendable {
   /// The session's `resolve` pins, after the removals of earlier configurations' pins; nil
   /// when there are none.
   let resolve: ResolveList?
+  /// Whether the session gives any job field a default: without one, `merged` has nothing
+  /// to do (and need not copy the defaults, a whole `Job`, for every job).
+  private let hasDefaults: Bool
 
   init(config: SessionConfig, environment: DaemonEnvironment, egress: EgressPolicy?, unpinning: [String] = [])
   {
     self.config = config
+    hasDefaults = config.defaults != Job()
     self.egress = egress
     let pins = unpinning + config.resolve
     resolve = pins.isEmpty ? nil : ResolveList(pins)
@@ -124,6 +128,7 @@ final class SessionProfile: Sendable {
   /// The job with every field it left out taken from the session's defaults. Headers and auth
   /// are not merged here: the serializer layers them (job over session over defaults).
   func merged(_ j: consuming Job) -> Job {
+    guard hasDefaults else { return j }
     let d = config.defaults
     j.method = j.method ?? d.method
     // hasParameters: reading `parameters` would build the tree the decoder avoided.

@@ -16,6 +16,8 @@ public struct RequestSerializer: Sendable {
   let base: Result<RequestURL.Base, WireError>?
   /// The session's header layers, merged once, or the error a bad one gave.
   let sessionHeaders: Result<SessionHeaders, WireError>
+  /// `settings.uriMethods` as a list: a few short names, compared faster than a `Set` hashes one.
+  let uriMethodList: [String]
 
   public init(
     settings: SerializerSettings, mimeTypes: MIMETypes, files: any FileProbe,
@@ -29,6 +31,7 @@ public struct RequestSerializer: Sendable {
       Result { () throws(WireError) in try RequestURL.parseBase(text) }
     }
     self.sessionHeaders = Result { () throws(WireError) in try SessionHeaders(settings) }
+    uriMethodList = Array(settings.uriMethods)
   }
 
   /// The request for `job`, or the `WireError` that refuses it (`invalid_job` with its field,
@@ -47,7 +50,7 @@ public struct RequestSerializer: Sendable {
     let method = try Self.method(job.method)
     guard let urlText = job.url else { throw WireError.invalidJob("url", "url is required") }
     var url = try RequestURL.resolve(urlText, base: base)
-    let isURIMethod = settings.uriMethods.contains(method)
+    let isURIMethod = uriMethodList.contains(method)
     try checkAmplification(job, isURIMethod: isURIMethod, urlBytes: url.bytes.count)
     let body: EncodedBody
     if !isURIMethod, job.encoding == .json, job.body == nil, job.parts == nil, let text = job.parametersJSON {
@@ -59,8 +62,11 @@ public struct RequestSerializer: Sendable {
     }
 
     let headers = try headerFields(job, body: body)
+    // A plain URL comes out as it went in (`RequestURL.plainAbsolute`): the job's own string
+    // then serves, without a second one built from the bytes.
+    let urlString = Self.isText(url.bytes, urlText) ? urlText : String(decoding: url.bytes, as: UTF8.self)
     var request = Request(
-      method: method, url: String(decoding: url.bytes, as: UTF8.self), headers: headers, body: body.plan,
+      method: method, url: urlString, headers: headers, body: body.plan,
       digest: digestCredentials(job, headers: headers))
     request.extraSecretHeaders = settings.secretHeaders
     if let scope = settings.credentialScope, carriesSessionCredentials(job) {
@@ -68,6 +74,30 @@ public struct RequestSerializer: Sendable {
       request.credentialScope = scope
     }
     return SerializedRequest(request: request, form: body.form)
+  }
+
+  /// Whether `bytes` are the UTF-8 of `text`.
+  static func isText(_ bytes: [UInt8], _ text: String) -> Bool {
+    guard bytes.count == text.utf8.count else { return false }
+    return TextCheck.withBytes(text) { utf8 in
+      bytes.withUnsafeBytes { own in
+        guard let a = own.baseAddress, let b = UnsafeRawBufferPointer(utf8).baseAddress else { return true }
+        // Eight bytes at a time, then the rest.
+        var i = 0
+        while i + 8 <= own.count {
+          guard
+            a.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+              == b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+          else { return false }
+          i += 8
+        }
+        while i < own.count {
+          guard own[i] == utf8[i] else { return false }
+          i += 1
+        }
+        return true
+      }
+    }
   }
 
   /// Refuses parameters whose flattened form (query string, form body, multipart fields) with

@@ -97,7 +97,7 @@ import FerryLoop
   /// libcurl 7.88 allocates the buffer when a transfer, or a hop of a redirect it follows,
   /// enters its connect state (`Curl_preconnect`), and frees it when the transfer is done with
   /// a connection (`multi_done`). A hop that fails in between, having no connection, keeps it:
-  /// a redirect to a scheme outside `CURLOPT_REDIR_PROTOCOLS_STR` is one any server can send.
+  /// a redirect to a scheme outside `CURLOPT_REDIR_PROTOCOLS` is one any server can send.
   /// `curl_easy_reset` frees it neither, and setopt.c answers `CURLOPT_BUFFERSIZE` with
   /// `CURLE_BAD_FUNCTION_ARGUMENT` while a buffer exists ("A libcurl function was given a bad
   /// argument"). Reused, such a handle failed the next job of the session that asks for its own

@@ -22,8 +22,9 @@ extension Transfer {
       options.set(CURLOPT_URL, request.url)
     }
     options.set(CURLOPT_NOSIGNAL, 1)
-    options.set(CURLOPT_PROTOCOLS_STR, "http,https")
-    options.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+    // The bitmask forms of CURLOPT_PROTOCOLS_STR and CURLOPT_REDIR_PROTOCOLS_STR "http,https",
+    // which curl parses on every call.
+    options.check(ferry_curl_easy_setopt_http_protocols(slot.handle))
     options.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
     configureRedirects(&options)
     configureAuth(&options)
@@ -151,16 +152,14 @@ extension Transfer {
 
   /// The request's headers, plus what keeps curl from adding its own (no `Expect:
   /// 100-continue` round trip, no default form Content-Type on a POST without one) and the
-  /// `Range` of a resumed download.
+  /// `Range` of a resumed download, as one `HeaderBlock` (one allocation for the whole list).
   private func configureHeaders(_ options: inout EasyOptions) {
-    var list: UnsafeMutablePointer<curl_slist>?
     var hasContentType = false
     var hasExpect = false
     var hasRange = false
     var hasAccept = false
     var acceptEncoding: String?
-    // Each line is built in one reused buffer (curl copies it), not as an interpolated String.
-    var line = [CChar](repeating: 0, count: 256)
+    var bytes = 0
     for (name, value) in request.headers {
       // The length and first letter reject most names (User-Agent, Authorization …) before
       // the rest is compared.
@@ -173,26 +172,28 @@ extension Transfer {
         if acceptEncoding == nil, Self.isNamed(name, "accept-encoding") { acceptEncoding = value }
       default: break
       }
-      list = Self.append(name, value, to: list, using: &line)
+      bytes += HeaderBlock.size(name: name, value: value)
     }
     // curl only ever adds `Expect: 100-continue` to a request with a body: a bodiless GET
-    // needs no entry (one allocation fewer, and a shorter list curl scans for each header
-    // it would add itself).
+    // needs no entry.
     let mayHaveBody = request.body != nil || request.method == "POST" || request.method == "PUT"
-    if !hasExpect, mayHaveBody { list = curl_slist_append(list, "Expect:") }
     // Our own Range rather than CURLOPT_RESUME_FROM_LARGE, which fails the transfer when the
     // server ignores it; the caller starts over on a 200 instead.
+    var range: String?
+    var ifRange: String?
     if let from = spec.resumeFromByte, from > 0, !hasRange {
-      list = curl_slist_append(list, "Range: bytes=\(from)-")
-      if let validator = spec.ifRange { list = curl_slist_append(list, "If-Range: \(validator)") }
+      range = "Range: bytes=\(from)-"
+      if let validator = spec.ifRange { ifRange = "If-Range: \(validator)" }
     }
-    if request.method == "POST" && !hasContentType { list = curl_slist_append(list, "Content-Type:") }
     // The request's headers are the wire's: curl's own `Accept: */*` and (with
     // CURLOPT_ACCEPT_ENCODING) `Accept-Encoding` go only when the request has them.
-    if !hasAccept { list = curl_slist_append(list, "Accept:") }
-    if spec.acceptEncoding, acceptEncoding == nil { list = curl_slist_append(list, "Accept-Encoding:") }
-    headerList = list
-    options.check(ferry_curl_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, list))
+    let extra = HeaderExtras(
+      expect: !hasExpect && mayHaveBody, contentType: request.method == "POST" && !hasContentType,
+      accept: !hasAccept, acceptEncoding: spec.acceptEncoding && acceptEncoding == nil
+    )
+    headerList = Self.headerList(
+      request.headers, extra: extra, range: range, ifRange: ifRange, bytes: bytes)
+    options.check(ferry_curl_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, headerList))
     if spec.acceptEncoding {
       // The request's own header is what goes out; this makes curl decode what comes back.
       options.set(CURLOPT_ACCEPT_ENCODING, acceptEncoding ?? "")
@@ -200,43 +201,46 @@ extension Transfer {
     }
   }
 
-  /// Appends `Name: value` (or `Name;` for an empty value) to `list`, built in `line`.
+  /// What `configureHeaders` adds after the request's own headers.
+  struct HeaderExtras {
+    let expect: Bool
+    let contentType: Bool
+    let accept: Bool
+    let acceptEncoding: Bool
+  }
+
+  /// The hop's header list: `headers` (`bytes` long in all, by `HeaderBlock.size`), the
+  /// `Range` lines, then the extras; nil when there is no line at all.
   ///
   /// `nonisolated`, like the helpers below: a closure formed in a main-actor function and
   /// handed to the standard library gets a run-time executor check on every call.
-  nonisolated private static func append(
-    _ name: String, _ value: String, to list: UnsafeMutablePointer<curl_slist>?, using line: inout [CChar]
+  nonisolated private static func headerList(
+    _ headers: [(name: String, value: String)], extra: HeaderExtras, range: String?, ifRange: String?,
+    bytes: Int
   ) -> UnsafeMutablePointer<curl_slist>? {
-    let needed = name.utf8.count + value.utf8.count + 3
-    if line.count < needed { line = [CChar](repeating: 0, count: needed) }
-    line.withUnsafeMutableBytes { buffer in
-      var n = copyUTF8(name, to: buffer)
-      // "Name:" would remove the header; "Name;" is curl's way to send it empty.
-      buffer[n] = value.isEmpty ? 0x3B : 0x3A
-      n += 1
-      if !value.isEmpty {
-        buffer[n] = 0x20
-        n += 1
-        n += copyUTF8(value, to: UnsafeMutableRawBufferPointer(rebasing: buffer[n...]))
-      }
-      buffer[n] = 0
+    var lines = headers.count
+    var size = bytes
+    func count(_ wanted: Bool, _ length: Int) {
+      guard wanted else { return }
+      lines += 1
+      size += length + 1
     }
-    return curl_slist_append(list, line)
-  }
-
-  /// Copies the UTF-8 of `s` to the start of `buffer` (which has room); returns the count.
-  nonisolated private static func copyUTF8(_ s: String, to buffer: UnsafeMutableRawBufferPointer) -> Int {
-    let copied = s.utf8.withContiguousStorageIfAvailable { utf8 in
-      buffer.copyMemory(from: UnsafeRawBufferPointer(utf8))
-      return utf8.count
-    }
-    if let copied { return copied }
-    var n = 0
-    for byte in s.utf8 {
-      buffer[n] = byte
-      n += 1
-    }
-    return n
+    count(extra.expect, 7)
+    count(range != nil, range?.utf8.count ?? 0)
+    count(ifRange != nil, ifRange?.utf8.count ?? 0)
+    count(extra.contentType, 13)
+    count(extra.accept, 7)
+    count(extra.acceptEncoding, 16)
+    guard lines > 0 else { return nil }
+    var block = HeaderBlock(lines: lines, bytes: size)
+    for (name, value) in headers { block.append(name: name, value: value) }
+    if extra.expect { block.append("Expect:") }
+    if let range { block.append(range) }
+    if let ifRange { block.append(ifRange) }
+    if extra.contentType { block.append("Content-Type:") }
+    if extra.accept { block.append("Accept:") }
+    if extra.acceptEncoding { block.append("Accept-Encoding:") }
+    return block.list
   }
 
   /// Whether header `name` is `lower`, ASCII case-insensitively (names are tokens, and no

@@ -181,7 +181,8 @@ import FerryWire
   }
 
   func releaseHopResources() {
-    if let headerList { curl_slist_free_all(headerList) }
+    // One allocation for the whole list (`HeaderBlock`), not curl_slist_append's nodes.
+    if let headerList { HeaderBlock.free(headerList) }
     headerList = nil
     body?.closeFile()
     bodyWatch?.cancel()

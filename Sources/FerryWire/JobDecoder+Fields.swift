@@ -81,7 +81,7 @@ extension JobDecoder {
   }
 
   /// Rules that involve more than one field; also makes `parts` imply `multipart`.
-  private func checkCombinations(_ job: inout Job, path: String) throws(WireError) {
+  func checkCombinations(_ job: inout Job, path: String) throws(WireError) {
     try checkBodyDestination(job, path: path)
     if job.body != nil {
       let field = Field.join(path, "body")
@@ -113,7 +113,7 @@ extension JobDecoder {
   }
 
   /// An HTTP method token, upper-cased.
-  private func method(_ field: Field) throws(WireError) -> String {
+  func method(_ field: Field) throws(WireError) -> String {
     let s = try field.string()
     guard TextCheck.isToken(s), s.utf8.count <= Field.maxMethodBytes else {
       throw field.invalid("must be an HTTP method token of at most \(Field.maxMethodBytes) bytes")
@@ -122,7 +122,7 @@ extension JobDecoder {
   }
 
   /// A URL or reference; resolving and scheme checks are the serializer's.
-  private func url(_ field: Field) throws(WireError) -> String {
+  func url(_ field: Field) throws(WireError) -> String {
     let s = try field.string()
     guard !s.isEmpty else { throw field.invalid("must not be empty") }
     guard !TextCheck.hasControl(s) else { throw field.invalid("must not contain control characters") }
@@ -156,7 +156,7 @@ extension JobDecoder {
   }
 
   /// Which optional events to send.
-  private func events(_ field: Field) throws(WireError) -> OptionalEvents {
+  func events(_ field: Field) throws(WireError) -> OptionalEvents {
     var events: OptionalEvents = []
     for (i, element) in try field.array().enumerated() {
       let item = field.child(String(i), element)

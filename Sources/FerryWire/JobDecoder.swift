@@ -33,6 +33,8 @@ public struct JobDecoder: Sendable {
   @usableFromInline func decodeBuffer(_ line: UnsafeBufferPointer<UInt8>) -> Result<
     ClientMessage, DecodeFailure
   > {
+    var common = Job()
+    if decodeCommon(line, into: &common) { return .success(.job(common)) }
     let reader = JSONReader(maxDepth: maxDepth, rejectsDuplicateKeys: true)
     guard let (value, deferred) = try? reader.read(line, deferring: "parameters"),
       case .object(let object) = value, object["op"] == nil,
