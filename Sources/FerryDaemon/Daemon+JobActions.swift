@@ -103,6 +103,8 @@ extension Daemon {
         if let client = clients[serial] { outputDrained(client) }
       case .abandon(let serial): if let run = job(serial) { abandon(run) }
       case .armRetryTimer(let serial, let delay): job(serial)?.armRetryTimer(afterMs: delay)
+      case .backOff(let serial, let delay): job(serial)?.backOff(afterMs: delay)
+      case .refuseRetry(let serial, let refusal): job(serial)?.retryRefused(refusal)
       case .retry(let serial): job(serial)?.start()
       case .askPermit(let serial, let session): askPermit(serial, session: session)
       case .armPermitTimer(let session, let delay): armPermitTimer(session, afterMs: delay)

@@ -49,8 +49,9 @@ import FerryWire
   var retryTimer: Timer?
   /// Counted in `Metrics.waitingRetry` until the next attempt starts or the job ends.
   var isWaitingRetry = false
-  /// Attempts that went back to wait for the network: they spend no retry (issue 31).
-  var attemptsHeldForNetwork = 0
+  /// The failed attempt the table is asked about (`attemptEnded`): what a retry counts in
+  /// `Metrics` or a refused retry says (JobRun+Retry).
+  var failedAttempt: (error: ErrorCode?, status: Int?) = (nil, nil)
   /// Ends the job at its `deadline` (issue 31), whatever it is doing then.
   var deadlineTimer: Timer?
   /// Runs while the transfer is paused for its client's sake (budget spent, output full): a

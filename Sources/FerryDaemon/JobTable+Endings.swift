@@ -84,3 +84,15 @@ extension JobTable {
     ended(serial, outcome: outcome, nowMs: nowMs, recheck: true, into: &actions)
   }
 }
+
+extension JobTable {
+  /// A cache hit answered at submission still has its answer to deliver (`Phase.answering`):
+  /// it holds no session slot and waits for nothing, but it is live until `ended`. Its ending
+  /// counts in `stats`' `cache`, not its `jobs` (PROTOCOL decision 41).
+  mutating func answering(_ serial: UInt64, session: String, client: UInt64) {
+    guard let slot = slots[session] else { return }
+    entries[serial] = Entry(
+      session: session, lane: nil, phase: .answering, client: client, heldRequestBytes: 0, slot: slot)
+    count(slot) { $0.running += 1 }
+  }
+}

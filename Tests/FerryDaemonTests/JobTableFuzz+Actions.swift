@@ -21,7 +21,8 @@ extension TableFuzz {
       case .armRateTimer(let session, let afterMs):
         check(afterMs >= 0, "a rate timer in the past: \(afterMs)")
         rateTimers[session] = nowMs + UInt64(max(0, afterMs))
-      case .armRetryTimer(let serial, let afterMs):
+      case .refuseRetry(let serial, _): owe(serial, .failed, action)
+      case .armRetryTimer(let serial, let afterMs), .backOff(let serial, let afterMs):
         check(
           jobs[serial]?.backingOff == false && jobs[serial]?.running == true,
           "a retry timer for \(serial), which is not running")

@@ -35,6 +35,9 @@ struct TableFuzz {
     var running = false
     /// Between retry attempts (still holding its slot: `running` stays true).
     var backingOff = false
+    /// Its retry policy (nil: none), and the attempts the table granted a retry after.
+    var retry: RetryPlan? = nil
+    var retries = 0
     var laneKey: String? { lane.map { "\(session)/u\(uid)/\($0)" } }
   }
 
@@ -89,7 +92,8 @@ struct TableFuzz {
     case 36..<52: endRunning()
     case 52..<55: raceReports()
     case 55..<58: reportLate()
-    case 58..<66: wantRetry()
+    case 58..<61: wantRetry()
+    case 61..<66: attemptEnded()
     case 66..<75: cancelWaiting()
     case 75..<80: closeClient()
     case 80..<93: advanceTime(by: UInt64.random(in: 1...15, using: &rng))
@@ -108,12 +112,17 @@ struct TableFuzz {
       session: session, lane: [nil, nil, "x", "y"].randomElement(using: &rng)!,
       uid: UInt32(client % 2) + 1000,
       client: client, durable: Int.random(in: 0..<8, using: &rng) == 0,
-      origin: ["o1", "o2", nil].randomElement(using: &rng)!)
+      origin: ["o1", "o2", nil].randomElement(using: &rng)!,
+      retry: Bool.random(using: &rng)
+        ? RetryPlan(
+          policy: RetryPolicy(max: Int.random(in: 0...3, using: &rng), backoffMs: 10),
+          method: Bool.random(using: &rng) ? "GET" : "POST") : nil)
     let clientJobs = jobs.values.filter { $0.client == client }.count
     var actions: [JobTable.Action] = []
     let submission = JobTable.Submission(
       session: session, lane: job.lane, client: client, uid: job.uid, clientJobs: clientJobs,
-      heldRequestBytes: Int.random(in: 0...4096, using: &rng), durable: job.durable, origin: job.origin)
+      heldRequestBytes: Int.random(in: 0...4096, using: &rng), durable: job.durable, origin: job.origin,
+      retry: job.retry)
     table.handle(.submitted(serial, submission, nowMs: nowMs), into: &actions)
     if case .refuse(let s, _)? = actions.first {
       check(s == serial && actions.count == 1, "a refusal comes alone: \(actions)")
@@ -180,6 +189,38 @@ struct TableFuzz {
     var actions: [JobTable.Action] = []
     table.handle(.retryWanted(serial, afterMs: delay), into: &actions)
     check(actions == [.armRetryTimer(serial, afterMs: delay)], "retryWanted(\(serial)) gave \(actions)")
+    jobs[serial]?.retries += 1
+    perform(actions)
+  }
+
+  /// An attempt of a live job (running, backing off or even waiting: a late callback) ended
+  /// without an answer it takes: the table backs a running job off only while its policy has
+  /// attempts left, refuses a retry that cannot come, and otherwise leaves the outcome standing.
+  mutating func attemptEnded() {
+    guard let serial = jobs.keys.sorted().randomElement(using: &rng), let job = jobs[serial] else { return }
+    let end = JobTable.AttemptEnd(
+      error: Bool.random(using: &rng) ? WireError(.connectFailed, "refused") : nil,
+      status: [200, 404, 429, 503].randomElement(using: &rng)!,
+      bodyDelivered: Int.random(in: 0..<6, using: &rng) == 0,
+      bodySpent: Int.random(in: 0..<6, using: &rng) == 0,
+      retryAfterMs: [nil, 5, 40].randomElement(using: &rng)!,
+      timeoutLeftMs: [nil, 30].randomElement(using: &rng)!, jitter: UInt64.random(in: 0...100, using: &rng))
+    var actions: [JobTable.Action] = []
+    table.handle(.attemptEnded(serial, end, nowMs: nowMs), into: &actions)
+    let mayRetry =
+      job.running && !job.backingOff
+      && job.retry.map { job.retries < $0.policy.max && $0.methodAllows } == true
+      && !end.bodyDelivered
+    switch actions.first {
+    case nil: break
+    case .backOff(serial, let afterMs)?:
+      check(mayRetry && !end.bodySpent && actions.count == 1, "attemptEnded(\(serial)) gave \(actions)")
+      check(afterMs >= (end.retryAfterMs ?? 0), "a backoff shorter than Retry-After: \(afterMs)")
+      jobs[serial]?.retries += 1
+    case .refuseRetry(serial, _)?:
+      check(mayRetry && actions.count == 1, "attemptEnded(\(serial)) gave \(actions)")
+    default: check(false, "attemptEnded(\(serial)) gave \(actions)")
+    }
     perform(actions)
   }
 
