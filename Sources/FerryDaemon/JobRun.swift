@@ -115,9 +115,6 @@ import FerryWire
   /// What the job reported (`report`), kept for the terminal event the table chooses (`end`).
   var completion: JobCompletion?
   var failure: JobFailure?
-  /// A hit answered at submission: the job table never saw it, so its connection lets go of
-  /// it when it ends (`end`), and cancels it when it goes away.
-  var isAnsweredOutsideTable = false
 
   init(
     serial: UInt64, id: String, job: Job, request: Request, heldRequestBytes: Int, session: Session,
@@ -364,7 +361,6 @@ import FerryWire
     // A detached job's ending waits for its terminal line's record (`ended`); any other job
     // left the table with its `end`.
     daemon.jobFinished(self, event: event, tableEnded: !isDetached)
-    if isAnsweredOutsideTable { client?.letGo(of: self) }
   }
 
   /// Sends one of the job's events to its client, and records it when the job is detached.

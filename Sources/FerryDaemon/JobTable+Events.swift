@@ -61,6 +61,9 @@ extension JobTable {
     case submitted(UInt64, Submission, nowMs: UInt64)
     /// A cache hit answered at submission still delivers its answer (`Phase.answering`).
     case answering(UInt64, session: String, client: UInt64)
+    /// The cache hit's stored answer could not be used before any of it went out: the job
+    /// leaves without an ending (it runs as a transfer under another serial).
+    case answerWithdrawn(UInt64)
     /// The job's transfer helper (`JobRun`) reports what happened to it; the table decides
     /// the ending (`end`), once (JobTable+Endings).
     case reported(UInt64, Report, nowMs: UInt64)
@@ -122,6 +125,7 @@ extension JobTable {
     switch event {
     case .submitted(let serial, let s, let nowMs): submitted(serial, s, nowMs: nowMs, into: &actions)
     case .answering(let serial, let session, let client): answering(serial, session: session, client: client)
+    case .answerWithdrawn(let serial): answerWithdrawn(serial)
     case .ended(let serial, let outcome, let output, let nowMs):
       ended(serial, outcome: outcome, nowMs: nowMs, output: output, into: &actions)
     case .reported(let serial, let report, let nowMs): reported(serial, report, nowMs: nowMs, into: &actions)
