@@ -101,6 +101,7 @@ extension JobTable {
     guard let index = entries.index(forKey: serial), entries.values[index].phase == .answering else { return }
     let slot = entries.values[index].slot
     entries.remove(at: index)
+    retries[serial] = nil
     count(slot) { $0.running -= 1 }
   }
 }

@@ -24,16 +24,14 @@ extension JobTable {
     public var need: NetworkNeed
     /// Its `retry` policy with its method's say (nil: no retry), and the attempts it made
     /// before (a durable job recovered after a restart).
-    public var retry: RetryPlan?
-    public var attempts: Int
+    public var retry: Retry?
 
     public init(
       session: String, lane: String?, client: UInt64, uid: UInt32?, clientJobs: Int, heldRequestBytes: Int,
       detached: DetachedKey? = nil, durable: Bool = false, origin: String? = nil,
       need: NetworkNeed = NetworkNeed(), retry: RetryPlan? = nil, attempts: Int = 0
     ) {
-      self.retry = retry
-      self.attempts = attempts
+      self.retry = retry.map { Retry(plan: $0, attempts: attempts) }
       self.origin = origin
       self.session = session
       self.lane = lane

@@ -5,11 +5,20 @@ import FerryWire
 /// what the driver saw of the attempt (`AttemptEnd`); the wait is a timer action (`backOff`,
 /// `armRetryTimer`), its end an event (`retryDue`), and a late timer does nothing.
 extension JobTable {
+  /// A job's retry policy, with its method's say, and the attempts that count against it (a
+  /// recovered job's earlier ones included).
+  public struct Retry: Sendable, Equatable {
+    public var plan: RetryPlan
+    public var attempts: Int
+  }
+
   /// What the driver saw of an attempt that ended without an answer the job takes: the facts
   /// a retry depends on, none of the decision.
   public struct AttemptEnd: Sendable, Equatable {
-    /// The transfer's error, or nil when a response came.
-    public var error: WireError?
+    /// The transfer's error's code, or nil when a response came; whether it is the job's
+    /// whole-`timeout` (not retried).
+    public var error: ErrorCode?
+    public var isTotalTimeout: Bool
     /// The response's final status, when one came.
     public var status: Int?
     /// Body bytes reached the client's descriptor or connection: they cannot be taken back.
@@ -27,7 +36,8 @@ extension JobTable {
       error: WireError?, status: Int?, bodyDelivered: Bool = false, bodySpent: Bool = false,
       retryAfterMs: Int? = nil, timeoutLeftMs: Int? = nil, jitter: UInt64 = 0
     ) {
-      self.error = error
+      self.error = error?.code
+      isTotalTimeout = error?.code == .timeout && error?.timer == "total"
       self.status = status
       self.bodyDelivered = bodyDelivered
       self.bodySpent = bodySpent
@@ -53,11 +63,11 @@ extension JobTable {
   /// job not running or ending): the attempt's outcome stands, and the driver reports it.
   mutating func attemptEnded(_ serial: UInt64, _ end: AttemptEnd, nowMs: UInt64, into actions: inout [Action])
   {
-    guard let index = entries.index(forKey: serial) else { return }
-    let (phase, isEnding, plan, attempt) = { (e: Entry) in (e.phase, e.isEnding, e.retry, e.attempts + 1) }(
-      entries.values[index])
-    guard phase == .running, !isEnding, let plan, attempt <= plan.policy.max, !end.bodyDelivered,
-      plan.isRetryable(error: end.error, status: end.status)
+    guard let retry = retries[serial], let index = entries.index(forKey: serial) else { return }
+    let (phase, isEnding) = { (e: Entry) in (e.phase, e.isEnding) }(entries.values[index])
+    let (plan, attempt) = (retry.plan, retry.attempts + 1)
+    guard phase == .running, !isEnding, attempt <= plan.policy.max, !end.bodyDelivered,
+      plan.isRetryable(code: end.error, isTotalTimeout: end.isTotalTimeout, status: end.status)
     else { return }
     if end.bodySpent { return actions.append(.refuseRetry(serial, .bodyNotRewindable)) }
     var delay = plan.delayMs(afterAttempt: attempt, retryAfterMs: end.retryAfterMs) {
@@ -68,7 +78,7 @@ extension JobTable {
     if let left = end.timeoutLeftMs, delay >= left {
       return actions.append(.refuseRetry(serial, .outlastsTimeout(leftMs: left, delayMs: delay)))
     }
-    entries.values[index].attempts = attempt
+    retries[serial]?.attempts = attempt
     entries.values[index].phase = .backingOff
     actions.append(.backOff(serial, afterMs: delay))
   }
@@ -82,7 +92,7 @@ extension JobTable {
       !entries.values[index].isEnding
     else { return }
     entries.values[index].phase = .backingOff
-    entries.values[index].attempts += 1
+    retries[serial]?.attempts += 1
     actions.append(.armRetryTimer(serial, afterMs: max(0, afterMs)))
   }
 

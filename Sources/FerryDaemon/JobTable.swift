@@ -57,9 +57,6 @@ public struct JobTable: Sendable {
     var uid: UInt32?
     /// The `scheme://host:port` a server-taught hold names (nil with `backoff: "job"`).
     var origin: String?
-    /// Its retry policy (nil: none) and the attempts that count against it (JobTable+Retry).
-    var retry: RetryPlan?
-    var attempts = 0
     /// A detached job's ending is chosen (`end`) and its terminal line is still to be recorded:
     /// later reports are ignored, and `ended` removes it.
     var isEnding = false
@@ -155,6 +152,9 @@ public struct JobTable: Sendable {
   public internal(set) var network = NetworkCondition()
   /// Jobs held for the network, in submission order (serials grow with submission).
   var held: [UInt64] = []
+  /// The retry policies of live jobs that have one, and their attempts (JobTable+Retry): kept
+  /// apart from `entries`, so a job without one costs nothing.
+  var retries: [UInt64: Retry] = [:]
 
   public init(sessions: [String: SessionLimits], limits: Limits) {
     self.limits = limits
@@ -235,8 +235,7 @@ public struct JobTable: Sendable {
     requestBytesInFlight += held
     var entry = Entry(
       session: session, lane: lane, phase: .held, client: client, heldRequestBytes: held, detached: key,
-      isDurable: s.durable, slot: slot, need: s.need, uid: uid, origin: origin, retry: s.retry,
-      attempts: s.attempts)
+      isDurable: s.durable, slot: slot, need: s.need, uid: uid, origin: origin)
     var rateDelay: Int?
     if s.need.waits, let reason = network.holds(s.need) {
       entries[serial] = entry
@@ -254,6 +253,7 @@ public struct JobTable: Sendable {
       rateDelay = delay
     }
     if let key { registerDetached(key, serial: serial, session: session, isDurable: s.durable) }
+    if let retry = s.retry { retries[serial] = retry }
     if let rateDelay { actions.append(.armRateTimer(session: session, afterMs: rateDelay)) }
   }
 
@@ -267,6 +267,7 @@ public struct JobTable: Sendable {
     into actions: inout [Action]
   ) {
     guard let entry = entries.removeValue(forKey: serial) else { return }
+    if !retries.isEmpty { retries[serial] = nil }
     requestBytesInFlight -= entry.heldRequestBytes
     inlineBytesHeld -= entry.bodyBytes
     if let client = entry.client {
@@ -348,6 +349,7 @@ public struct JobTable: Sendable {
   /// nothing it waited for starts.
   private mutating func abandon(_ serial: UInt64, into actions: inout [Action]) {
     guard let entry = entries.removeValue(forKey: serial) else { return }
+    if !retries.isEmpty { retries[serial] = nil }
     requestBytesInFlight -= entry.heldRequestBytes
     inlineBytesHeld -= entry.bodyBytes
     if let client = entry.client {

@@ -21,12 +21,18 @@ public struct RetryPlan: Sendable, Equatable {
   /// Whether an outcome is worth another attempt: a connection-level failure, or one of the
   /// statuses that mean "try later".
   func isRetryable(error: WireError?, status: Int?) -> Bool {
+    isRetryable(code: error?.code, isTotalTimeout: error?.timer == "total", status: status)
+  }
+
+  /// As `isRetryable(error:status:)`, with the error as its code and whether its timer is the
+  /// job's whole `timeout`.
+  func isRetryable(code: ErrorCode?, isTotalTimeout: Bool, status: Int?) -> Bool {
     guard methodAllows else { return false }
     if let status { return Self.retryableStatuses.contains(status) }
-    guard let error else { return false }
-    switch error.code {
+    guard let code else { return false }
+    switch code {
     case .connectFailed, .resolveFailed, .transferFailed: return true
-    case .timeout: return error.timer != "total"
+    case .timeout: return !isTotalTimeout
     default: return false
     }
   }
