@@ -38,6 +38,8 @@ struct TableFuzz {
     /// Its retry policy (nil: none), and the attempts the table granted a retry after.
     var retry: RetryPlan? = nil
     var retries = 0
+    /// A cache hit answered at submission (`answering`): live, in no session slot.
+    var answering = false
     var laneKey: String? { lane.map { "\(session)/u\(uid)/\($0)" } }
   }
 
@@ -88,7 +90,9 @@ struct TableFuzz {
 
   mutating func step() {
     switch Int.random(in: 0..<100, using: &rng) {
-    case 0..<36: submit()
+    case 0..<33: submit()
+    case 33..<35: answerHit()
+    case 35..<36: withdrawHit()
     case 36..<52: endRunning()
     case 52..<55: raceReports()
     case 55..<58: reportLate()
@@ -224,6 +228,31 @@ struct TableFuzz {
     perform(actions)
   }
 
+  /// The cache answers a submitted job: it is live (`answering`) until its report, with no
+  /// slot, and nothing waits for it.
+  mutating func answerHit() {
+    nextSerial += 1
+    let client = UInt64.random(in: 1...4, using: &rng)
+    let session = ["a", "b", "r"].filter { !removed.contains($0) }.randomElement(using: &rng)!
+    var actions: [JobTable.Action] = []
+    table.handle(.answering(nextSerial, session: session, client: client), into: &actions)
+    check(actions.isEmpty, "answering(\(nextSerial)) gave \(actions)")
+    jobs[nextSerial] = Job(
+      session: session, lane: nil, uid: UInt32(client % 2) + 1000, client: client, durable: false,
+      answering: true)
+  }
+
+  /// A hit's stored answer was unusable: it leaves without an ending.
+  mutating func withdrawHit() {
+    guard let serial = jobs.filter({ $0.value.answering }).keys.sorted().randomElement(using: &rng) else {
+      return
+    }
+    var actions: [JobTable.Action] = []
+    table.handle(.answerWithdrawn(serial), into: &actions)
+    check(actions.isEmpty, "answerWithdrawn(\(serial)) gave \(actions)")
+    jobs[serial] = nil
+  }
+
   mutating func cancelWaiting() {
     guard let serial = jobs.filter({ !$0.value.running }).keys.sorted().randomElement(using: &rng) else {
       return
@@ -333,7 +362,7 @@ struct TableFuzz {
     var rounds = 0
     while !jobs.isEmpty, rounds < 10_000 {
       rounds += 1
-      if let serial = jobs.filter({ $0.value.running }).keys.min() {
+      if let serial = jobs.filter({ $0.value.running || $0.value.answering }).keys.min() {
         end(serial, .done)
         settle()
       } else {
