@@ -372,6 +372,7 @@ struct TableFuzz {
     }
     check(jobs.isEmpty, "jobs never started or ended: \(jobs.keys.sorted())")
     check(table.liveCount == 0, "the table still holds \(table.liveCount) jobs")
+    check(table.retries.isEmpty, "the table still holds the retry policies of \(table.retries.keys.sorted())")
     let unended = finished.filter { terminals[$0] != 1 && !abandoned.contains($0) }.sorted()
     check(unended.isEmpty, "jobs that left without exactly one terminal event: \(unended)")
     check(table.requestBytesInFlight == 0, "request bytes left: \(table.requestBytesInFlight)")
