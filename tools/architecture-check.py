@@ -48,6 +48,7 @@ FUNCTION_KEYWORDS = ("func", "init", "deinit", "subscript")
 # A declaration with no body (a protocol requirement) ends at one of these before any `{`.
 DECLARATION_STARTS = {"func", "var", "let", "case", "init", "deinit", "subscript", "typealias",
                       "associatedtype", "struct", "class", "enum", "extension", "protocol"}
+UNCHECKED = re.compile(r"@unchecked\s+(?:Swift\s*\.\s*)?Sendable\b")
 STRING_START = re.compile(r'(#*)("""|")')
 
 
@@ -246,9 +247,11 @@ def measure(root):
                 if calls:
                     found[("table-entry", rel)] = calls
         unchecked = 0
-        for number, l in enumerate(lines):
-            if "@unchecked Sendable" not in l or l.lstrip().startswith("//"):
-                continue
+        # Every spelling counts (`@unchecked  Sendable`, `Swift.Sendable`, split over lines,
+        # two on a line); comment lines are blanked, keeping the line numbers.
+        code = "\n".join("" if l.lstrip().startswith("//") else l for l in lines)
+        for m in UNCHECKED.finditer(code):
+            number = code.count("\n", 0, m.start())
             unchecked += 1
             if not justified(lines, number):
                 errors.append(

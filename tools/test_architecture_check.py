@@ -73,6 +73,22 @@ class ArchitectureCheckTests(unittest.TestCase):
             "/// A box.\n/// @unchecked Sendable: never mutated.\nfinal class Box: @unchecked Sendable {}\n")
         self.assertEqual(self.check(), (0, ""))
 
+    def test_every_spelling_of_unchecked_sendable_is_counted(self):
+        self.allow("unchecked Sources/FerryStore/Box.swift 1\n")
+        reason = "// @unchecked Sendable: never mutated.\n"
+        one = (
+            "final class Box: @unchecked  Sendable {}\n",
+            "final class Box: @unchecked Swift.Sendable {}\n",
+            "final class Box: @unchecked\n  Sendable {}\n",
+        )
+        for text in one:
+            self.plant("Sources/FerryStore/Box.swift", reason + text)
+            self.assertEqual(self.check(), (0, ""), text)
+            self.plant("Sources/FerryStore/Box.swift", reason + text + reason + "extension Box: @unchecked Sendable {}\n")
+            self.assertFails("Sources/FerryStore/Box.swift: 2 @unchecked Sendable")
+        self.plant("Sources/FerryStore/Box.swift", "final class Box: @unchecked Swift.Sendable {}\n")
+        self.assertFails("Sources/FerryStore/Box.swift:1: @unchecked Sendable without a comment")
+
     def test_usleep_in_tests_fails_but_not_in_a_comment(self):
         self.plant("Tests/FerryDaemonTests/SlowTests.swift", "// no usleep(1) here\nfunc f() {}\n")
         self.assertEqual(self.check()[0], 0)

@@ -388,8 +388,6 @@ extension Client: BufferedConnectionDelegate {
       daemon.resultsNotCollected(collectedResults.map(\.key))
       collectedResults.removeAll()
     }
-    // Hits still being written (into an `output_fd`) are not the job table's: they end here.
-    for run in jobs.values where run.isAnsweredOutsideTable { run.cancel(.disconnected) }
     waitingForRoom.removeAll()
     let live = jobs.values.map(\.serial)
     jobs.removeAll()

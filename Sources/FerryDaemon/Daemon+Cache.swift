@@ -47,11 +47,8 @@ extension Daemon {
       .job(CacheJob(request: cached, session: name, limits: settings, phase: phase))
     }
     func answering() -> JobRun {
-      nextSerial += 1
-      return JobRun(
-        serial: nextSerial, id: id, job: job, request: request, heldRequestBytes: 0, session: session,
-        profile: profile, client: client, outputBaseline: outputKey.map { OutputFile.Baseline(of: $0) },
-        outputOwner: client.credentials?.outputOwner, daemon: self)
+      cacheAnswering(
+        job, request, session: session, profile: profile, client: client, id: id, outputKey: outputKey)
     }
     switch decision {
     case .serve(let index, let age), .serveNotModified(let index, let age):
@@ -84,14 +81,15 @@ extension Daemon {
         descriptorOutput = nil
         httpCache.used(response, session: name, now: now)
         countCache(.hit, session: name, slot: session.metricsSlot)
-        if !run.isFinished { answeringStarted(run) }
         return .answered
       case .damaged:
+        answerWithdrawn(run)
         descriptorOutput = run.giveBackDescriptorOutput()
         logger.warning("a damaged cache entry was dropped", ["session": name])
         httpCache.drop(response, session: name)
         return dontLoad ? notCached("the stored response was damaged") : running(.fetching(store: mayStore))
       case .unsuitable:
+        answerWithdrawn(run)
         descriptorOutput = run.giveBackDescriptorOutput()
         return dontLoad
           ? notCached(
@@ -110,22 +108,36 @@ extension Daemon {
       return notCached("nothing usable is stored for this request (return_cache_dont_load)")
     case .fail(.onlyIfCached):
       // RFC 9111 5.2.1.7: a 504, as a response, not a failure of the job.
-      let run = answering()
-      run.answerOnlyIfCached()
-      client.letGo(of: run)
+      answering().answerOnlyIfCached()
       countCache(.miss, session: name, slot: session.metricsSlot)
       return .answered
     }
   }
 
-  /// A hit whose answer is still going out (paced by its `output_fd` or its client's reads) is
-  /// a live job until it ends: the table holds it as `answering`, so it counts for `max_jobs`
-  /// and in `stats`' `running`, a graceful shutdown waits for it, and the grace period's end
-  /// cancels it (`jobFinished` takes it out again).
-  private func answeringStarted(_ run: JobRun) {
-    guard let client = run.client else { return }
+  /// A job the cache answers at its submission is a live job from before its answer starts
+  /// until it ends (issue 28): the table holds it as `answering`, so it counts for `max_jobs`
+  /// and in `stats`' `running` while its answer goes out, a graceful shutdown waits for it, the
+  /// grace period's end or its client's going cancels it, and the table chooses its ending
+  /// (`reported`, as for any job; `jobFinished` takes it out of `jobs` again).
+  private func cacheAnswering(
+    _ job: Job, _ request: Request, session: Session, profile: SessionProfile, client: Client, id: String,
+    outputKey: String?
+  ) -> JobRun {
+    nextSerial += 1
+    let run = JobRun(
+      serial: nextSerial, id: id, job: job, request: request, heldRequestBytes: 0, session: session,
+      profile: profile, client: client, outputBaseline: outputKey.map { OutputFile.Baseline(of: $0) },
+      outputOwner: client.credentials?.outputOwner, daemon: self)
     jobs[run.serial] = run
-    feed(.answering(run.serial, session: run.session.name, client: client.serial), known: run)
+    feed(.answering(run.serial, session: session.name, client: client.serial), known: run)
+    return run
+  }
+
+  /// The stored answer could not be used (damaged, or not for this job) before any of it went
+  /// out: the job leaves the table without an ending, and runs as a transfer instead.
+  private func answerWithdrawn(_ run: JobRun) {
+    jobs[run.serial] = nil
+    feed(.answerWithdrawn(run.serial))
   }
 
   /// Why the cache takes no part in a job (the message `not_cached` gives when it had to).

@@ -60,14 +60,9 @@ extension Daemon {
     recycle(&actions)
   }
 
-  /// A job's helper reports what happened to it: the table chooses the ending (`end`). A
-  /// cache hit answered within its submission was never in the table: the table's rule
-  /// (`JobTable.ending(of:)`) chooses its ending here, the first report only.
+  /// A job's helper reports what happened to it: the table chooses the ending (`end`), for a
+  /// cache hit answered at its submission too (`answering`).
   func report(_ run: JobRun, _ report: JobTable.Report) {
-    if run.isAnsweredOutsideTable, table.entries[run.serial] == nil {
-      if !run.isFinished { run.end(JobTable.ending(of: report)) }
-      return
-    }
     // A detached job's result may wait for attach from now: that clock is always read.
     let now = run.isDetached ? loop.now() : clock(run.session)
     feed(.reported(run.serial, report, nowMs: now), known: run)
@@ -103,6 +98,8 @@ extension Daemon {
         if let client = clients[serial] { outputDrained(client) }
       case .abandon(let serial): if let run = job(serial) { abandon(run) }
       case .armRetryTimer(let serial, let delay): job(serial)?.armRetryTimer(afterMs: delay)
+      case .backOff(let serial, let delay): job(serial)?.backOff(afterMs: delay)
+      case .refuseRetry(let serial, let refusal): job(serial)?.retryRefused(refusal)
       case .retry(let serial): job(serial)?.start()
       case .askPermit(let serial, let session): askPermit(serial, session: session)
       case .armPermitTimer(let session, let delay): armPermitTimer(session, afterMs: delay)

@@ -63,13 +63,14 @@ extension Daemon {
 
   /// What the job table hears of a submitted (merged) job.
   private func submission(
-    _ merged: Job, session: Session, client: Client, held: Int, detached: JobTable.DetachedKey?,
+    _ merged: Job, _ request: Request, session: Session, client: Client, detached: JobTable.DetachedKey?,
     origin: String?, need: JobTable.NetworkNeed
   ) -> JobTable.Submission {
     JobTable.Submission(
       session: session.name, lane: merged.lane, client: client.serial, uid: client.credentials?.uid,
-      clientJobs: client.jobs.count, heldRequestBytes: held, detached: detached,
-      durable: merged.durable == true, origin: origin, need: need)
+      clientJobs: client.jobs.count, heldRequestBytes: request.heldBytes, detached: detached,
+      durable: merged.durable == true, origin: origin, need: need,
+      retry: merged.retry.map { RetryPlan(policy: $0, method: request.method) })
   }
 
   /// `line`: the job line as sent, which a durable job's journal entry keeps.
@@ -167,7 +168,7 @@ extension Daemon {
     var actions = takeActions()
     defer { recycle(&actions) }
     let submission = submission(
-      merged, session: session, client: client, held: held, detached: detachedKey,
+      merged, request, session: session, client: client, detached: detachedKey,
       origin: holdOrigin(profile.config, request), need: networkNeed(merged, request))
     table.handle(.submitted(serial, submission, nowMs: clock(session)), into: &actions)
     if case .refuse(_, let error) = actions.first {

@@ -79,22 +79,9 @@ extension Daemon {
   /// Decodes the job line again under the session's profile now in force and admits it with
   /// no client; nil when it ended instead (its session or its files are gone).
   private func resubmit(_ job: RecoveredJob, owner: JobTable.DetachedKey, attempts: Int) -> UInt64? {
-    let decoded = job.submission.line.withUnsafeBytes { decoder.decode($0) }
-    guard case .success(.job(var wire)) = decoded else {
-      endRecovered(job, owner: owner, WireError(.invalidJob, "the journaled job line no longer decodes"))
+    guard let (merged, session) = remerged(job, owner: owner), let profile = session.profile else {
       return nil
     }
-    wire.id = job.submission.id
-    guard let session = sessions[job.submission.session], let profile = session.profile else {
-      endRecovered(
-        job, owner: owner,
-        WireError(.unknownSession, "no session named \(job.submission.session)", field: "session"))
-      return nil
-    }
-    var merged = profile.merged(wire)
-    merged.detach = true
-    merged.maxInlineBytes = min(
-      merged.maxInlineBytes ?? Job.defaultMaxInlineBytes, config.limits.maxInlineBytes)
     let request: Request
     let outputKey: String?
     // Its files are its user's (a user-database lookup, so only for jobs that write one).
@@ -112,7 +99,8 @@ extension Daemon {
     let submission = JobTable.Submission(
       session: session.name, lane: merged.lane, client: 0, uid: owner.uid, clientJobs: 0,
       heldRequestBytes: request.heldBytes, detached: owner, durable: true,
-      origin: holdOrigin(profile.config, request), need: networkNeed(merged, request))
+      origin: holdOrigin(profile.config, request), need: networkNeed(merged, request),
+      retry: merged.retry.map { RetryPlan(policy: $0, method: request.method) }, attempts: attempts)
     // As `submit`: the job is registered between the table's answer and its actions.
     table.handle(.submitted(serial, submission, nowMs: loop.now()), into: &actions)
     if case .refuse(_, let error) = actions.first {
@@ -137,5 +125,27 @@ extension Daemon {
     jobs[serial] = run
     perform(actions, known: run)
     return serial
+  }
+
+  /// The journaled job line decoded again and merged under its session's profile now in
+  /// force; nil when the job ended instead (the line no longer decodes, the session is gone).
+  private func remerged(_ job: RecoveredJob, owner: JobTable.DetachedKey) -> (Job, Session)? {
+    let decoded = job.submission.line.withUnsafeBytes { decoder.decode($0) }
+    guard case .success(.job(var wire)) = decoded else {
+      endRecovered(job, owner: owner, WireError(.invalidJob, "the journaled job line no longer decodes"))
+      return nil
+    }
+    wire.id = job.submission.id
+    guard let session = sessions[job.submission.session], let profile = session.profile else {
+      endRecovered(
+        job, owner: owner,
+        WireError(.unknownSession, "no session named \(job.submission.session)", field: "session"))
+      return nil
+    }
+    var merged = profile.merged(wire)
+    merged.detach = true
+    merged.maxInlineBytes = min(
+      merged.maxInlineBytes ?? Job.defaultMaxInlineBytes, config.limits.maxInlineBytes)
+    return (merged, session)
   }
 }

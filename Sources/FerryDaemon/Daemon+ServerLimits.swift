@@ -48,14 +48,6 @@ extension Daemon {
     }
   }
 
-  /// Milliseconds until the hold on `run`'s origin ends, or nil when none holds it: a retry of
-  /// the job that got the answer waits at least that long.
-  func holdRemainingMs(_ run: JobRun) -> Int? {
-    guard let until = table.holdUntilMs(run.serial) else { return nil }
-    let now = loop.now()
-    return until > now ? Int(until - now) : nil
-  }
-
   /// `stats`' `holds`: each session's held origins, until when (unix seconds) and how many
   /// waiting jobs each holds. The origin is shown to root and to a user with a live job to it
   /// in that session; to anyone else it is left out (a hold tells that some job went there).
@@ -68,7 +60,7 @@ extension Daemon {
         o.append(key: "session", value: .string(name))
         let mine = jobs.values.contains {
           $0.session.name == name && $0.outputOwner?.uid == uid
-            && URLOrigin.text(of: $0.request.url) == hold.origin
+            && table.entries[$0.serial]?.origin == hold.origin
         }
         if uid == 0 || (uid != nil && mine) { o.append(key: "origin", value: .string(hold.origin)) }
         o.append(key: "until", value: .number(JSONNumber(wallSeconds(hold.untilMs))))

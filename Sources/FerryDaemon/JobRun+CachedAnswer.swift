@@ -300,7 +300,6 @@ extension JobRun {
   /// connection has not met it (the caller lets go of it once it is answered).
   private func startedFromCache() {
     if lifecycle.seq == 0 {
-      isAnsweredOutsideTable = true
       client?.accepted(self)
       emit(lifecycle.queued(), .queued(position: nil))
     }

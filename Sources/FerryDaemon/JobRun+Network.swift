@@ -21,7 +21,6 @@ extension JobRun {
     else { return false }
     if let body = request.body, BodyReader.isSpent(body) { return false }
     discardAttempt()
-    attemptsHeldForNetwork += 1
     daemon.feed(.unreachable(serial, nowMs: daemon.loop.now()), known: self)
     if let key = journalKey {
       daemon.journal?.phaseChanged(key, to: .waitingRetry(attempt: lifecycle.attempt))

@@ -49,8 +49,9 @@ import FerryWire
   var retryTimer: Timer?
   /// Counted in `Metrics.waitingRetry` until the next attempt starts or the job ends.
   var isWaitingRetry = false
-  /// Attempts that went back to wait for the network: they spend no retry (issue 31).
-  var attemptsHeldForNetwork = 0
+  /// The failed attempt the table is asked about (`attemptEnded`): what a retry counts in
+  /// `Metrics` or a refused retry says (JobRun+Retry).
+  var failedAttempt: (error: ErrorCode?, status: Int?) = (nil, nil)
   /// Ends the job at its `deadline` (issue 31), whatever it is doing then.
   var deadlineTimer: Timer?
   /// Runs while the transfer is paused for its client's sake (budget spent, output full): a
@@ -114,9 +115,6 @@ import FerryWire
   /// What the job reported (`report`), kept for the terminal event the table chooses (`end`).
   var completion: JobCompletion?
   @Boxed var failure: JobFailure?
-  /// A hit answered at submission: the job table never saw it, so its connection lets go of
-  /// it when it ends (`end`), and cancels it when it goes away.
-  var isAnsweredOutsideTable = false
 
   init(
     serial: UInt64, id: String, job: Job, request: Request, heldRequestBytes: Int, session: Session,
@@ -363,7 +361,6 @@ import FerryWire
     // A detached job's ending waits for its terminal line's record (`ended`); any other job
     // left the table with its `end`.
     daemon.jobFinished(self, event: event, tableEnded: !isDetached)
-    if isAnsweredOutsideTable { client?.letGo(of: self) }
   }
 
   /// Sends one of the job's events to its client, and records it when the job is detached.

@@ -44,8 +44,7 @@ extension JobTable {
     case cancelled
   }
 
-  /// The ending a report gives a job. The table's rule, also applied by the driver to a cache
-  /// hit answered within its submission, which the table never held.
+  /// The ending a report gives a job: the table's rule.
   @inline(__always)
   public static func ending(of report: Report) -> Ending {
     switch report {
@@ -82,5 +81,27 @@ extension JobTable {
       case .cancelled: .cancelled
       }
     ended(serial, outcome: outcome, nowMs: nowMs, recheck: true, into: &actions)
+  }
+}
+
+extension JobTable {
+  /// A cache hit answered at submission still has its answer to deliver (`Phase.answering`):
+  /// it holds no session slot and waits for nothing, but it is live until `ended`. Its ending
+  /// counts in `stats`' `cache`, not its `jobs` (PROTOCOL decision 41).
+  mutating func answering(_ serial: UInt64, session: String, client: UInt64) {
+    guard let slot = slots[session] else { return }
+    entries[serial] = Entry(
+      session: session, lane: nil, phase: .answering, client: client, heldRequestBytes: 0, slot: slot)
+    count(slot) { $0.running += 1 }
+  }
+
+  /// An `answering` job whose stored answer could not be used leaves without an ending: it
+  /// counts in nothing (the transfer that replaces it is a job of its own).
+  mutating func answerWithdrawn(_ serial: UInt64) {
+    guard let index = entries.index(forKey: serial), entries.values[index].phase == .answering else { return }
+    let slot = entries.values[index].slot
+    entries.remove(at: index)
+    retries[serial] = nil
+    count(slot) { $0.running -= 1 }
   }
 }

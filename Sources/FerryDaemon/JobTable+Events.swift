@@ -22,12 +22,16 @@ extension JobTable {
     public var origin: String?
     /// What it needs of the network (issue 31).
     public var need: NetworkNeed
+    /// Its `retry` policy with its method's say (nil: no retry), and the attempts it made
+    /// before (a durable job recovered after a restart).
+    public var retry: Retry?
 
     public init(
       session: String, lane: String?, client: UInt64, uid: UInt32?, clientJobs: Int, heldRequestBytes: Int,
       detached: DetachedKey? = nil, durable: Bool = false, origin: String? = nil,
-      need: NetworkNeed = NetworkNeed()
+      need: NetworkNeed = NetworkNeed(), retry: RetryPlan? = nil, attempts: Int = 0
     ) {
+      self.retry = retry.map { Retry(plan: $0, attempts: attempts) }
       self.origin = origin
       self.session = session
       self.lane = lane
@@ -55,20 +59,24 @@ extension JobTable {
     case submitted(UInt64, Submission, nowMs: UInt64)
     /// A cache hit answered at submission still delivers its answer (`Phase.answering`).
     case answering(UInt64, session: String, client: UInt64)
+    /// The cache hit's stored answer could not be used before any of it went out: the job
+    /// leaves without an ending (it runs as a transfer under another serial).
+    case answerWithdrawn(UInt64)
     /// The job's transfer helper (`JobRun`) reports what happened to it; the table decides
     /// the ending (`end`), once (JobTable+Endings).
     case reported(UInt64, Report, nowMs: UInt64)
     /// The job's terminal event was sent; `output`: its client's output now.
     case ended(UInt64, Outcome, output: ClientOutput?, nowMs: UInt64)
-    /// An attempt failed and the job's retry policy wants another after `afterMs`.
+    /// An attempt of a job with a retry policy ended without an answer the job takes (a
+    /// failure, or a status): the table decides whether another comes (JobTable+Retry).
+    case attemptEnded(UInt64, AttemptEnd, nowMs: UInt64)
+    /// The job must be sent again at once whatever its policy (the cache's own conditional
+    /// request came back unusable): the next attempt after `afterMs`.
     case retryWanted(UInt64, afterMs: Int)
     /// A retry timer fired.
     case retryDue(UInt64)
     case measured(UInt64, session: String, TransferCounts)
     case rateDue(session: String, nowMs: UInt64)
-    /// A server's answer asked `origin` to hear nothing more from the session until `untilMs`
-    /// (ServerLimits; issue 32).
-    case holdLearned(session: String, origin: String, untilMs: UInt64, nowMs: UInt64)
     /// A hold's timer fired.
     case holdEnded(session: String, origin: String, nowMs: UInt64)
     /// The answer to the job's request named limits (ServerLimits.Reading; issue 32): a hold
@@ -113,17 +121,14 @@ extension JobTable {
   @inline(__always)
   public mutating func handle(_ event: Event, into actions: inout [Action]) {
     switch event {
-    case .submitted(let serial, let s, let nowMs):
-      submitted(
-        serial, session: s.session, lane: s.lane, client: s.client, uid: s.uid, clientJobs: s.clientJobs,
-        heldRequestBytes: s.heldRequestBytes, detached: s.detached, durable: s.durable, origin: s.origin,
-        need: s.need,
-        nowMs: nowMs,
-        into: &actions)
+    case .submitted(let serial, let s, let nowMs): submitted(serial, s, nowMs: nowMs, into: &actions)
     case .answering(let serial, let session, let client): answering(serial, session: session, client: client)
+    case .answerWithdrawn(let serial): answerWithdrawn(serial)
     case .ended(let serial, let outcome, let output, let nowMs):
       ended(serial, outcome: outcome, nowMs: nowMs, output: output, into: &actions)
     case .reported(let serial, let report, let nowMs): reported(serial, report, nowMs: nowMs, into: &actions)
+    case .attemptEnded(let serial, let end, let nowMs):
+      attemptEnded(serial, end, nowMs: nowMs, into: &actions)
     case .retryWanted(let serial, let afterMs): retryWanted(serial, afterMs: afterMs, into: &actions)
     case .retryDue(let serial): retryDue(serial, into: &actions)
     case .measured(let serial, let session, let c):
@@ -131,8 +136,6 @@ extension JobTable {
         serial, session: session, bytesUp: c.bytesUp, bytesDown: c.bytesDown,
         connectionsOpened: c.connectionsOpened, connectionReused: c.connectionReused)
     case .rateDue(let session, let nowMs): rateDue(session, nowMs: nowMs, into: &actions)
-    case .holdLearned(let session, let origin, let untilMs, let nowMs):
-      holdLearned(session, origin: origin, untilMs: untilMs, nowMs: nowMs, into: &actions)
     case .holdEnded(let session, let origin, let nowMs):
       holdEnded(session, origin: origin, nowMs: nowMs, into: &actions)
     case .limitsLearned(let serial, let reading, let maxMs, let nowMs):
@@ -175,30 +178,5 @@ extension JobTable {
     case .replayRestored(let serial, let lines): restoreReplay(serial, lines: lines)
     default: preconditionFailure("not a client event: \(event)")
     }
-  }
-
-  /// The job's attempt failed and its policy wants another: it keeps its slot and lane and
-  /// waits (`backingOff`) for the timer the driver arms. A job the table does not hold running
-  /// (it ended meanwhile) gets nothing.
-  mutating func retryWanted(_ serial: UInt64, afterMs: Int, into actions: inout [Action]) {
-    guard let index = entries.index(forKey: serial), entries.values[index].phase == .running,
-      !entries.values[index].isEnding
-    else { return }
-    entries.values[index].phase = .backingOff
-    actions.append(.armRetryTimer(serial, afterMs: max(0, afterMs)))
-  }
-
-  /// A retry timer fired: a job still backing off starts its next attempt. A late timer (the
-  /// job ended, or was cancelled while it waited) is ignored.
-  mutating func retryDue(_ serial: UInt64, into actions: inout [Action]) {
-    guard let index = entries.index(forKey: serial), entries.values[index].phase == .backingOff else {
-      return
-    }
-    entries.values[index].phase = .running
-    // The attempt is one more request to its origin: a budget counts it (issue 32).
-    if let origin = entries.values[index].origin {
-      runtimes[entries.values[index].slot].scheduler?.spend(origin)
-    }
-    actions.append(.retry(serial))
   }
 }

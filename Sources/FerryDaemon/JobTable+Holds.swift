@@ -1,20 +1,7 @@
 /// Limits the server teaches (issue 32): a hold on one origin of a session, and the rate
-/// `rate: "auto"` adopts. The hold enters as one event (`holdLearned`), so it may come from
-/// this daemon's own answers or from elsewhere; its end is a timer event (`holdEnded`).
+/// `rate: "auto"` adopts. A hold comes with an answer's limits (`limitsLearned`); its end is a
+/// timer event (`holdEnded`).
 extension JobTable {
-  /// A server asked `origin` to hear nothing more until `untilMs`: its waiting jobs of the
-  /// session stay waiting (other origins' jobs still start) and each gets one `waiting` event
-  /// when the hold is new; the hold's timer is armed (again, when it is lengthened). A time
-  /// already past holds nothing.
-  mutating func holdLearned(
-    _ session: String, origin: String, untilMs: UInt64, nowMs: UInt64, into actions: inout [Action]
-  ) {
-    guard untilMs > nowMs, let slot = slots[session], runtimes[slot].scheduler != nil else { return }
-    let before = runtimes[slot].scheduler!.timerMs(origin)
-    hold(origin, untilMs: untilMs, in: slot, into: &actions)
-    armHoldTimer(session, origin, in: slot, before: before, nowMs: nowMs, into: &actions)
-  }
-
   /// Holds `origin` until `untilMs`: the waiting jobs of a new hold hear `waiting`.
   private mutating func hold(_ origin: String, untilMs: UInt64, in slot: Int, into actions: inout [Action]) {
     let (isNew, held) = runtimes[slot].scheduler!.hold(origin, untilMs: untilMs)
@@ -125,16 +112,8 @@ extension JobTable {
 }
 
 extension JobTable {
-  /// Whether the session holds `origin` now.
-  public func holds(_ session: String, _ origin: String) -> Bool { holdUntilMs(session, origin) != nil }
-
   /// When the hold on the origin of `serial` (a live job) ends, or nil when none holds it.
   public func holdUntilMs(_ serial: UInt64) -> UInt64? {
     entries[serial].flatMap { e in e.origin.flatMap { runtimes[e.slot].scheduler?.holds[$0] } }
-  }
-
-  /// When the session's hold on `origin` ends (the loop's clock), or nil when none holds it.
-  public func holdUntilMs(_ session: String, _ origin: String) -> UInt64? {
-    slots[session].flatMap { runtimes[$0].scheduler?.holds[origin] }
   }
 }

@@ -99,6 +99,11 @@ public struct JobTable: Sendable {
     case abandon(UInt64)
     /// Feed `retryDue` for the job after this many milliseconds.
     case armRetryTimer(UInt64, afterMs: Int)
+    /// Retry the failed attempt (JobTable+Retry): drop what it collected, count the retry, and
+    /// feed `retryDue` for the job after this many milliseconds.
+    case backOff(UInt64, afterMs: Int)
+    /// End the job `failed`: its policy wants another attempt, which cannot come.
+    case refuseRetry(UInt64, RetryRefusal)
     /// Start the job's next attempt (its retry wait is over).
     case retry(UInt64)
     /// Ask the coordinator for the job's permit (shared limits); its answer comes back as
@@ -147,6 +152,9 @@ public struct JobTable: Sendable {
   public internal(set) var network = NetworkCondition()
   /// Jobs held for the network, in submission order (serials grow with submission).
   var held: [UInt64] = []
+  /// The retry policies of live jobs that have one, and their attempts (JobTable+Retry): kept
+  /// apart from `entries`, so a job without one costs nothing.
+  var retries: [UInt64: Retry] = [:]
 
   public init(sessions: [String: SessionLimits], limits: Limits) {
     self.limits = limits
@@ -199,11 +207,10 @@ public struct JobTable: Sendable {
   ///
   /// `detached`: a detached job's key (the caller checked `isDetachedIDTaken` first); its
   /// events are recorded from now on.
-  public mutating func submitted(
-    _ serial: UInt64, session: String, lane: String?, client: UInt64, uid: UInt32? = nil, clientJobs: Int,
-    heldRequestBytes held: Int, detached key: DetachedKey? = nil, durable: Bool = false,
-    origin: String? = nil, need: NetworkNeed = NetworkNeed(), nowMs: UInt64, into actions: inout [Action]
-  ) {
+  mutating func submitted(_ serial: UInt64, _ s: Submission, nowMs: UInt64, into actions: inout [Action]) {
+    let (session, lane, client, uid, held, key, origin) = (
+      s.session, s.lane, s.client, s.uid, s.heldRequestBytes, s.detached, s.origin
+    )
     guard !isShuttingDown else {
       return actions.append(.refuse(serial, WireError(.shuttingDown, "the daemon is shutting down")))
     }
@@ -212,7 +219,7 @@ public struct JobTable: Sendable {
       return actions.append(
         .refuse(serial, WireError(.unknownSession, "no session named \(session)", field: "session")))
     }
-    guard entries.count < limits.maxJobs, clientJobs < limits.maxJobsPerConnection
+    guard entries.count < limits.maxJobs, s.clientJobs < limits.maxJobsPerConnection
     else {
       return actions.append(
         .refuse(serial, WireError(.overloaded, "too many jobs in flight; try again later")))
@@ -228,9 +235,9 @@ public struct JobTable: Sendable {
     requestBytesInFlight += held
     var entry = Entry(
       session: session, lane: lane, phase: .held, client: client, heldRequestBytes: held, detached: key,
-      isDurable: durable, slot: slot, need: need, uid: uid, origin: origin)
+      isDurable: s.durable, slot: slot, need: s.need, uid: uid, origin: origin)
     var rateDelay: Int?
-    if need.waits, let reason = network.holds(need) {
+    if s.need.waits, let reason = network.holds(s.need) {
       entries[serial] = entry
       count(slot) { $0.queued += 1 }
       actions.append(.announceQueued(serial, position: self.held.count + 1))
@@ -245,18 +252,9 @@ public struct JobTable: Sendable {
       admitted(serial, admission, in: slot, origin: origin, into: &actions)
       rateDelay = delay
     }
-    if let key { registerDetached(key, serial: serial, session: session, isDurable: durable) }
+    if let key { registerDetached(key, serial: serial, session: session, isDurable: s.durable) }
+    if let retry = s.retry { retries[serial] = retry }
     if let rateDelay { actions.append(.armRateTimer(session: session, afterMs: rateDelay)) }
-  }
-
-  /// A cache hit answered at submission still has its answer to deliver (`Phase.answering`):
-  /// it holds no session slot and waits for nothing, but it is live until `ended`. Its ending
-  /// counts in `stats`' `cache`, not its `jobs` (PROTOCOL decision 41).
-  public mutating func answering(_ serial: UInt64, session: String, client: UInt64) {
-    guard let slot = slots[session] else { return }
-    entries[serial] = Entry(
-      session: session, lane: nil, phase: .answering, client: client, heldRequestBytes: 0, slot: slot)
-    count(slot) { $0.running += 1 }
   }
 
   /// The job's terminal event was sent: it leaves the table, its body bytes leave its client's
@@ -269,6 +267,7 @@ public struct JobTable: Sendable {
     into actions: inout [Action]
   ) {
     guard let entry = entries.removeValue(forKey: serial) else { return }
+    if !retries.isEmpty { retries[serial] = nil }
     requestBytesInFlight -= entry.heldRequestBytes
     inlineBytesHeld -= entry.bodyBytes
     if let client = entry.client {
@@ -350,6 +349,7 @@ public struct JobTable: Sendable {
   /// nothing it waited for starts.
   private mutating func abandon(_ serial: UInt64, into actions: inout [Action]) {
     guard let entry = entries.removeValue(forKey: serial) else { return }
+    if !retries.isEmpty { retries[serial] = nil }
     requestBytesInFlight -= entry.heldRequestBytes
     inlineBytesHeld -= entry.bodyBytes
     if let client = entry.client {

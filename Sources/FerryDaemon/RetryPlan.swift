@@ -2,9 +2,17 @@ import FerryWire
 
 /// When and after how long a failed attempt is tried again: the job's `retry` policy, the
 /// outcome, and the server's `Retry-After`. Pure but for the random jitter, which is injected.
-struct RetryPlan {
+/// The job table keeps one per job with a policy and decides with it (JobTable+Retry).
+public struct RetryPlan: Sendable, Equatable {
   let policy: RetryPolicy
-  let method: String
+  /// Whether the job's method may be sent again: RFC 9110's idempotent ones, or any with
+  /// `any_method` (decided once, at submission).
+  let methodAllows: Bool
+
+  public init(policy: RetryPolicy, method: String) {
+    self.policy = policy
+    methodAllows = policy.anyMethod || HTTPMethods.idempotent.contains(method)
+  }
 
   /// Longest wait between attempts, whatever the backoff or the server asks.
   static let capMs = 60_000
@@ -13,12 +21,18 @@ struct RetryPlan {
   /// Whether an outcome is worth another attempt: a connection-level failure, or one of the
   /// statuses that mean "try later".
   func isRetryable(error: WireError?, status: Int?) -> Bool {
-    guard policy.anyMethod || HTTPMethods.idempotent.contains(method) else { return false }
+    isRetryable(code: error?.code, isTotalTimeout: error?.timer == "total", status: status)
+  }
+
+  /// As `isRetryable(error:status:)`, with the error as its code and whether its timer is the
+  /// job's whole `timeout`.
+  func isRetryable(code: ErrorCode?, isTotalTimeout: Bool, status: Int?) -> Bool {
+    guard methodAllows else { return false }
     if let status { return Self.retryableStatuses.contains(status) }
-    guard let error else { return false }
-    switch error.code {
+    guard let code else { return false }
+    switch code {
     case .connectFailed, .resolveFailed, .transferFailed: return true
-    case .timeout: return error.timer != "total"
+    case .timeout: return !isTotalTimeout
     default: return false
     }
   }
@@ -26,13 +40,19 @@ struct RetryPlan {
   /// Milliseconds to wait before attempt `attempt + 1`: exponential backoff with full jitter
   /// (`random(0 ... backoff·2^(attempt−1))`), at least what `Retry-After` asks, at most the cap.
   func delayMs(afterAttempt attempt: Int, retryAfter: String?, nowSeconds: Int, random: (Int) -> Int) -> Int {
+    delayMs(
+      afterAttempt: attempt,
+      retryAfterMs: retryAfter.flatMap { Self.retryAfterMs($0, nowSeconds: nowSeconds) },
+      random: random)
+  }
+
+  /// As `delayMs(afterAttempt:retryAfter:nowSeconds:random:)`, with `Retry-After` read already.
+  func delayMs(afterAttempt attempt: Int, retryAfterMs asked: Int?, random: (Int) -> Int) -> Int {
     let exponent = min(max(attempt - 1, 0), 20)
     let ceiling = min(
       Self.capMs, policy.backoffMs.multipliedReportingOverflow(by: 1 << exponent).partialValue)
     var delay = random(max(ceiling, 0))
-    if let asked = retryAfter.flatMap({ Self.retryAfterMs($0, nowSeconds: nowSeconds) }) {
-      delay = max(delay, asked)
-    }
+    if let asked { delay = max(delay, asked) }
     return min(delay, Self.capMs)
   }
 

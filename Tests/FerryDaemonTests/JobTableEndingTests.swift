@@ -135,4 +135,24 @@ struct JobTableEndingTests {
     #expect(actions == [.end(3, .cancelled(.client))])
   }
 
+  /// A cache hit is the table's from before its answer starts (issue 28): its report is ended
+  /// by the table like any job's, and counts in no `jobs` counter; a stored answer that could
+  /// not be used withdraws it without an ending.
+  @Test func aCacheHitIsEndedByTheTableAndAWithdrawnOneLeavesWithoutAnEnding() {
+    let t = JobTableTests()
+    var table = t.table()
+    _ = handle(&table, .answering(7, session: "s", client: 1))
+    #expect(handle(&table, .reported(7, .completed(status: 200), nowMs: 0)) == [.end(7, .done)])
+    #expect(handle(&table, .reported(7, .completed(status: 200), nowMs: 0)) == [])
+    _ = handle(&table, .answering(8, session: "s", client: 1))
+    #expect(table.liveCount == 1)
+    #expect(handle(&table, .answerWithdrawn(8)) == [])
+    #expect(table.liveCount == 0)
+    #expect(table.stats.sessions["s"] == t.counters())
+    // Only an answering entry is withdrawn: a running job is not.
+    _ = t.submit(&table, 1)
+    #expect(handle(&table, .answerWithdrawn(1)) == [])
+    #expect(table.entries[1]?.phase == .running)
+    #expect(table.stats.sessions["s"] == t.counters(running: 1))
+  }
 }

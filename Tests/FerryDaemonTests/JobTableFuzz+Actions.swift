@@ -21,7 +21,8 @@ extension TableFuzz {
       case .armRateTimer(let session, let afterMs):
         check(afterMs >= 0, "a rate timer in the past: \(afterMs)")
         rateTimers[session] = nowMs + UInt64(max(0, afterMs))
-      case .armRetryTimer(let serial, let afterMs):
+      case .refuseRetry(let serial, _): owe(serial, .failed, action)
+      case .armRetryTimer(let serial, let afterMs), .backOff(let serial, let afterMs):
         check(
           jobs[serial]?.backingOff == false && jobs[serial]?.running == true,
           "a retry timer for \(serial), which is not running")
@@ -73,14 +74,15 @@ extension TableFuzz {
   /// The table's counts are the driver's.
   func checkCounts() {
     let running = jobs.values.filter(\.running).count
+    let hits = jobs.values.filter(\.answering).count
     check(table.runningCount == running, "table runs \(table.runningCount), driver saw \(running)")
     check(
-      table.waitingCount == jobs.count - running,
-      "table waits \(table.waitingCount), driver saw \(jobs.count - running)")
+      table.waitingCount == jobs.count - running - hits,
+      "table waits \(table.waitingCount), driver saw \(jobs.count - running - hits)")
     check(table.liveCount == jobs.count, "table holds \(table.liveCount), driver saw \(jobs.count)")
     let stats = table.stats.total
     check(
-      stats.running == running && stats.queued == jobs.count - running,
-      "stats \(stats) against \(running) running")
+      stats.running == running + hits && stats.queued == jobs.count - running - hits,
+      "stats \(stats) against \(running) running and \(hits) answering")
   }
 }

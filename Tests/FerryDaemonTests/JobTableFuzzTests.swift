@@ -35,6 +35,11 @@ struct TableFuzz {
     var running = false
     /// Between retry attempts (still holding its slot: `running` stays true).
     var backingOff = false
+    /// Its retry policy (nil: none), and the attempts the table granted a retry after.
+    var retry: RetryPlan? = nil
+    var retries = 0
+    /// A cache hit answered at submission (`answering`): live, in no session slot.
+    var answering = false
     var laneKey: String? { lane.map { "\(session)/u\(uid)/\($0)" } }
   }
 
@@ -85,11 +90,14 @@ struct TableFuzz {
 
   mutating func step() {
     switch Int.random(in: 0..<100, using: &rng) {
-    case 0..<36: submit()
+    case 0..<33: submit()
+    case 33..<35: answerHit()
+    case 35..<36: withdrawHit()
     case 36..<52: endRunning()
     case 52..<55: raceReports()
     case 55..<58: reportLate()
-    case 58..<66: wantRetry()
+    case 58..<61: wantRetry()
+    case 61..<66: attemptEnded()
     case 66..<75: cancelWaiting()
     case 75..<80: closeClient()
     case 80..<93: advanceTime(by: UInt64.random(in: 1...15, using: &rng))
@@ -108,12 +116,17 @@ struct TableFuzz {
       session: session, lane: [nil, nil, "x", "y"].randomElement(using: &rng)!,
       uid: UInt32(client % 2) + 1000,
       client: client, durable: Int.random(in: 0..<8, using: &rng) == 0,
-      origin: ["o1", "o2", nil].randomElement(using: &rng)!)
+      origin: ["o1", "o2", nil].randomElement(using: &rng)!,
+      retry: Bool.random(using: &rng)
+        ? RetryPlan(
+          policy: RetryPolicy(max: Int.random(in: 0...3, using: &rng), backoffMs: 10),
+          method: Bool.random(using: &rng) ? "GET" : "POST") : nil)
     let clientJobs = jobs.values.filter { $0.client == client }.count
     var actions: [JobTable.Action] = []
     let submission = JobTable.Submission(
       session: session, lane: job.lane, client: client, uid: job.uid, clientJobs: clientJobs,
-      heldRequestBytes: Int.random(in: 0...4096, using: &rng), durable: job.durable, origin: job.origin)
+      heldRequestBytes: Int.random(in: 0...4096, using: &rng), durable: job.durable, origin: job.origin,
+      retry: job.retry)
     table.handle(.submitted(serial, submission, nowMs: nowMs), into: &actions)
     if case .refuse(let s, _)? = actions.first {
       check(s == serial && actions.count == 1, "a refusal comes alone: \(actions)")
@@ -180,7 +193,64 @@ struct TableFuzz {
     var actions: [JobTable.Action] = []
     table.handle(.retryWanted(serial, afterMs: delay), into: &actions)
     check(actions == [.armRetryTimer(serial, afterMs: delay)], "retryWanted(\(serial)) gave \(actions)")
+    jobs[serial]?.retries += 1
     perform(actions)
+  }
+
+  /// An attempt of a live job (running, backing off or even waiting: a late callback) ended
+  /// without an answer it takes: the table backs a running job off only while its policy has
+  /// attempts left, refuses a retry that cannot come, and otherwise leaves the outcome standing.
+  mutating func attemptEnded() {
+    guard let serial = jobs.keys.sorted().randomElement(using: &rng), let job = jobs[serial] else { return }
+    let end = JobTable.AttemptEnd(
+      error: Bool.random(using: &rng) ? WireError(.connectFailed, "refused") : nil,
+      status: [200, 404, 429, 503].randomElement(using: &rng)!,
+      bodyDelivered: Int.random(in: 0..<6, using: &rng) == 0,
+      bodySpent: Int.random(in: 0..<6, using: &rng) == 0,
+      retryAfterMs: [nil, 5, 40].randomElement(using: &rng)!,
+      timeoutLeftMs: [nil, 30].randomElement(using: &rng)!, jitter: UInt64.random(in: 0...100, using: &rng))
+    var actions: [JobTable.Action] = []
+    table.handle(.attemptEnded(serial, end, nowMs: nowMs), into: &actions)
+    let mayRetry =
+      job.running && !job.backingOff
+      && job.retry.map { job.retries < $0.policy.max && $0.methodAllows } == true
+      && !end.bodyDelivered
+    switch actions.first {
+    case nil: break
+    case .backOff(serial, let afterMs)?:
+      check(mayRetry && !end.bodySpent && actions.count == 1, "attemptEnded(\(serial)) gave \(actions)")
+      check(afterMs >= (end.retryAfterMs ?? 0), "a backoff shorter than Retry-After: \(afterMs)")
+      jobs[serial]?.retries += 1
+    case .refuseRetry(serial, _)?:
+      check(mayRetry && actions.count == 1, "attemptEnded(\(serial)) gave \(actions)")
+    default: check(false, "attemptEnded(\(serial)) gave \(actions)")
+    }
+    perform(actions)
+  }
+
+  /// The cache answers a submitted job: it is live (`answering`) until its report, with no
+  /// slot, and nothing waits for it.
+  mutating func answerHit() {
+    nextSerial += 1
+    let client = UInt64.random(in: 1...4, using: &rng)
+    let session = ["a", "b", "r"].filter { !removed.contains($0) }.randomElement(using: &rng)!
+    var actions: [JobTable.Action] = []
+    table.handle(.answering(nextSerial, session: session, client: client), into: &actions)
+    check(actions.isEmpty, "answering(\(nextSerial)) gave \(actions)")
+    jobs[nextSerial] = Job(
+      session: session, lane: nil, uid: UInt32(client % 2) + 1000, client: client, durable: false,
+      answering: true)
+  }
+
+  /// A hit's stored answer was unusable: it leaves without an ending.
+  mutating func withdrawHit() {
+    guard let serial = jobs.filter({ $0.value.answering }).keys.sorted().randomElement(using: &rng) else {
+      return
+    }
+    var actions: [JobTable.Action] = []
+    table.handle(.answerWithdrawn(serial), into: &actions)
+    check(actions.isEmpty, "answerWithdrawn(\(serial)) gave \(actions)")
+    jobs[serial] = nil
   }
 
   mutating func cancelWaiting() {
@@ -292,7 +362,7 @@ struct TableFuzz {
     var rounds = 0
     while !jobs.isEmpty, rounds < 10_000 {
       rounds += 1
-      if let serial = jobs.filter({ $0.value.running }).keys.min() {
+      if let serial = jobs.filter({ $0.value.running || $0.value.answering }).keys.min() {
         end(serial, .done)
         settle()
       } else {
@@ -302,6 +372,7 @@ struct TableFuzz {
     }
     check(jobs.isEmpty, "jobs never started or ended: \(jobs.keys.sorted())")
     check(table.liveCount == 0, "the table still holds \(table.liveCount) jobs")
+    check(table.retries.isEmpty, "the table still holds the retry policies of \(table.retries.keys.sorted())")
     let unended = finished.filter { terminals[$0] != 1 && !abandoned.contains($0) }.sorted()
     check(unended.isEmpty, "jobs that left without exactly one terminal event: \(unended)")
     check(table.requestBytesInFlight == 0, "request bytes left: \(table.requestBytesInFlight)")

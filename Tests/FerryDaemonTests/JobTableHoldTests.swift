@@ -25,6 +25,11 @@ struct JobTableHoldTests {
     return handle(&t, .submitted(serial, s, nowMs: nowMs))
   }
 
+  /// The answer to job `serial` held its origin for `seconds` (`Retry-After`).
+  func learnHold(_ t: inout JobTable, from serial: UInt64, seconds: Int, nowMs: UInt64) -> [A] {
+    handle(&t, .limitsLearned(serial, .init(retryAfterSeconds: seconds), maxMs: 600_000, nowMs: nowMs))
+  }
+
   @Test func aHeldOriginsJobsWaitWhileOtherOriginsStart() {
     var t = table()
     _ = submit(&t, 1, origin: a)
@@ -32,7 +37,7 @@ struct JobTableHoldTests {
     #expect(submit(&t, 3, origin: b) == [.announceQueued(3, position: 2)])
     // Job 1 got a 429: the hold tells the waiting job of its origin, once, and arms the timer.
     #expect(
-      handle(&t, .holdLearned(session: "s", origin: a, untilMs: 5000, nowMs: 1000)) == [
+      learnHold(&t, from: 1, seconds: 4, nowMs: 1000) == [
         .announceWaiting(2, untilMs: 5000), .armHoldTimer(session: "s", origin: a, afterMs: 4000),
       ])
     // Job 1 ends: job 2 (held) is passed over, job 3 (another origin) starts.
@@ -54,18 +59,18 @@ struct JobTableHoldTests {
     _ = submit(&t, 1, origin: a)
     _ = submit(&t, 2, origin: a)
     #expect(
-      handle(&t, .holdLearned(session: "s", origin: a, untilMs: 2000, nowMs: 0)) == [
+      learnHold(&t, from: 1, seconds: 2, nowMs: 0) == [
         .announceWaiting(2, untilMs: 2000), .armHoldTimer(session: "s", origin: a, afterMs: 2000),
       ])
     // Lengthened: the timer again, no second `waiting`.
     #expect(
-      handle(&t, .holdLearned(session: "s", origin: a, untilMs: 3000, nowMs: 500)) == [
-        .armHoldTimer(session: "s", origin: a, afterMs: 2500)
+      learnHold(&t, from: 1, seconds: 2, nowMs: 1000) == [
+        .armHoldTimer(session: "s", origin: a, afterMs: 2000)
       ])
-    // Shorter, or already past: nothing.
-    #expect(handle(&t, .holdLearned(session: "s", origin: a, untilMs: 2500, nowMs: 600)) == [])
-    #expect(handle(&t, .holdLearned(session: "s", origin: b, untilMs: 600, nowMs: 600)) == [])
-    _ = handle(&t, .ended(1, .done, output: nil, nowMs: 700))
+    // Shorter, or none: nothing.
+    #expect(learnHold(&t, from: 1, seconds: 1, nowMs: 1000) == [])
+    #expect(learnHold(&t, from: 1, seconds: 0, nowMs: 1000) == [])
+    _ = handle(&t, .ended(1, .done, output: nil, nowMs: 1100))
     #expect(handle(&t, .holdEnded(session: "s", origin: a, nowMs: 2000)) == [])
     #expect(t.entries[2]?.phase == .waiting)
     #expect(handle(&t, .holdEnded(session: "s", origin: a, nowMs: 3000)) == [.start(2)])
@@ -75,7 +80,8 @@ struct JobTableHoldTests {
 
   @Test func aLaneKeepsItsOrderBehindAHold() {
     var t = table(maxConcurrent: 4)
-    _ = handle(&t, .holdLearned(session: "s", origin: a, untilMs: 1000, nowMs: 0))
+    _ = submit(&t, 9, origin: a)
+    _ = learnHold(&t, from: 9, seconds: 1, nowMs: 0)
     #expect(
       submit(&t, 1, origin: a, lane: "l") == [
         .announceQueued(1, position: 1), .announceWaiting(1, untilMs: 1000),
@@ -91,10 +97,12 @@ struct JobTableHoldTests {
 
   @Test func jobsWithoutAnOriginAreNeverHeld() {
     // `backoff: "job"`: the driver submits no origin.
-    var t = table()
+    var t = table(maxConcurrent: 2)
+    _ = submit(&t, 9, origin: a)
     _ = submit(&t, 1, origin: nil)
     _ = submit(&t, 2, origin: nil)
-    #expect(handle(&t, .holdLearned(session: "s", origin: a, untilMs: 5000, nowMs: 0)).count == 1)
+    #expect(
+      learnHold(&t, from: 9, seconds: 5, nowMs: 0) == [.armHoldTimer(session: "s", origin: a, afterMs: 5000)])
     #expect(handle(&t, .ended(1, .done, output: nil, nowMs: 10)) == [.startReleased(2)])
   }
 
@@ -103,7 +111,7 @@ struct JobTableHoldTests {
     _ = submit(&t, 1, origin: a)
     _ = submit(&t, 2, origin: a)
     _ = submit(&t, 3, origin: b)
-    _ = handle(&t, .holdLearned(session: "s", origin: a, untilMs: 5000, nowMs: 0))
+    _ = learnHold(&t, from: 1, seconds: 5, nowMs: 0)
     #expect(t.holds == ["s": [.init(origin: a, untilMs: 5000, held: 1)]])
     _ = handle(&t, .holdEnded(session: "s", origin: a, nowMs: 5000))
     #expect(t.holds.isEmpty)
