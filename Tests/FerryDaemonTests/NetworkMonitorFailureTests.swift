@@ -45,6 +45,23 @@ import Testing
     // Online, the refusals spend the retry as before: two more attempts, no more waiting.
     #expect(c.names("a") == ["queued", "started", "waiting", "started", "started", "failed"])
   }
+
+  /// Without `loopback_waits`, a job to a loopback host needs no network after it started
+  /// either: an attempt refused while the monitor reads offline is not held (it was, for ever,
+  /// for a durable job to a closed loopback port: bench B6 under `unshare -n`).
+  @Test func aLoopbackAttemptThatCannotConnectWhileOfflineFails() throws {
+    let d = try InProcessDaemon(config: #"{"sessions": {"default": {}}}"#)
+    defer { d.close() }
+    let c = try d.connect()
+    c.send(
+      #"{"id":"a","url":"http://127.0.0.1:9/","waits_for_connectivity":true,"retry":{"max":1,"backoff_ms":1}}"#
+    )
+    #expect(d.run(until: { c.names("a").contains("started") }))
+    d.daemon.networkChanged(.offline)
+    #expect(d.run(until: { c.names("a").contains("failed") }))
+    #expect(c.names("a") == ["queued", "started", "started", "failed"])
+    #expect(c.events.last { $0.id == "a" }?.errorCode == "connect_failed")
+  }
 }
 
 /// `deadline` (issue 31): it bounds the wait for the network and the run together.
