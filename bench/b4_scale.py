@@ -10,14 +10,15 @@ import time
 from harness import BenchError, summary, timed
 
 
-def burst(ctx, daemon):
-    """All b4_jobs jobs written at once on one connection (the client's window is the whole
-    burst) to the `burst` session; returns seconds and the daemon's peak RSS."""
+def burst(ctx, daemon, jobs=None):
+    """All `jobs` (b4_jobs) jobs written at once on one connection (the client's window is the
+    whole burst) to the `burst` session; returns seconds and the daemon's peak RSS."""
+    jobs = jobs or ctx.b4_jobs
     extra = '"session":"burst"'
     _, out, _ = timed([os.path.join(ctx.products, "ferry-bench-client"), daemon.socket,
-                       ctx.nginx.url("http", "/small"), str(ctx.b4_jobs), str(ctx.b4_jobs), extra])
+                       ctx.nginx.url("http", "/small"), str(jobs), str(jobs), extra])
     fields = dict(item.split("=", 1) for item in out.split())
-    if int(fields["done"]) != ctx.b4_jobs:
+    if int(fields["done"]) != jobs:
         raise BenchError(f"B4 burst: {out.strip()}")
     return float(fields["seconds"]), daemon.hwm_kib()
 
@@ -68,8 +69,17 @@ def idle_connections(ctx, daemon):
 
 def run(ctx, start_daemon):
     """`start_daemon()` gives a fresh daemon; each repetition uses its own."""
-    seconds, peaks, idle_rss, pong_s = [], [], [], []
+    seconds, peaks, idle_rss, pong_s, large_seconds, large_peaks = [], [], [], [], [], []
     for rep in range(ctx.reps):
+        # The large burst on a daemon of its own, so that its peak is its own.
+        ctx.log(f"B4 rep {rep + 1}/{ctx.reps}: {ctx.b4_large_jobs} jobs")
+        daemon = start_daemon()
+        try:
+            s, peak = burst(ctx, daemon, ctx.b4_large_jobs)
+            large_seconds.append(s)
+            large_peaks.append(peak / 1024)
+        finally:
+            daemon.stop()
         ctx.log(f"B4 rep {rep + 1}/{ctx.reps}: {ctx.b4_jobs} jobs, {ctx.b4_connections} connections")
         daemon = start_daemon()
         try:
@@ -89,6 +99,9 @@ def run(ctx, start_daemon):
         "burst_seconds": summary(seconds),
         "burst_jobs_per_s": summary([ctx.b4_jobs / s for s in seconds]),
         "peak_rss_mib": summary(peaks),
+        "large_jobs": ctx.b4_large_jobs,
+        "large_burst_seconds": summary(large_seconds),
+        "large_peak_rss_mib": summary(large_peaks),
         "rss_with_connections_mib": summary(idle_rss),
         "all_pongs_ms": summary(pong_s),
     }

@@ -87,6 +87,13 @@ def targets(r):
     peak = r["b4"]["peak_rss_mib"]["max"]
     add(f"B4 {r['b4']['jobs']} jobs at once: daemon peak RSS (max of runs)", "≤ 128 MiB", peak,
         lambda v: v <= 128, "{:.1f} MiB")
+    if "large_jobs" in r["b4"]:
+        # Issue 29's aims for a queued job's memory: little more than its line.
+        add(f"B4 {r['b4']['jobs']} jobs at once: peak RSS, issue 29's aim", "≤ 32 MiB", peak,
+            lambda v: v <= 32, "{:.1f} MiB")
+        large = r["b4"]["large_peak_rss_mib"]["max"]
+        add(f"B4 {r['b4']['large_jobs']} jobs at once: daemon peak RSS (max of runs)", "≤ 160 MiB", large,
+            lambda v: v <= 160, "{:.1f} MiB")
     # A connection without its pong stops the run (BenchError), so reaching here means all.
     n = r["b4"]["connections"]
     add(f"B4 {n} idle client connections at once, each answers a ping", f"all {n}", n, lambda v: True,
@@ -267,6 +274,11 @@ def b4_b5_tables(r):
         f"{fmt(b4['burst_seconds'], '', 2)} |",
         f"| … jobs/s | {fmt(b4['burst_jobs_per_s'])} |",
         f"| … daemon peak RSS (VmHWM), MiB | {fmt(b4['peak_rss_mib'], '', 1)} |",
+    ] + ([
+        f"| {b4['large_jobs']:,} jobs at once, a daemon of their own: all done, seconds | "
+        f"{fmt(b4['large_burst_seconds'], '', 2)} |",
+        f"| … daemon peak RSS (VmHWM), MiB | {fmt(b4['large_peak_rss_mib'], '', 1)} |",
+    ] if "large_jobs" in b4 else []) + [
         f"| {b4['connections']:,} idle connections open: daemon RSS, MiB | "
         f"{fmt(b4['rss_with_connections_mib'], '', 1)} |",
         f"| … a ping on each: all {b4['connections']:,} pongs, ms | {fmt(b4['all_pongs_ms'], '', 1)} |",

@@ -34,12 +34,12 @@ import report  # noqa: E402
 from harness import BENCH_DIR, BenchError, Daemon, Nginx, raise_nofile  # noqa: E402
 
 FULL = {"reps": 5, "b1_jobs": 20_000, "window": 50, "deep_window": 1000, "wrk_seconds": 3, "b2_runs": 60, "b2_warmup": 5,
-        "b3_bytes": 256 << 20, "b4_jobs": 10_000, "b4_connections": 1000,
+        "b3_bytes": 256 << 20, "b4_jobs": 10_000, "b4_large_jobs": 100_000, "b4_connections": 1000,
         "b6_reps": 3, "b6_jobs": 5000, "b6_resume_jobs": 10_000,
         "b7_bytes": 1 << 30, "b7_reps": 2, "b7_upload_reps": 2, "b8_jobs": 20_000, "b8_reps": 3,
         "b9_jobs": 20_000}
 SMOKE = {"reps": 1, "b1_jobs": 200, "window": 50, "deep_window": 100, "wrk_seconds": 1, "b2_runs": 5, "b2_warmup": 1,
-         "b3_bytes": 8 << 20, "b4_jobs": 500, "b4_connections": 100,
+         "b3_bytes": 8 << 20, "b4_jobs": 500, "b4_large_jobs": 2_000, "b4_connections": 100,
          "b6_reps": 1, "b6_jobs": 200, "b6_resume_jobs": 500,
          "b7_bytes": 4 << 20, "b7_reps": 1, "b7_upload_reps": 1, "b8_jobs": 200, "b8_reps": 1,
          "b9_jobs": 200}
@@ -79,7 +79,7 @@ class Context:
         return {
             "log_level": "warning",
             "files": {"read_roots": roots, "write_roots": roots},
-            "limits": {"max_jobs": 20_000, "max_jobs_per_connection": 20_000, "max_clients": 4096},
+            "limits": {"max_jobs": 200_000, "max_jobs_per_connection": 200_000, "max_clients": 4096},
             "sessions": {
                 "default": {"ca_file": ca},
                 "burst": {"max_concurrent": 100, "ca_file": ca},

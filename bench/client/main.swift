@@ -85,7 +85,10 @@ func main() {
     var p = pollfd(fd: fd, events: Int16(POLLIN) | (out.isEmpty ? 0 : Int16(POLLOUT)), revents: 0)
     _ = poll(&p, 1, 30_000)
     if p.revents & Int16(POLLOUT) != 0, !out.isEmpty {
-      let n = out.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      // Never a blocking send: ferryd stops reading a client whose output is full, so a client
+      // blocked in send while its own input fills would never read again (the deadlock of
+      // B4's 100 000 jobs at once).
+      let n = out.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
       if n > 0 { out.removeFirst(n) }
     }
     if p.revents & Int16(POLLIN | POLLHUP) != 0 {
