@@ -105,3 +105,23 @@ extension JobTable {
     count(slot) { $0.running -= 1 }
   }
 }
+
+extension Stats.Counters {
+  /// Where an ending job was counted until it ended.
+  enum Place {
+    case queued, running
+  }
+
+  /// A job that was counted at `place` ended with `outcome`.
+  mutating func ended(from place: Place, _ outcome: JobTable.Outcome) {
+    switch place {
+    case .queued: queued -= 1
+    case .running: running -= 1
+    }
+    switch outcome {
+    case .done: done += 1
+    case .failed: failed += 1
+    case .cancelled: cancelled += 1
+    }
+  }
+}

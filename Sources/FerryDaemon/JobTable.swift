@@ -276,20 +276,14 @@ public struct JobTable: Sendable {
     }
     if let key = entry.detached { detachedJobEnded(key, hadClient: entry.client != nil, nowMs: nowMs) }
     let slot = entry.slot
-    guard entry.phase != .answering else { return count(slot) { $0.running -= 1 } }
+    // A cache hit's ending counts as any job's (as the metrics count it), but it held no slot.
+    guard entry.phase != .answering else { return count(slot) { $0.ended(from: .running, outcome) } }
     // A shared session's running job gave its lease back (the driver released it first): a
     // job denied for a full limit is asked for again now, not at its timer.
     if entry.phase == .admitting || (entry.phase.hasStarted && isShared(slot)) {
       leftAdmission(serial, slot: slot, into: &actions)
     }
-    count(slot) { c in
-      if entry.phase.isQueued { c.queued -= 1 } else { c.running -= 1 }
-      switch outcome {
-      case .done: c.done += 1
-      case .failed: c.failed += 1
-      case .cancelled: c.cancelled += 1
-      }
-    }
+    count(slot) { $0.ended(from: entry.phase.isQueued ? .queued : .running, outcome) }
     if entry.phase == .held { held.removeAll { $0 == serial } }
     guard runtimes[slot].scheduler != nil, entry.phase != .held else { return }
     let (started, rateDelay) =
