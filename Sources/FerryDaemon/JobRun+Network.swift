@@ -12,14 +12,14 @@ extension JobRun {
   }
 
   /// Whether the failed attempt goes back to wait for the network: it failed to connect or
-  /// resolve, the job waits for connectivity (as at its submission: a job to a loopback host
-  /// does not, `Daemon.networkNeed`), the table reads offline, and nothing of the attempt
-  /// reached the client or spent a body that cannot be sent again. The table then holds it
-  /// (`unreachable`) and the next start is its next attempt; no retry is spent.
+  /// resolve, the table would hold it (`holdsUnreachable`: its stored need waits for
+  /// connectivity, which a job to a loopback host's does not, and the table reads offline),
+  /// and nothing of the attempt reached the client or spent a body that cannot be sent again.
+  /// The table then holds it (`unreachable`) and the next start is its next attempt; no retry
+  /// is spent.
   func heldForNetwork(after error: WireError) -> Bool {
-    guard error.code == .connectFailed || error.code == .resolveFailed, job.waitsForNetwork,
-      daemon.table.network.isOffline, bodyBytesDelivered == 0, !isFinished,
-      daemon.networkNeed(job, request).waits
+    guard error.code == .connectFailed || error.code == .resolveFailed, bodyBytesDelivered == 0,
+      !isFinished, daemon.table.holdsUnreachable(serial)
     else { return false }
     if let body = request.body, BodyReader.isSpent(body) { return false }
     discardAttempt()

@@ -108,6 +108,13 @@ extension JobTable {
     }
   }
 
+  /// Whether `unreachable` would hold the running job now: it waits for the network (its need
+  /// as stored at submission: a job to a loopback host does not) and the monitor reads offline.
+  public func holdsUnreachable(_ serial: UInt64) -> Bool {
+    guard let entry = entries[serial], entry.phase == .running else { return false }
+    return network.isOffline && entry.need.waits
+  }
+
   /// A running job's attempt could not connect or resolve and the monitor reads offline: a
   /// job that waits for the network gives its slot back and is held, with a `waiting` event,
   /// instead of failing or spending a retry; what its slot or lane held back starts. Nothing

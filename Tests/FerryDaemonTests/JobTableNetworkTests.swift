@@ -66,9 +66,14 @@ struct JobTableNetworkTests {
     #expect(submit(&table, 1) == [.announceQueued(1, position: nil), .start(1)])
     #expect(submit(&table, 2, need: .init()) == [.announceQueued(2, position: 1)])
     // Online: the table ignores it (the attempt fails or retries as usual).
+    #expect(!table.holdsUnreachable(1))
     #expect(handle(&table, .unreachable(1, nowMs: 0)) == [])
     _ = handle(&table, .networkChanged(Self.offline, nowMs: 0))
+    // JobRun asks first (`heldForNetwork`): only the running job that waits would be held.
+    #expect(table.holdsUnreachable(1))
+    #expect(!table.holdsUnreachable(2))
     #expect(handle(&table, .unreachable(1, nowMs: 0)) == [.announceHeld(1, .offline), .startReleased(2)])
+    #expect(!table.holdsUnreachable(1))
     #expect(table.entries[1]?.phase == .held)
     // A job that does not wait is not held.
     #expect(handle(&table, .unreachable(2, nowMs: 0)) == [])
