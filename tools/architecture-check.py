@@ -42,7 +42,8 @@ TABLE_DOC = "docs/ARCHITECTURE.md"
 # What the daemon may call on `table` besides `handle`: reads that change nothing, and the
 # per-chunk body verdict (docs/ARCHITECTURE.md, "The job table").
 TABLE_QUERIES = {"handle", "bodyReceived", "isDetachedIDTaken", "liveDetachedJob", "plainDetachedJobs",
-                 "nextDetachedExpiryMs", "accepts", "readsClock", "holds", "holdUntilMs", "startIntervalMs"}
+                 "nextDetachedExpiryMs", "accepts", "readsClock", "holdUntilMs", "startIntervalMs",
+                 "holdsUnreachable"}
 TABLE_CALL = re.compile(r"\btable\.([A-Za-z_]+)\s*\(")
 FUNCTION_KEYWORDS = ("func", "init", "deinit", "subscript")
 # A declaration with no body (a protocol requirement) ends at one of these before any `{`.
