@@ -39,22 +39,7 @@ public enum CommandPlan: Sendable, Equatable {
       context.events = .all
       return .print(JSONWriter.string(.object(try JobBuilder.build(options, context: context))) + "\n")
     case .request(let options):
-      context.events = options.detach ? .all : .forResponse(progress: terminals.stderr && !options.silent)
-      // A terminal gets the body printed (pretty, or refused when binary); `-i` and `-v` print
-      // heads on stdout around it, and a detached job outlives the CLI's stdout.
-      context.bodyToStdout =
-        !terminals.stdout && !options.detach && !options.includeHeaders && !options.verbose
-      var passing: [PassedDescriptor] = []
-      let job = try JobBuilder.build(options, context: context, passing: &passing)
-      var settings = settings(options.detach ? .detached : .response, job: job, terminals: terminals)
-      // A HEAD answer is all head: print it, as `curl -I` does.
-      settings.includeHeaders = options.includeHeaders || job["method"]?.stringValue == "HEAD"
-      settings.verbose = options.verbose && !options.detach
-      if options.resume, !options.detach, let output = options.output, output != "-", !output.hasSuffix("/") {
-        settings.resumedOutput = context.absolute(output)
-      }
-      let explain = settings.verbose ? [explainOp(job, passing: passing, context: context)] : []
-      return .converse(lines: explain + [line(.object(job))], settings: settings, descriptors: passing)
+      return try request(options, context: context, terminals: terminals)
     case .events(let options):
       context.events = .all
       var passing: [PassedDescriptor] = []
@@ -88,6 +73,29 @@ public enum CommandPlan: Sendable, Equatable {
       return try make(.op(.stats), context: context, terminals: terminals)
     case .top(let options): return .top(options)
     }
+  }
+
+  /// A request's plan: its job, how its answer is printed, and the descriptors it passes.
+  private static func request(_ options: RequestOptions, context: JobContext, terminals: Terminals)
+    throws(UsageError) -> CommandPlan
+  {
+    var context = context
+    context.events = options.detach ? .all : .forResponse(progress: terminals.stderr && !options.silent)
+    // A terminal gets the body printed (pretty, or refused when binary); `-i` and `-v` print
+    // heads on stdout around it, and a detached job outlives the CLI's stdout.
+    context.bodyToStdout =
+      !terminals.stdout && !options.detach && !options.includeHeaders && !options.verbose
+    var passing: [PassedDescriptor] = []
+    let job = try JobBuilder.build(options, context: context, passing: &passing)
+    var settings = settings(options.detach ? .detached : .response, job: job, terminals: terminals)
+    // A HEAD answer is all head: print it, as `curl -I` does.
+    settings.includeHeaders = options.includeHeaders || job["method"]?.stringValue == "HEAD"
+    settings.verbose = options.verbose && !options.detach
+    if options.resume, !options.detach, let output = options.output, output != "-", !output.hasSuffix("/") {
+      settings.resumedOutput = context.absolute(output)
+    }
+    let explain = settings.verbose ? [explainOp(job, passing: passing, context: context)] : []
+    return .converse(lines: explain + [line(.object(job))], settings: settings, descriptors: passing)
   }
 
   /// The `explain` op for `job`: the descriptors it would pass are described (`files`), not

@@ -33,14 +33,7 @@ public enum JobBuilder {
       if case .file(let name, let path, let type) = item { return (name, path, type) }
       return nil
     }
-    if r.rawBody != nil, !data.isEmpty {
-      throw UsageError(
-        "--raw and --body-file take the place of data fields; use one or the other", topic: .request)
-    }
-    if r.encoding == .json, !files.isEmpty {
-      throw UsageError(
-        "file parts need a multipart body: use --form or --multipart, not --json", topic: .request)
-    }
+    try checkBodySources(r, hasData: !data.isEmpty, hasFiles: !files.isEmpty)
     let method = r.method ?? (data.isEmpty && r.rawBody == nil ? "GET" : "POST")
     // As HTTPie: a piped stdin is the body of a method that carries one, when nothing else is.
     if stdinMayBeBody.contains(method), data.isEmpty, files.isEmpty, r.rawBody == nil, !r.ignoresStdin,
@@ -79,13 +72,24 @@ public enum JobBuilder {
     let repeats = hasRepeats && (queryInParameters || r.encoding == .form) ? "repeat" : nil
     if let arrays = r.arrayEncoding ?? repeats { job.append(key: "array_encoding", value: .string(arrays)) }
     if !files.isEmpty {
-      job.append(
-        key: "parts",
-        value: .array(
-          files.map { part(name: $0.0, path: $0.1, type: $0.2, context: context, passing: &passing) }))
+      job.append(key: "parts", value: .array(parts(files, context: context, passing: &passing)))
     }
     try appendTransferFields(r, context: context, passing: &passing, to: &job)
     return job
+  }
+
+  /// Refuses body sources that exclude each other: `--raw`/`--body-file` with data fields, and
+  /// file parts in a JSON body.
+  private static func checkBodySources(_ r: RequestOptions, hasData: Bool, hasFiles: Bool) throws(UsageError)
+  {
+    if r.rawBody != nil, hasData {
+      throw UsageError(
+        "--raw and --body-file take the place of data fields; use one or the other", topic: .request)
+    }
+    if r.encoding == .json, hasFiles {
+      throw UsageError(
+        "file parts need a multipart body: use --form or --multipart, not --json", topic: .request)
+    }
   }
 
   /// Whether `url`'s authority has a `user[:password]@` part.
@@ -140,6 +144,28 @@ public enum JobBuilder {
       }
       job.append(key: "accept", value: ["status": .array(status)])
     }
+    appendOutput(r, context: context, passing: &passing, to: &job)
+    if r.resume { job.append(key: "resume", value: true) }
+    if case .forResponse(let progress) = context.events {
+      job.append(key: "events", value: progress ? ["progress"] : [])
+    }
+    if let lane = r.lane { job.append(key: "lane", value: .string(lane)) }
+    if let cache = r.cache { job.append(key: "cache", value: .string(cache)) }
+    if r.caFile != nil || r.insecure != nil {
+      var tls = JSONObject()
+      if let ca = r.caFile { tls.append(key: "ca_file", value: .string(context.absolute(ca))) }
+      if let insecure = r.insecure { tls.append(key: "insecure", value: .bool(insecure)) }
+      job.append(key: "tls", value: .object(tls))
+    }
+    if let retry = r.retry { job.append(key: "retry", value: ["max": .number(JSONNumber(retry))]) }
+    appendFlags(r, to: &job)
+  }
+
+  /// Where the body goes: the CLI's stdout or a file it opened (passed as descriptors), or a
+  /// path the daemon writes (a detached `--resume`, `-o DIR/`).
+  private static func appendOutput(
+    _ r: RequestOptions, context: JobContext, passing: inout [PassedDescriptor], to job: inout JSONObject
+  ) {
     let method = job["method"]?.stringValue
     if r.output == "-" || (r.output == nil && context.bodyToStdout && method != "HEAD") {
       // Into the CLI's own stdout, whatever its size, as curl and HTTPie write it.
@@ -167,20 +193,13 @@ public enum JobBuilder {
       let path = context.absolute(output)
       job.append(key: "output", value: .string(output.hasSuffix("/") && path != "/" ? path + "/" : path))
     }
-    if r.resume { job.append(key: "resume", value: true) }
-    if case .forResponse(let progress) = context.events {
-      job.append(key: "events", value: progress ? ["progress"] : [])
-    }
-    if let lane = r.lane { job.append(key: "lane", value: .string(lane)) }
-    if let cache = r.cache { job.append(key: "cache", value: .string(cache)) }
-    if r.caFile != nil || r.insecure != nil {
-      var tls = JSONObject()
-      if let ca = r.caFile { tls.append(key: "ca_file", value: .string(context.absolute(ca))) }
-      if let insecure = r.insecure { tls.append(key: "insecure", value: .bool(insecure)) }
-      job.append(key: "tls", value: .object(tls))
-    }
-    if let retry = r.retry { job.append(key: "retry", value: ["max": .number(JSONNumber(retry))]) }
-    appendFlags(r, to: &job)
+  }
+
+  /// The multipart file parts (`name@path[;type=…]`), each file opened by the CLI and passed.
+  private static func parts(
+    _ files: [(String, String, String?)], context: JobContext, passing: inout [PassedDescriptor]
+  ) -> [JSONValue] {
+    files.map { part(name: $0.0, path: $0.1, type: $0.2, context: context, passing: &passing) }
   }
 
   /// `--detach` and `--wait-for-network`: fields sent only when true.
