@@ -121,19 +121,25 @@ import Testing
     // Connections past the daemon's descriptors wait in the listen backlog.
     for _ in 0..<100 { clients.append(try daemon.connect()) }
     for client in clients { try client?.send(#"{"op":"ping"}"#) }
-    // The first is surely served; give the daemon a moment for the others it can take.
+    // The first is surely served; then as many others as its descriptors allow.
     #expect(clients[0]?.readLine(timeoutMs: 10_000) != nil)
-    usleep(500_000)
     var answered: [Int] = [0]
-    for (i, client) in clients.enumerated().dropFirst() where client?.readLine(timeoutMs: 1) != nil {
-      answered.append(i)
+    func sweep() {
+      for (i, client) in clients.enumerated().dropFirst()
+      where !answered.contains(i) && client?.readLine(timeoutMs: 1) != nil {
+        answered.append(i)
+      }
     }
+    let deadline = Clock.ms() + 10_000
+    repeat { sweep() } while answered.count <= 20 && Clock.ms() < deadline
     #expect(answered.count > 20)
-    #expect(answered.count < 64)
     // Backing off, not spinning on a listener it cannot drain: well under half a core.
     let ticks = daemon.cpuTicks()
     usleep(1_000_000)
     #expect(daemon.cpuTicks() - ticks < 30, "CPU ticks in 1 s: \(daemon.cpuTicks() - ticks)")
+    // By now it has taken all it can: fewer than its 64 descriptors.
+    sweep()
+    #expect(answered.count < 64)
     #expect(try clients[0]?.ping() == "pong")
     // With no descriptor left, a job cannot open its socket: it fails, it does not hang.
     let starved = try clients[0]?.run(#"{"id":"s","url":"\#(fixture.url("/echo"))","events":[]}"#, id: "s")
@@ -142,8 +148,13 @@ import Testing
     let answeredSet = Set(answered)
     let waiting = clients.indices.filter { !answeredSet.contains($0) }
     for i in answered.dropFirst() { clients[i] = nil }
+    // Each served one leaves again, so the daemon's descriptors (how many its own files take
+    // differs by machine) need not hold every waiting client at once.
     var late = 0
-    for i in waiting where (try? clients[i]?.readEvent(timeoutMs: 10_000).event) == "pong" { late += 1 }
+    for i in waiting {
+      if (try? clients[i]?.readEvent(timeoutMs: 10_000).event) == "pong" { late += 1 }
+      clients[i] = nil
+    }
     #expect(late == waiting.count)
     let job = try clients[0]?.run(#"{"id":"j","url":"\#(fixture.url("/echo"))","events":[]}"#, id: "j")
     #expect(job?.last?.event == "done")
