@@ -70,36 +70,10 @@ import FerryWire
     self.loop = loop
     self.resumes = resume
     self.validatorFD = validatorFD
-    var kind: Kind?
-    var problem: String?
     let status = SystemCall.status(of: fd, trapsOnBadDescriptor: false)
-    switch status {
-    case .failure(let error): problem = "cannot be examined: \(error)"
-    case .success(let st):
-      switch st.kind {
-      case .regular: kind = .file
-      case .fifo: kind = .pipe
-      case .socket: kind = .socket
-      case .characterDevice:
-        // Terminals and the memory devices (/dev/null, /dev/zero, /dev/full: major 1) honour
-        // O_NONBLOCK; other drivers need not, and could hold the loop.
-        if SystemCall.isTerminal(fd) || st.representedMajor == 1 {
-          kind = .terminal
-        } else {
-          problem = "is a device other than a terminal or /dev/null"
-        }
-      case .directory: problem = "is a directory"
-      default: problem = "is not a regular file, pipe, socket or terminal"
-      }
-    }
+    var (kind, problem) = Self.kind(of: fd, status)
     let flags = try? SystemCall.statusFlags(fd, trapsOnBadDescriptor: false).get()
-    if problem == nil {
-      if flags == nil || flags?.contains(.pathOnly) == true {
-        problem = "is not open for I/O"
-      } else if flags?.accessMode == .readOnly {
-        problem = "is open read-only"
-      }
-    }
+    if problem == nil { problem = Self.accessProblem(flags) }
     if problem == nil, resume, let kind, kind != .file {
       problem = "is a \(kind.rawValue): resume continues a regular file"
     }
@@ -130,6 +104,32 @@ import FerryWire
       originalFlags = flags
       _ = SystemCall.setStatusFlags(fd, flags.union(.nonBlocking), trapsOnBadDescriptor: false)
     }
+  }
+
+  /// What the descriptor is (from its `fstat`), or why it cannot take a body.
+  private static func kind(of fd: Int32, _ status: Result<FileStatus, Errno>) -> (Kind?, String?) {
+    switch status {
+    case .failure(let error): return (nil, "cannot be examined: \(error)")
+    case .success(let st):
+      switch st.kind {
+      case .regular: return (.file, nil)
+      case .fifo: return (.pipe, nil)
+      case .socket: return (.socket, nil)
+      case .characterDevice:
+        // Terminals and the memory devices (/dev/null, /dev/zero, /dev/full: major 1) honour
+        // O_NONBLOCK; other drivers need not, and could hold the loop.
+        if SystemCall.isTerminal(fd) || st.representedMajor == 1 { return (.terminal, nil) }
+        return (nil, "is a device other than a terminal or /dev/null")
+      case .directory: return (nil, "is a directory")
+      default: return (nil, "is not a regular file, pipe, socket or terminal")
+      }
+    }
+  }
+
+  /// Why a descriptor with these status flags cannot be written, or nil.
+  private static func accessProblem(_ flags: OpenFlags?) -> String? {
+    guard let flags, !flags.contains(.pathOnly) else { return "is not open for I/O" }
+    return flags.accessMode == .readOnly ? "is open read-only" : nil
   }
 
   /// A new open file description of the terminal or memory device `fd` is, opened non-blocking

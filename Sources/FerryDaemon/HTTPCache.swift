@@ -196,11 +196,7 @@ import FerryStore
     // The new entry would itself go: its user holds the most, and it does not fit beside what
     // the others keep of their share. Nothing is stored; what was there stays.
     guard !victims.contains(where: { $0.key == response.id && $0.partition == response.partition }) else {
-      entries.order.remove(response.id, in: response.partition)
-      if let replaced {
-        entries.order.insert(replaced.id, in: replaced.partition, bytes: size(replaced, session))
-      }
-      bodies.remove(name)
+      withdraw(response, restoring: replaced, body: name, in: entries, session)
       return false
     }
     var removing: [(session: String, key: String, variant: String)] = []
@@ -216,11 +212,7 @@ import FerryStore
       try store.put(response.row(session: session), removing: removing)
     } catch {
       // The index did not take it: the order goes back to what the index holds.
-      entries.order.remove(response.id, in: response.partition)
-      if let replaced {
-        entries.order.insert(replaced.id, in: replaced.partition, bytes: size(replaced, session))
-      }
-      bodies.remove(name)
+      withdraw(response, restoring: replaced, body: name, in: entries, session)
       return false
     }
     if let replaced { bodies.remove(replaced.bodyFile) }
@@ -230,6 +222,19 @@ import FerryStore
     entries.byKey[key] = list
     for victim in victimResponses { forget(victim, in: entries, removeRow: false) }
     return true
+  }
+
+  /// A response `store` counted in the eviction order but does not keep: the order goes back to
+  /// what the index holds (the entry it would have replaced counts again) and its body file goes.
+  private func withdraw(
+    _ response: CachedResponse, restoring replaced: CachedResponse?, body name: String,
+    in entries: SessionEntries, _ session: String
+  ) {
+    entries.order.remove(response.id, in: response.partition)
+    if let replaced {
+      entries.order.insert(replaced.id, in: replaced.partition, bytes: size(replaced, session))
+    }
+    bodies?.remove(name)
   }
 
   /// A revalidated entry's new head (a 304's fields merged in) replaces the stored one; the
