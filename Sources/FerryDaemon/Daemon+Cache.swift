@@ -54,48 +54,12 @@ extension Daemon {
     case .serve(let index, let age), .serveNotModified(let index, let age):
       var notModified = false
       if case .serveNotModified = decision { notModified = true }
-      let response = stored[index]
-      var status = notModified ? 304 : response.entry.status
-      let served =
-        notModified ? response.entry.notModifiedHeaders(age: age) : response.entry.servedHeaders(age: age)
-      // A `Range` request: the slice of a stored complete 200, as a 206; else the origin's.
-      var slice: ClosedRange<Int64>?
-      if !notModified, let range = cached.range {
-        guard response.entry.status == 200, let cut = range.resolve(length: response.bodyBytes) else {
-          return dontLoad
-            ? notCached("the stored response does not hold the range asked for")
-            : running(.fetching(store: false))
-        }
-        slice = cut
-        status = 206
-      }
-      let run = answering()
-      if let output = descriptorOutput { run.useDescriptorOutput(output) }
-      switch run.answer(
-        from: response, status: status, headers: served, outcome: .hit, metrics: nil, age: now, slice: slice)
-      {
-      case .answered:
-        // The connection knows it while it is answered (`startedFromCache`), and lets go of it
-        // when it ends (at once, or once an `output_fd` took its body): a `cancel` of its id
-        // that follows finds it ended (decision 1), not unknown.
-        descriptorOutput = nil
-        httpCache.used(response, session: name, now: now)
-        countCache(.hit, session: name, slot: session.metricsSlot)
-        return .answered
-      case .damaged:
-        answerWithdrawn(run)
-        descriptorOutput = run.giveBackDescriptorOutput()
-        logger.warning("a damaged cache entry was dropped", ["session": name])
-        httpCache.drop(response, session: name)
-        return dontLoad ? notCached("the stored response was damaged") : running(.fetching(store: mayStore))
-      case .unsuitable:
-        answerWithdrawn(run)
-        descriptorOutput = run.giveBackDescriptorOutput()
-        return dontLoad
-          ? notCached(
-            "a stored response is not served to a resumed output_fd, nor streamed past max_inline_bytes")
-          : running(.fetching(store: mayStore))
-      }
+      let served = StoredAnswer(
+        response: stored[index], age: age, notModified: notModified, range: cached.range, now: now,
+        dontLoad: dontLoad, mayStore: mayStore)
+      return serve(
+        served, session: session, descriptorOutput: &descriptorOutput, answering: answering,
+        running: running, notCached: notCached)
     case .revalidate(let index, let conditions):
       for c in conditions {
         request.headers.append(
@@ -135,7 +99,7 @@ extension Daemon {
 
   /// The stored answer could not be used (damaged, or not for this job) before any of it went
   /// out: the job leaves the table without an ending, and runs as a transfer instead.
-  private func answerWithdrawn(_ run: JobRun) {
+  func answerWithdrawn(_ run: JobRun) {
     jobs[run.serial] = nil
     feed(.answerWithdrawn(run.serial))
   }
