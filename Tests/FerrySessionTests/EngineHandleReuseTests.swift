@@ -143,7 +143,8 @@ import Testing
     #expect(harness.engine.stats.handlesKeptSet == 1)
     let served = harness.server.requestsServed
     var b = plain(harness, "/echo?from=b")
-    b.egress = EgressPolicy(denyPrivate: true)
+    // Refused by its host name alone (an allow list without it): no address check behind it.
+    b.egress = EgressPolicy(allowHosts: ["example.invalid"])
     let result = harness.run(b)
     #expect(result.error?.code == .egressDenied)
     #expect(result.body.isEmpty)
