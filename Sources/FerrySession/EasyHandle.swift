@@ -69,12 +69,33 @@ import FerryLoop
   /// new handles for 2 000 jobs).
   private(set) var holdsReceiveBuffer = false
 
-  /// Readies the handle for the next job: every option back to its default.
-  func reset() {
+  /// Whether the handle holds the options every ordinary job sets alike (`Transfer.primeHandle`):
+  /// the callbacks, the error buffer, the protocols. A full reset clears them; a light one
+  /// (`reset(keepingOptions:)`) keeps them, and the next job sets only its own.
+  var isPrimed = false
+  /// The TLS settings (and proxy) set on the handle since it was primed; a job with other ones
+  /// gets a full reset first.
+  var tls = TLSOptions()
+
+  /// Readies the handle for the next job. `keepingOptions`: the last job was an ordinary one
+  /// (`Transfer.leavesHandleClean`) and the next job only sets its own options over the
+  /// handle's; otherwise every option goes back to its default with `curl_easy_reset`.
+  ///
+  /// Why skipping the reset is safe (libcurl 7.88, lib/easy.c `curl_easy_reset`): it frees
+  /// the request state (`Curl_free_request_state`), which `Curl_connect` frees and zeroes again
+  /// for every transfer; it zeroes the options, of which an ordinary job set only the ones every
+  /// job sets again (URL, headers, method, redirects, timeouts, the callbacks' data); the
+  /// progress and info, which `Curl_pretransfer` starts over (`Curl_initinfo`,
+  /// `Curl_pgrsResetTransferSizes`, `Curl_pgrsStartNow`); `state.retrycount`, which only grows
+  /// when a dead connection is retried: a job that sent more than one request (`requestsSent`)
+  /// is not ordinary; the host and proxy auth state and the digest nonce, which only a job with
+  /// credentials or a 401/407 answer touches, and neither is ordinary. The receive buffer is
+  /// checked as after a full reset (`holdsReceiveBuffer`).
+  func reset(keepingOptions: Bool = false) {
     storedTimer?.cancel()
     transfer = nil
     headerLines.reset()
-    resetOptions()
+    if !keepingOptions || !isPrimed { resetOptions() }
     errorBuffer[0] = 0
     holdsReceiveBuffer = holdsStaleReceiveBuffer()
   }
@@ -115,6 +136,7 @@ import FerryLoop
   /// lost one node. Setting the option to NULL frees the list, and also detaches the handle
   /// from the jar's cookies (the share keeps them); attaching the share again gives them back.
   func resetOptions() {
+    isPrimed = false
     if hasJar, let share {
       _ = ferry_curl_easy_setopt_ptr(handle, CURLOPT_COOKIEFILE, nil)
       _ = ferry_curl_easy_setopt_ptr(handle, CURLOPT_SHARE, nil)

@@ -201,11 +201,12 @@ extension Engine {
     }
   }
 
-  /// Takes the transfer's handle out of the multi and recycles it.
-  func detach(_ transfer: Transfer) {
+  /// Takes the transfer's handle out of the multi and recycles it; `keepingOptions`: without
+  /// `curl_easy_reset` (`Transfer.leavesHandleClean`).
+  func detach(_ transfer: Transfer, keepingOptions: Bool = false) {
     guard let easy = transfer.easy else { return }
     let isRemoved = removeHandle(transfer, easy)
-    if let slot = transfer.releaseSlot(), isRemoved { recycle(slot) }
+    if let slot = transfer.releaseSlot(), isRemoved { recycle(slot, keepingOptions: keepingOptions) }
   }
 
   /// Takes the handle out for a new hop of a redirect the transfer follows itself; false when
@@ -283,8 +284,10 @@ extension Engine {
 
   /// Keeps a reset handle for the next job (one that still holds curl's receive buffer serves
   /// only jobs that keep curl's buffer size: `EasyHandle.take`).
-  private func recycle(_ slot: EasyHandle) {
-    slot.reset()
+  private func recycle(_ slot: EasyHandle, keepingOptions: Bool) {
+    let keeps = keepingOptions && slot.isPrimed && !slot.hasJar
+    if keeps { stats.handlesKeptSet += 1 }
+    slot.reset(keepingOptions: keeps)
     if slot.hasJar {
       if !isShutDown { slot.jar?.recycle(slot) }
       return

@@ -16,6 +16,9 @@ public struct EngineStats: Sendable, Equatable {
   public var handlesPassedOver: Int = 0
   /// Easy handles made (the engine's own and its cookie jars'): a reused handle makes none.
   public var handlesMade: Int = 0
+  /// Handles that went back to the free list without `curl_easy_reset`, their options as the
+  /// last (ordinary) job left them (`Transfer.leavesHandleClean`).
+  public var handlesKeptSet: Int = 0
 
   public init() {}
 }

@@ -134,6 +134,7 @@ extension Transfer {
   /// The request is about to go on a connection to `primaryIP`: checked again here because a
   /// reused connection never passes through `curlOpenSocket`. A refusal aborts the transfer.
   func curlPrerequest(primaryIP: UnsafePointer<CChar>?) -> Int32 {
+    requestsSent += 1
     guard isRunning else { return 1 }
     guard let policy = spec.egress, policy.checksAddresses else { return FERRY_CURL_PREREQFUNC_OK }
     guard let primaryIP, let parsed = EgressPolicy.Address(cString: primaryIP) else {

@@ -6,51 +6,56 @@ import FerryWire
   import Glibc
 #endif
 
-/// Setting up the easy handle for the current hop: every option, from a freshly reset handle.
+/// Setting up the easy handle for the current hop: the handle's constant options once after a
+/// full reset (`primeHandle`), then the hop's own.
 extension Transfer {
   /// Sets the hop's options; returns the first failure, or `CURLE_OK`.
   func configureHop() -> CURLcode {
     guard let slot else { return CURLE_FAILED_INIT }
     var options = EasyOptions(slot.handle)
     let me = Unmanaged.passUnretained(self).toOpaque()
-    options.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(slot.errorBuffer))
+    // A handle kept as the last job left it holds that job's TLS settings: a job with others
+    // starts from a full reset.
+    if slot.isPrimed && slot.tls != spec.tls { slot.resetOptions() }
+    if !slot.isPrimed {
+      primeHandle(&options, slot)
+      configureTLS(&options)
+      slot.tls = spec.tls
+    }
+    requestsSent = 0
     if let denial = spec.egress?.check(url: request.url) ?? credentialDenial() {
       // curl never gets a denied URL, so it resolves and dials nothing: it fails the hop with
       // CURLE_URL_MALFORMAT ("No URL set"), which the recorded error explains.
       recordedError = denial
+      // A reused handle may still hold the last job's URL.
+      options.check(ferry_curl_easy_setopt_ptr(slot.handle, CURLOPT_URL, nil))
     } else {
       options.set(CURLOPT_URL, request.url)
     }
-    options.set(CURLOPT_NOSIGNAL, 1)
-    // The bitmask forms of CURLOPT_PROTOCOLS_STR and CURLOPT_REDIR_PROTOCOLS_STR "http,https",
-    // which curl parses on every call.
-    options.check(ferry_curl_easy_setopt_http_protocols(slot.handle))
-    options.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
     configureRedirects(&options)
     configureAuth(&options)
-    configureTLS(&options)
     configureTimeouts(&options)
-    configureHeaders(&options)
+    var headersOrdinary = true
+    configureHeaders(&options, ordinary: &headersOrdinary)
     configureMethodAndBody(&options, me)
-    configureEgress(&options, me)
+    options.set(CURLOPT_OPENSOCKETDATA, pointer: me)
+    options.set(CURLOPT_PREREQDATA, pointer: me)
     if let pins = spec.resolve?.list {
       options.check(ferry_curl_easy_setopt_slist(slot.handle, CURLOPT_RESOLVE, pins))
     }
     // The jar's share holds the cookies; this turns the engine on for the hop ("" reads no file).
     if slot.hasJar { options.set(CURLOPT_COOKIEFILE, "") }
     if let bytes = spec.receiveBufferBytes { options.set(CURLOPT_BUFFERSIZE, bytes) }
-    options.set(CURLOPT_WRITEFUNCTION, write: CurlTrampolines.write)
     options.set(CURLOPT_WRITEDATA, pointer: me)
     slot.headerLines.transfer = self
     slot.headerLines.curlCalls = engine?.curlCalls
-    options.set(CURLOPT_HEADERFUNCTION, write: CurlTrampolines.header)
-    options.set(CURLOPT_HEADERDATA, pointer: Unmanaged.passUnretained(slot.headerLines).toOpaque())
     if spec.wantsProgress {
       options.set(CURLOPT_NOPROGRESS, 0)
       options.check(
         ferry_curl_easy_setopt_func_xferinfo(slot.handle, CURLOPT_XFERINFOFUNCTION, CurlTrampolines.progress))
       options.set(CURLOPT_XFERINFODATA, pointer: me)
     }
+    isOrdinary = headersOrdinary && isOrdinaryHop(slot)
     return options.result
   }
 
@@ -72,47 +77,18 @@ extension Transfer {
       options.set(CURLOPT_SSL_VERIFYPEER, 0)
       options.set(CURLOPT_SSL_VERIFYHOST, 0)
     }
-    if let proxy = tls.proxy {
-      options.set(CURLOPT_PROXY, proxy)
-    } else if !Self.environmentNamesProxy {
-      // What curl would find in the environment, found once: nothing. Saying so spares its
-      // look-ups of the proxy variables on every transfer.
-      options.set(CURLOPT_PROXY, "")
-      options.set(CURLOPT_NOPROXY, "")
-    }
+    if let proxy = tls.proxy { options.set(CURLOPT_PROXY, proxy) }
   }
 
   /// Whether the daemon's environment sets any variable curl reads for a proxy (it reads them
   /// per transfer; the environment does not change while we run). Uppercase `HTTP_PROXY` is
   /// one curl ignores (CGI clients could set it, CURLOPT_PROXY(3)).
-  nonisolated private static let environmentNamesProxy: Bool = {
+  nonisolated static let environmentNamesProxy: Bool = {
     let names = [
       "http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
     ]
     return names.contains { getenv($0) != nil }
   }()
-
-  /// Our socket callbacks open and close every connection socket, so the engine knows which
-  /// descriptors are connections and when they close (see `SocketRecord`); the open
-  /// callback checks addresses when the egress policy has `denyPrivate` (host names are checked
-  /// when a hop is configured and when curl is about to follow a redirect). The pre-request
-  /// callback checks reused connections, which open no socket.
-  private func configureEgress(_ options: inout EasyOptions, _ me: UnsafeMutableRawPointer) {
-    options.check(
-      ferry_curl_easy_setopt_func_opensocket(
-        options.handle, CURLOPT_OPENSOCKETFUNCTION, CurlTrampolines.openSocket))
-    options.set(CURLOPT_OPENSOCKETDATA, pointer: me)
-    if let closer = engine?.closer {
-      options.check(
-        ferry_curl_easy_setopt_func_closesocket(
-          options.handle, CURLOPT_CLOSESOCKETFUNCTION, CurlTrampolines.closeSocket))
-      options.set(CURLOPT_CLOSESOCKETDATA, pointer: Unmanaged.passUnretained(closer).toOpaque())
-    }
-    guard let policy = spec.egress, policy.checksAddresses else { return }
-    options.check(
-      ferry_curl_easy_setopt_func_prereq(options.handle, CURLOPT_PREREQFUNCTION, CurlTrampolines.prerequest))
-    options.set(CURLOPT_PREREQDATA, pointer: me)
-  }
 
   /// Digest credentials: libcurl answers the 401 challenge itself (CURLOPT_HTTPAUTH(3)), and
   /// keeps them from other hosts on redirects it follows (CURLOPT_UNRESTRICTED_AUTH 0).
@@ -144,7 +120,8 @@ extension Transfer {
       options.set(CURLOPT_MAXLIFETIME_CONN, age)
       if age < 60 { options.set(CURLOPT_DNS_CACHE_TIMEOUT, age) }
     }
-    guard let total = spec.totalTimeoutMs else { return }
+    // 0 (none) when the job has no total: the handle may hold the last job's.
+    guard let total = spec.totalTimeoutMs else { return options.set(CURLOPT_TIMEOUT_MS, 0) }
     // A later hop of a redirect we follow ourselves gets what is left of the total.
     let spent = attachedAtMs == 0 ? 0 : Int(loop.now() - attachedAtMs)
     options.set(CURLOPT_TIMEOUT_MS, max(1, total - spent))
@@ -153,7 +130,7 @@ extension Transfer {
   /// The request's headers, plus what keeps curl from adding its own (no `Expect:
   /// 100-continue` round trip, no default form Content-Type on a POST without one) and the
   /// `Range` of a resumed download, as one `HeaderBlock` (one allocation for the whole list).
-  private func configureHeaders(_ options: inout EasyOptions) {
+  private func configureHeaders(_ options: inout EasyOptions, ordinary: inout Bool) {
     var hasContentType = false
     var hasExpect = false
     var hasRange = false
@@ -170,6 +147,10 @@ extension Transfer {
       case (12, UInt8(ascii: "c")): hasContentType = hasContentType || Self.isNamed(name, "content-type")
       case (15, UInt8(ascii: "a")):
         if acceptEncoding == nil, Self.isNamed(name, "accept-encoding") { acceptEncoding = value }
+      // Credentials of the job's own make it an unusual one (`isOrdinary`).
+      case (13, UInt8(ascii: "a")): ordinary = ordinary && !Self.isNamed(name, "authorization")
+      case (6, UInt8(ascii: "c")): ordinary = ordinary && !Self.isNamed(name, "cookie")
+      case (19, UInt8(ascii: "p")): ordinary = ordinary && !Self.isNamed(name, "proxy-authorization")
       default: break
       }
       bytes += HeaderBlock.size(name: name, value: value)
@@ -179,6 +160,7 @@ extension Transfer {
     let mayHaveBody = request.body != nil || request.method == "POST" || request.method == "PUT"
     // Our own Range rather than CURLOPT_RESUME_FROM_LARGE, which fails the transfer when the
     // server ignores it; the caller starts over on a 200 instead.
+    ordinary = ordinary && !hasRange
     var range: String?
     var ifRange: String?
     if let from = spec.resumeFromByte, from > 0, !hasRange {
@@ -198,6 +180,9 @@ extension Transfer {
       // The request's own header is what goes out; this makes curl decode what comes back.
       options.set(CURLOPT_ACCEPT_ENCODING, acceptEncoding ?? "")
       if machine.decoding != .decoded { options.set(CURLOPT_HTTP_CONTENT_DECODING, 0) }
+    } else {
+      // A reused handle may still hold the last job's.
+      options.check(ferry_curl_easy_setopt_ptr(options.handle, CURLOPT_ACCEPT_ENCODING, nil))
     }
   }
 

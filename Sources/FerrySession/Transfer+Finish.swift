@@ -45,7 +45,9 @@ extension Transfer {
     heldBody = []
     if let metrics, spec.wantsProgress { offerFinalProgress(metrics) }
     engine?.record(metrics, cancelled: false)
-    engine?.detach(self)
+    var isClean = false
+    if case .success = result { isClean = leavesHandleClean() }
+    engine?.detach(self, keepingOptions: isClean)
     guard let delegate else { return }
     if case .success = result, let lastHead, machine.headReported() {
       delegate.transferDidReceiveHead(lastHead)

@@ -66,6 +66,12 @@ import FerryWire
   /// Readability of the body stream the send side waits for.
   var bodyWatch: IOWatch?
   var headerList: UnsafeMutablePointer<curl_slist>?
+  /// The hop set only what every ordinary job sets (`configureHop`): no credentials, proxy,
+  /// TLS settings, body, cookies, range, resolve pins, progress, decoding or buffer size.
+  var isOrdinary = false
+  /// Requests curl sent for the hop (`curlPrerequest`): more than one is a retry on a dead
+  /// connection or a redirect curl followed.
+  var requestsSent = 0
   /// Why our side made curl fail (delegate abort, unreadable file, egress refusal).
   var recordedError: WireError?
   private var startFailureTimer: Timer?

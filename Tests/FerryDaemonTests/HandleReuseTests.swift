@@ -39,4 +39,22 @@ import Testing
     #expect(written?.event == "done", "\(String(describing: written))")
     #expect(FileManager.default.fileExists(atPath: out))
   }
+
+  /// A handle kept as an ordinary job left it holds that job's TLS settings: a job with others
+  /// gets curl's full reset first, so one job's `insecure` never reaches the next on the handle.
+  @Test func aJobsInsecureDoesNotReachTheNextJobOnItsHandle() throws {
+    let nginx = try NginxHarness()
+    let d = try InProcessDaemon(config: "{}")
+    defer { d.close() }
+    let c = try d.connect(uid: getuid())
+    let url = nginx.https("/small.json")
+    let a = HTTPCacheTests.run(c, d, "a", #""url":"\#(url)","tls":{"insecure":true},"events":[]"#)
+    #expect(a?.event == "done", "\(String(describing: a))")
+    let engine = try #require(d.daemon.sessions["default"]?.engine)
+    #expect(engine.stats.handlesKeptSet == 1)
+    let b = HTTPCacheTests.run(c, d, "b", #""url":"\#(url)","events":[]"#)
+    #expect(b?.event == "failed", "\(String(describing: b))")
+    #expect(b?["error"]?.objectValue?["code"]?.stringValue == "tls_failed")
+    #expect(engine.stats.handlesMade == 1)
+  }
 }
