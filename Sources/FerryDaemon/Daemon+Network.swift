@@ -22,7 +22,11 @@ extension Daemon {
   /// waits for one (unless `network.loopback_waits`), as URLSession's `waitsForConnectivity`
   /// does not hold a request to localhost.
   func networkNeed(_ job: Job, _ request: Request) -> JobTable.NetworkNeed {
-    let need = JobTable.NetworkNeed(job)
+    networkNeed(JobTable.NetworkNeed(job), request)
+  }
+
+  /// `networkNeed(_:_:)` from the job's need as its fields ask it.
+  func networkNeed(_ need: JobTable.NetworkNeed, _ request: Request) -> JobTable.NetworkNeed {
     guard need.waits || need.unmeteredOnly, !config.loopbackWaits, URLOrigin.namesLoopback(request.url)
     else { return need }
     return JobTable.NetworkNeed()

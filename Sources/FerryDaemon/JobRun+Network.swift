@@ -19,7 +19,7 @@ extension JobRun {
   func heldForNetwork(after error: WireError) -> Bool {
     guard error.code == .connectFailed || error.code == .resolveFailed, job.waitsForNetwork,
       daemon.table.network.isOffline, bodyBytesDelivered == 0, !isFinished,
-      daemon.networkNeed(job, request).waits
+      daemon.networkNeed(job.network, request).waits
     else { return false }
     if let body = request.body, BodyReader.isSpent(body) { return false }
     discardAttempt()

@@ -11,7 +11,8 @@ import FerryWire
 @MainActor final class JobRun {
   let serial: UInt64
   let id: String
-  let job: Job
+  /// What its attempts read of the merged job (not the whole `Job`: see `JobSettings`).
+  let job: JobSettings
   /// The request as sent; a cache revalidation's refetch takes its conditions out.
   var request: Request
   /// The session's runtime: its engine and scheduler.
@@ -127,7 +128,7 @@ import FerryWire
     self.outputBaseline = outputBaseline
     self.serial = serial
     self.id = id
-    self.job = job
+    self.job = JobSettings(job)
     self.request = request
     self.heldRequestBytes = heldRequestBytes
     self.session = session

@@ -1,0 +1,43 @@
+import FerryWire
+
+/// What a `JobRun` reads of its merged job once it is accepted: the few fields its attempts use,
+/// with their defaults applied, under the `Job` names they had.
+///
+/// Not the whole `Job` (about 430 bytes inline: every field the decoder knows, most of them
+/// spent by the time the request is built): a queued job waits with its `JobRun`, and issue 29's
+/// B4 (100 000 jobs at once) counts every byte of it. What the submission needed (the body, the
+/// headers, auth, parameters) went into the `Request` or was checked and dropped.
+struct JobSettings {
+  /// `output`: the file the body goes into.
+  let output: String?
+  /// `timeout`, seconds: the whole job's, across its attempts.
+  let timeout: Double?
+  let tls: JobTLS?
+  let retry: RetryPolicy?
+  let connectTimeoutMs: Int
+  let idleTimeoutMs: Int
+  let redirectLimit: Int
+  let progressInterval: Int
+  let resume: Bool?
+  let response: ResponseMode?
+  let followsRedirects: Bool
+  let waitsForNetwork: Bool
+  /// What it needs of the network, as its fields ask it (`Daemon.networkNeed` adds the rest).
+  let network: JobTable.NetworkNeed
+
+  init(_ job: Job) {
+    output = job.output
+    timeout = job.timeout
+    tls = job.tls
+    retry = job.retry
+    connectTimeoutMs = job.connectTimeoutMs
+    idleTimeoutMs = job.idleTimeoutMs
+    redirectLimit = job.redirectLimit
+    progressInterval = job.progressInterval
+    resume = job.resume
+    response = job.response
+    followsRedirects = job.followsRedirects
+    waitsForNetwork = job.waitsForNetwork
+    network = JobTable.NetworkNeed(job)
+  }
+}
