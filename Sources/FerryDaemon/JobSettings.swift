@@ -8,22 +8,26 @@ import FerryWire
 /// B4 (100 000 jobs at once) counts every byte of it. What the submission needed (the body, the
 /// headers, auth, parameters) went into the `Request` or was checked and dropped.
 struct JobSettings {
+  // Words first, then the optionals, then the bytes: no padding between them.
+  let connectTimeoutMs: Int
+  let idleTimeoutMs: Int
+  let redirectLimit: Int
+  let progressInterval: Int
+  /// The inline response's size limit and mode (`ResponseCollector`).
+  let maxInlineBytes: Int
   /// `output`: the file the body goes into.
   let output: String?
   /// `timeout`, seconds: the whole job's, across its attempts.
   let timeout: Double?
   let tls: JobTLS?
   let retry: RetryPolicy?
-  let connectTimeoutMs: Int
-  let idleTimeoutMs: Int
-  let redirectLimit: Int
-  let progressInterval: Int
   let resume: Bool?
   let response: ResponseMode?
+  let collectorMode: ResponseMode
   let followsRedirects: Bool
-  let waitsForNetwork: Bool
   /// What it needs of the network, as its fields ask it (`Daemon.networkNeed` adds the rest).
   let network: JobTable.NetworkNeed
+  var waitsForNetwork: Bool { network.waits }
 
   init(_ job: Job) {
     output = job.output
@@ -37,7 +41,14 @@ struct JobSettings {
     resume = job.resume
     response = job.response
     followsRedirects = job.followsRedirects
-    waitsForNetwork = job.waitsForNetwork
+    // A streamed job's rejected response still comes back inline, as `auto` would have it.
+    collectorMode = job.response == .stream ? .auto : job.response ?? .auto
+    maxInlineBytes = job.maxInlineBytes ?? Job.defaultMaxInlineBytes
     network = JobTable.NetworkNeed(job)
+  }
+
+  /// An empty collector for the job's response.
+  func newCollector() -> ResponseCollector {
+    ResponseCollector(mode: collectorMode, maxInlineBytes: maxInlineBytes)
   }
 }
