@@ -8,7 +8,8 @@ import FerryWire
 ///
 /// Reading a waiting job's member gives its initial value without making the state; writing
 /// one makes it, except writing the initial value (nil, false) to a job that has none (the
-/// head and the completion, set only by an attempt, skip that check).
+/// head, the completion and the failure, only ever set to a value or by an attempt, skip that
+/// check).
 extension JobRun {
   /// The started job's state, made on first use.
   var attempt: JobAttemptState {
@@ -127,6 +128,6 @@ extension JobRun {
   }
   var failure: JobFailure? {
     get { attemptState?.failure }
-    set { if newValue != nil || attemptState != nil { attempt.failure = newValue } }
+    set { attempt.failure = newValue }
   }
 }
