@@ -21,8 +21,10 @@ extension JobRun {
     guard !isFinished else { return }
     switch consume outcome {
     case .completed(let c):
+      // The status first: the completion then moves into the state, not copied.
+      let status = c.head.status
       completion = c
-      daemon.report(self, .completed(status: c.head.status))
+      daemon.report(self, .completed(status: status))
     case .failed(let f):
       failure = f
       daemon.report(self, .failed(f.error.code))

@@ -11,7 +11,8 @@ import FerryWire
 @MainActor final class JobRun {
   let serial: UInt64
   let id: String
-  let job: Job
+  /// What its attempts read of the merged job (not the whole `Job`: see `JobSettings`).
+  let job: JobSettings
   /// The request as sent; a cache revalidation's refetch takes its conditions out.
   var request: Request
   /// The session's runtime: its engine and scheduler.
@@ -22,99 +23,39 @@ import FerryWire
   /// `moveToClient`, when the job table says (`moveJob`).
   private(set) weak var client: Client?
   unowned let daemon: Daemon
-  var lifecycle: JobLifecycle
-  var transfer: Transfer?
-  var collector: ResponseCollector
-  var output: OutputFile?
   /// `output_fd`: the client's descriptor the body goes into; closed when the job ends.
   private(set) var descriptorOutput: DescriptorOutput?
-  /// The last response was accepted: its body goes to `descriptorOutput`.
-  var bodyToDescriptor = false
-  /// `response: "stream"` and the last response was accepted: its body goes out as `data`.
-  var bodyStream: BodyStream?
   /// Body bytes that reached the client's descriptor or its connection (no retry then).
   var bodyBytesDelivered: Int64 {
     if let bodyStream { return bodyStream.offset }
     return bodyToDescriptor ? descriptorOutput?.written ?? 0 : 0
   }
-  /// The transfer ended while the descriptor still held bytes: `done` waits for them.
-  @Boxed var metricsAwaitingDrain: TransferMetrics?
-  var head: ResponseHead?
-  /// Why the transfer was aborted from our side (an output write failing), reported instead of
-  /// curl's generic write error.
-  @Boxed var abortError: WireError?
   let accept: AcceptPolicy
   let enqueuedAtMs: UInt64
-  /// Waits out a retry's backoff.
-  var retryTimer: Timer?
-  /// Counted in `Metrics.waitingRetry` until the next attempt starts or the job ends.
-  var isWaitingRetry = false
-  /// The failed attempt the table is asked about (`attemptEnded`): what a retry counts in
-  /// `Metrics` or a refused retry says (JobRun+Retry).
-  var failedAttempt: (error: ErrorCode?, status: Int?) = (nil, nil)
   /// Ends the job at its `deadline` (issue 31), whatever it is doing then.
   var deadlineTimer: Timer?
-  /// Runs while the transfer is paused for its client's sake (budget spent, output full): a
-  /// pause longer than the job's `idle_timeout` fails it `timeout` (timer `idle`), as a
-  /// stalled server would, so a client that never reads cannot keep a session's slot.
-  private(set) var pauseTimer: Timer?
-  /// When the first attempt started: the whole-job `timeout` runs from here, across retries
-  /// and their waits.
-  var firstStartMs: UInt64?
   /// Request body bytes this job holds in memory, counted in the daemon's
   /// `max_request_bytes` while it lives.
   let heldRequestBytes: Int
-  /// The size of the partial file this attempt asked the rest of (`Range: bytes=N-`).
-  var resumeBase: Int64?
-  /// Set when the server answered a resume with 416 for exactly the partial file's size: the
-  /// file is whole already, and the 416's own body is dropped.
-  var partIsComplete = false
-  /// Set when the job was submitted with `detach`: its events are also recorded for `attach`.
-  let isDetached: Bool
+  /// The job's use of its session's HTTP cache (`JobRun+Cache`); nil on a session without
+  /// one, and for jobs the cache does not take part in.
+  @Boxed var cache: CacheJob?
+  /// What a job holds once it starts (or reports): none while it waits (`JobRun+Attempt`).
+  var attemptState: JobAttemptState?
+  /// A durable job's journal state and a cookie jar's key and lease: none for a job without
+  /// them (`JobRun+Extras`).
+  var extras: JobRunExtras?
+  // The members below are smaller than a word: kept together, they pad nothing between them
+  // (every queued job has a `JobRun`).
+  var lifecycle: JobLifecycle
   /// What the output's target was when the job was accepted (see `OutputFile.Baseline`).
   let outputBaseline: OutputFile.Baseline?
   /// Whose its `output` files are (its client's user); nil when the peer is unknown.
   let outputOwner: OutputOwner?
-  /// A durable job's key in the journal, and where its result is filed (its user and id);
-  /// nil for every other job, whose path never touches the journal.
-  var journalKey: JournalKey?
-  var journalOwner: JobTable.DetachedKey?
-  /// The journal batch the job's latest event record is in: its lines wait for that batch.
-  var journalBatch: UInt64 = 0
+  /// Set when the job was submitted with `detach`: its events are also recorded for `attach`.
+  let isDetached: Bool
   /// Recovered from the journal after a restart: its `queued` was sent by the last run.
   let isRecovered: Bool
-  /// A durable job whose submission is staged but not committed yet: its lines wait here
-  /// (nil once it is committed, and for every other job), and its transfer does not start,
-  /// until the iteration's flush commits it (`journalCommitted`) or refuses it
-  /// (`journalRefused`). Its `queued` is the acknowledgement.
-  var heldLines: [UInt8]?
-  var startHeld = false
-  /// A durable job's transfer starts once its `running` phase is committed
-  /// (`journalCommitted`): a restart then knows the request may have left (a POST is not sent
-  /// twice, a resend counts the next attempt).
-  var transferAwaitsCommit = false
-  /// The cookie jar the job uses (its session's, for its user), fixed when it was accepted;
-  /// nil for none. `cookieLease` holds the jar while the job lives.
-  var cookieKey: CookieJars.Key?
-  var cookieLease: CookieLease?
-  /// The job's use of its session's HTTP cache (`JobRun+Cache`); nil on a session without
-  /// one, and for jobs the cache does not take part in.
-  @Boxed var cache: CacheJob?
-  /// The body being stored (this attempt's answer is storable), and the entry it is for.
-  var cacheWriter: CacheBodyFiles.Writer?
-  @Boxed var cacheStoring: CacheEntry?
-  /// The cache answers from a stored response once the transfer ends (a 304, a stale answer
-  /// to a failing origin); the transfer's body is dropped.
-  @Boxed var cacheServing: (CachedResponse, CacheOutcome, Bool)?
-  /// The transfer's answer is dropped and the request sent again without conditions.
-  var cacheRefetch = false
-  /// A stored body going to a reader that paces it (`output_fd`), and what `done` says once
-  /// it is all out (`JobRun+Cache`).
-  var cacheFeed: StoredBodyFeed?
-  @Boxed var cacheFeedEnd: (stored: CachedResponse, outcome: CacheOutcome, metrics: TransferMetrics?)?
-  /// What the job reported (`report`), kept for the terminal event the table chooses (`end`).
-  var completion: JobCompletion?
-  @Boxed var failure: JobFailure?
 
   init(
     serial: UInt64, id: String, job: Job, request: Request, heldRequestBytes: Int, session: Session,
@@ -127,7 +68,7 @@ import FerryWire
     self.outputBaseline = outputBaseline
     self.serial = serial
     self.id = id
-    self.job = job
+    self.job = JobSettings(job)
     self.request = request
     self.heldRequestBytes = heldRequestBytes
     self.session = session
@@ -137,10 +78,6 @@ import FerryWire
     self.lifecycle =
       resuming.map { JobLifecycle(wanted: job.events ?? .all, resumingAt: $0.seq, attempts: $0.attempts) }
       ?? JobLifecycle(wanted: job.events ?? .all)
-    // A streamed job's rejected response still comes back inline, as `auto` would have it.
-    self.collector = ResponseCollector(
-      mode: job.response == .stream ? .auto : job.response ?? .auto,
-      maxInlineBytes: job.maxInlineBytes ?? Job.defaultMaxInlineBytes)
     self.accept = AcceptPolicy(job.accept)
     self.enqueuedAtMs = daemon.loop.now()
     if let deadline = job.deadline { armDeadline(seconds: deadline) }
@@ -339,8 +276,8 @@ import FerryWire
   func end(_ ending: JobTable.Ending) {
     // What was kept is moved out, not copied and then destroyed (a completion holds the head,
     // the body and the metrics).
-    let kept = completion.take()
-    let failed = failure.take()
+    let kept = attemptState?.completion.take() ?? nil
+    let failed = attemptState?.failure.take() ?? nil
     let event: JobEvent
     switch (ending, consume kept) {
     case (.done, let completion?): event = .done(completion)

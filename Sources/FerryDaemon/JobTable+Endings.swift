@@ -90,8 +90,7 @@ extension JobTable {
   /// counts in `stats`' `cache`, not its `jobs` (PROTOCOL decision 41).
   mutating func answering(_ serial: UInt64, session: String, client: UInt64) {
     guard let slot = slots[session] else { return }
-    entries[serial] = Entry(
-      session: session, lane: nil, phase: .answering, client: client, heldRequestBytes: 0, slot: slot)
+    entries[serial] = Entry(heldRequestBytes: 0, slot: slot, client: client, phase: .answering)
     count(slot) { $0.running += 1 }
   }
 

@@ -50,13 +50,13 @@ extension JobTable {
         origin, remaining: b.remaining, upperMs: upper, inFlight: inFlight, nowMs: nowMs)
       begin(started, in: slot, into: &actions)
       if !started.isEmpty, let delay = runtimes[slot].scheduler!.rateDelay(nowMs: nowMs) {
-        actions.append(.armRateTimer(session: entry.session, afterMs: delay))
+        actions.append(.armRateTimer(session: runtimes[entry.slot].name, afterMs: delay))
       }
       if budget.left <= 0, budget.resetMs > nowMs {
         hold(origin, untilMs: budget.resetMs, in: slot, into: &actions)
       }
     }
-    armHoldTimer(entry.session, origin, in: slot, before: before, nowMs: nowMs, into: &actions)
+    armHoldTimer(runtimes[entry.slot].name, origin, in: slot, before: before, nowMs: nowMs, into: &actions)
   }
 
   /// A hold's timer fired: at its time the hold ends and what it held starts, as far as the

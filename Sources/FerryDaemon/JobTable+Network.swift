@@ -104,7 +104,9 @@ extension JobTable {
           actions.append(.announceWaiting(serial, untilMs: until))
         }
       }
-      if let rateDelay { actions.append(.armRateTimer(session: entry.session, afterMs: rateDelay)) }
+      if let rateDelay {
+        actions.append(.armRateTimer(session: runtimes[entry.slot].name, afterMs: rateDelay))
+      }
     }
   }
 
@@ -133,7 +135,7 @@ extension JobTable {
       return
     }
     begin(started, in: slot, released: true, into: &actions)
-    if let rateDelay { actions.append(.armRateTimer(session: entry.session, afterMs: rateDelay)) }
+    if let rateDelay { actions.append(.armRateTimer(session: runtimes[entry.slot].name, afterMs: rateDelay)) }
   }
 }
 

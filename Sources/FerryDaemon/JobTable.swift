@@ -35,28 +35,32 @@ public struct JobTable: Sendable {
     case held
   }
 
-  /// One live job.
+  /// One live job. Its session is `runtimes[slot]`.
+  ///
+  /// Every live job has one, a queued one too (issue 29, B4: 100 000 jobs at once): the
+  /// members go words first, then the optionals, then the bytes, so that none pads another
+  /// (104 bytes a job, not 152).
   public struct Entry: Sendable, Equatable {
-    public var session: String
     public var lane: String?
-    public var phase: Phase
-    /// The client connection that receives its events; nil while a detached job has none.
-    public var client: UInt64?
+    /// The `scheme://host:port` a server-taught hold names (nil with `backoff: "job"`).
+    var origin: String?
+    /// Where a detached job's record is filed; nil for a job that is not detached.
+    public var detached: DetachedKey?
     public var heldRequestBytes: Int
     /// Response body bytes it collects for inline return (in its client's budget and the
     /// daemon's `max_inline_total_bytes`).
     public var bodyBytes = 0
-    /// Where a detached job's record is filed; nil for a job that is not detached.
-    public var detached: DetachedKey?
+    /// Its session's runtime (`JobTable.runtimes`), reached without hashing the name.
+    var slot: Int
+    /// The client connection that receives its events; nil while a detached job has none.
+    public var client: UInt64?
+    /// Its user (its lane's scope when a hold ends).
+    var uid: UInt32?
+    public var phase: Phase
+    /// What it needs of the network.
+    var need = NetworkNeed()
     /// A durable job (journaled): it does not end at shutdown, it is abandoned to the journal.
     public var isDurable = false
-    /// Its session's runtime (`JobTable.runtimes`), reached without hashing the name.
-    var slot = 0
-    /// What it needs of the network, and its user (its lane's scope when a hold ends).
-    var need = NetworkNeed()
-    var uid: UInt32?
-    /// The `scheme://host:port` a server-taught hold names (nil with `backoff: "job"`).
-    var origin: String?
     /// A detached job's ending is chosen (`end`) and its terminal line is still to be recorded:
     /// later reports are ignored, and `ended` removes it.
     var isEnding = false
@@ -234,8 +238,8 @@ public struct JobTable: Sendable {
     }
     requestBytesInFlight += held
     var entry = Entry(
-      session: session, lane: lane, phase: .held, client: client, heldRequestBytes: held, detached: key,
-      isDurable: s.durable, slot: slot, need: s.need, uid: uid, origin: origin)
+      lane: lane, origin: origin, detached: key, heldRequestBytes: held, slot: slot, client: client, uid: uid,
+      phase: .held, need: s.need, isDurable: s.durable)
     var rateDelay: Int?
     if s.need.waits, let reason = network.holds(s.need) {
       entries[serial] = entry
@@ -291,7 +295,7 @@ public struct JobTable: Sendable {
       ? ([], runtimes[slot].scheduler!.withdrawPaced(serial, nowMs: nowMs))
       : runtimes[slot].scheduler!.finishPaced(serial, nowMs: nowMs)
     begin(started, in: slot, released: true, into: &actions)
-    if let rateDelay { actions.append(.armRateTimer(session: entry.session, afterMs: rateDelay)) }
+    if let rateDelay { actions.append(.armRateTimer(session: runtimes[entry.slot].name, afterMs: rateDelay)) }
   }
 
   /// A transfer's counters, for `stats`: the job's session's (`session` names it should the job
