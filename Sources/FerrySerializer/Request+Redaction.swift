@@ -18,10 +18,10 @@ extension Request {
   public static func isSecretHeader(_ name: String, extra: Set<String> = []) -> Bool {
     let lower = TextCheck.asciiLowercased(name)
     if secretHeaderNames.contains(lower) || extra.contains(lower) { return true }
-    return secretNameParts.contains { lower.contains($0) }
+    return secretNameParts.contains { TextCheck.containsLowercased(lower, $0) }
   }
 
-  private static let secretNameParts = ["token", "secret", "password", "api-key", "apikey"]
+  private static let secretNameParts: [StaticString] = ["token", "secret", "password", "api-key", "apikey"]
 
   /// Whether this request's header `name` is secret, the session's marks included.
   public func isSecretHeader(_ name: String) -> Bool {

@@ -67,6 +67,26 @@ public enum TextCheck {
     }
   }
 
+  /// Whether `s` contains `part`'s bytes, ASCII letters of `s` compared lower-cased (`part` is
+  /// lower-case ASCII). Byte by byte: the standard library's `contains(_: StringProtocol)`
+  /// (from _StringProcessing) builds a searcher with a dictionary of Characters on every call,
+  /// about 48K instructions for a header name (issue 29's B8: a cache hit cost more than a
+  /// fetch).
+  public static func containsLowercased(_ s: String, _ part: StaticString) -> Bool {
+    let n = part.utf8CodeUnitCount
+    let p = part.utf8Start
+    return withBytes(s) { bytes in
+      guard n > 0 else { return true }
+      guard bytes.count >= n else { return false }
+      for start in 0...(bytes.count - n) where lowered(bytes[start]) == p[0] {
+        var i = 1
+        while i < n, lowered(bytes[start + i]) == p[i] { i += 1 }
+        if i == n { return true }
+      }
+      return false
+    }
+  }
+
   /// Runs `body` over the UTF-8 of `s`, contiguous (native strings need no copy; small ones are
   /// copied to the stack).
   @inlinable @inline(__always) public static func withBytes<R>(

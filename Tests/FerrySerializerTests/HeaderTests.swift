@@ -206,4 +206,18 @@ import Testing
     #expect(table.type(forExtension: "c") == nil)
     #expect(table.type(forExtension: "z") == nil)
   }
+
+  /// Secret header names: the listed ones, any name containing a secret word (any case), and
+  /// the session's own marks.
+  @Test func secretHeaderNamesByListByPartAndByMark() {
+    for name in [
+      "Authorization", "cookie", "X-Api-Key", "X-Refresh-TOKEN", "my-Secret", "DB-Password", "apikey-2",
+    ] {
+      #expect(Request.isSecretHeader(name), "\(name)")
+    }
+    for name in ["User-Agent", "Accept", "X-Tok", "Set-Cookie", "X-Api_Key", "Content-Type"] {
+      #expect(!Request.isSecretHeader(name), "\(name)")
+    }
+    #expect(Request.isSecretHeader("X-Tenant", extra: ["x-tenant"]))
+  }
 }
