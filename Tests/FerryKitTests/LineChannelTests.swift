@@ -65,18 +65,7 @@ import Testing
 
   /// A listening Unix socket at `path` (this process's, so its owner is the caller).
   private static func listen(_ path: String) throws -> Int32 {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (i, b) in path.utf8.enumerated() { raw[i] = b }
-    }
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard fd >= 0, bound == 0, Glibc.listen(fd, 1) == 0 else { throw ListenFailed() }
+    guard let fd = UnixListener.open(path, backlog: 1) else { throw ListenFailed() }
     return fd
   }
 

@@ -22,18 +22,10 @@ final class FakeDaemon: @unchecked Sendable {
 
   init() throws {
     socket = KitPaths.tempDirectory("fake") + "/fake.sock"
-    listener = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (i, b) in socket.utf8.enumerated() { raw[i] = b }
+    guard let fd = UnixListener.open(socket, backlog: 4) else {
+      throw KitFailure("cannot listen on \(socket)")
     }
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard bound == 0, listen(listener, 4) == 0 else { throw KitFailure("cannot listen on \(socket)") }
+    listener = fd
   }
 
   deinit {
