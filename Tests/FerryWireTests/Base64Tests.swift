@@ -71,4 +71,18 @@ struct Base64Tests {
     #expect(Base64.decode("Zm9vYg==") == Array("foob".utf8))
     #expect(Base64.decode("Zm9vYmE") == Array("fooba".utf8))
   }
+
+  /// Empty texts decoded on many threads at once: the decoder must not write to the storage
+  /// all empty arrays share (`make test-sanitize`'s ThreadSanitizer reports it if it does).
+  @Test func emptyTextsDecodeOnManyThreadsAtOnce() async {
+    let decoded = await withTaskGroup(of: [UInt8]?.self) { group in
+      for _ in 0..<64 { group.addTask { Base64.decode("") } }
+      var all: [[UInt8]?] = []
+      for await one in group { all.append(one) }
+      return all
+    }
+    #expect(decoded.count == 64)
+    #expect(decoded.allSatisfy { $0 == [] })
+    #expect(Base64.decode("==") == [])
+  }
 }
