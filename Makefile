@@ -9,10 +9,10 @@ CONFIG ?= config/ferry.json
 # nodejs runs the HTTP Caching Tests (tools/cache-tests) against ferryd's cache. scdoc and
 # man-db build and check the manual pages (tools/man/build.py). fish and zsh check and run the
 # shell completions (CompletionTests drives bash's, fish's and checks zsh's); tmux runs `ferry top`
-# on a terminal in TopTerminalTests.
+# on a terminal in TopTerminalTests. binutils' nm reads ferryd's imports (tools/import-check.py).
 DEPS := libevent-dev libhiredis-dev redis-server redis-tools libcurl4-openssl-dev libsqlite3-dev media-types socat nginx-light openssl jq \
 	curl wrk hyperfine python3 python3-venv nodejs python3-jsonschema scdoc man-db prometheus \
-	fish zsh tmux iproute2 util-linux
+	fish zsh tmux iproute2 util-linux binutils
 SWIFTFLAGS := -Xswiftc -warnings-as-errors
 
 .PHONY: deps build build-debug run test lint format examples clean bench bench-smoke install fuzz test-sanitize \
@@ -60,6 +60,7 @@ architecture-check:
 # from their seeds, and the HTTP Caching Tests against ferryd's cache (at least 95 % of their
 # required cases), the manual pages' checks, and the Python library's tests (with every line
 # checked against docs/schema), before the Swift tests, so their summary ends the output.
+# tools/import-check.py first fails a ferryd that imports _StringProcessing (issue 29's B8).
 # FerryKit's tests run first, logging every line they exchange, which tools/schema-check.py
 # then checks against the schema as the Python tests' lines are. The bystander-latency tests
 # (a client's ping p99 while another floods the daemon) run last and alone: what they bound is
@@ -67,6 +68,7 @@ architecture-check:
 # parallel run a CI machine with a busy core saw pings of 40-55 ms before any flood).
 test: architecture-check deps lint examples
 	$(SWIFT) build -c release $(SWIFTFLAGS)
+	$(PYTHON) tools/import-check.py .build/release/ferryd
 	$(BENCH) --smoke
 	Fuzz/run.sh smoke
 	tools/cache-tests/run.sh --check

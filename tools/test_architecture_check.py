@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tests of tools/architecture-check.py on tiny trees planted in a temp directory: each rule
 fails on its offender, the allow-list excuses exactly its count, and a stale entry fails.
-Run by `make test` before the check itself (standard library only)."""
+Run by `make test` before the check itself (standard library only); also tools/import-check.py's
+reading of mangled names."""
 
 import os
 import subprocess
@@ -172,6 +173,27 @@ class ArchitectureCheckTests(unittest.TestCase):
         self.allow("sleep Tests/X.swift 1\n")
         code, out = self.check()
         self.assertEqual(code, 2)
+
+
+class ImportCheckTests(unittest.TestCase):
+    """tools/import-check.py's reading of mangled imports (the binary check runs after the
+    release build in `make test`)."""
+
+    def setUp(self):
+        import importlib.util
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "import-check.py")
+        spec = importlib.util.spec_from_file_location("import_check", path)
+        self.check = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(self.check)
+
+    def test_string_processing_contains_is_found(self):
+        # `"abc".contains("b")` with a String argument, as ferryd imported it on 2026-12-07.
+        found = self.check.offenders(["$sSy17_StringProcessingE8containsySbSSF", "curl_easy_setopt"])
+        self.assertEqual(found, ["$sSy17_StringProcessingE8containsySbSSF"])
+
+    def test_standard_library_symbols_pass(self):
+        # Sequence.contains(Character), String.hasPrefix: the standard library's own.
+        self.assertEqual(self.check.offenders(["$sSTsSQ7ElementRpzrlE8containsySbABF", "$sSS9hasPrefixySbSSF"]), [])
 
 
 if __name__ == "__main__":

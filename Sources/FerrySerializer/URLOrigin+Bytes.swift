@@ -1,3 +1,5 @@
+import FerryWire
+
 /// `URLOrigin`'s parse over UTF-8 bytes, for the URLs nearly every job has: printable ASCII
 /// with a port that is absent or plain digits. It gives what `URLOrigin(String)` gives (the
 /// tests hold it to that on random URLs) at a fraction of the cost: the Character-based parse
@@ -65,7 +67,7 @@ extension URLOrigin {
       guard inner.hasSuffix(":1") else { return false }
       let zeros = inner.dropLast()
       return zeros.allSatisfy { $0 == "0" || $0 == ":" }
-        && (zeros.contains("::") || zeros.count { $0 == ":" } == 7)
+        && (TextCheck.contains(zeros, "::") || zeros.count { $0 == ":" } == 7)
     }
     let quads = text.split(separator: ".", omittingEmptySubsequences: false)
     guard quads.count == 4, quads.first == "127" else { return false }

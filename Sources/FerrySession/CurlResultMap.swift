@@ -72,7 +72,7 @@ public enum CurlResultMap {
   /// while a refused scheme reads `Protocol "file" not supported…` (lib/url.c). The job's URL
   /// was http or https either way: a garbled answer is the server's fault, `transfer_failed`.
   static func isGarbledResponse(_ message: String) -> Bool {
-    !message.hasPrefix("Protocol ") && message.contains("HTTP")
+    !message.hasPrefix("Protocol ") && TextCheck.contains(message, "HTTP")
   }
 
   /// `ftp` of `Protocol "ftp" not supported…`; nil when the message has no quoted name.

@@ -71,20 +71,30 @@ public enum TextCheck {
   /// lower-case ASCII). Byte by byte: the standard library's `contains(_: StringProtocol)`
   /// (from _StringProcessing) builds a searcher with a dictionary of Characters on every call,
   /// about 48K instructions for a header name (issue 29's B8: a cache hit cost more than a
-  /// fetch).
+  /// fetch). `make test` fails when ferryd imports anything of _StringProcessing
+  /// (tools/import-check.py).
   public static func containsLowercased(_ s: String, _ part: StaticString) -> Bool {
+    withBytes(s) { search($0, part, folding: true) }
+  }
+
+  /// Whether `s` contains `part`'s bytes exactly: `contains(_: StringProtocol)` without
+  /// _StringProcessing (see `containsLowercased`).
+  public static func contains(_ s: some StringProtocol, _ part: StaticString) -> Bool {
+    withBytes(String(s)) { search($0, part, folding: false) }
+  }
+
+  private static func search(_ bytes: UnsafeBufferPointer<UInt8>, _ part: StaticString, folding: Bool) -> Bool
+  {
     let n = part.utf8CodeUnitCount
     let p = part.utf8Start
-    return withBytes(s) { bytes in
-      guard n > 0 else { return true }
-      guard bytes.count >= n else { return false }
-      for start in 0...(bytes.count - n) where lowered(bytes[start]) == p[0] {
-        var i = 1
-        while i < n, lowered(bytes[start + i]) == p[i] { i += 1 }
-        if i == n { return true }
-      }
-      return false
+    guard n > 0 else { return true }
+    guard bytes.count >= n else { return false }
+    for start in 0...(bytes.count - n) {
+      var i = 0
+      while i < n, (folding ? lowered(bytes[start + i]) : bytes[start + i]) == p[i] { i += 1 }
+      if i == n { return true }
     }
+    return false
   }
 
   /// Runs `body` over the UTF-8 of `s`, contiguous (native strings need no copy; small ones are

@@ -37,4 +37,19 @@ struct TextCheckTests {
       }
     }
   }
+
+  @Test(
+    arguments: [
+      ("Received HTTP/0.9 when not allowed", "HTTP", true),
+      ("received http/0.9", "HTTP", false),
+      ("HTT", "HTTP", false),
+      ("0:0::0:", "::", true),
+      ("0:0:0", "::", false),
+      ("", "", true),
+      ("::", "::", true),
+    ] as [(String, StaticString, Bool)])
+  func findsTheExactPartAnywhere(_ text: String, _ part: StaticString, _ expected: Bool) {
+    #expect(TextCheck.contains(text, part) == expected)
+    #expect(TextCheck.contains(text[...], part) == expected)
+  }
 }
