@@ -51,7 +51,7 @@ public struct LineFramer: Sendable {
   public mutating func feed(_ chunk: UnsafeRawBufferPointer, _ emit: (BorrowedItem) -> Void) {
     var start = 0
     while start < chunk.count {
-      guard let newline = chunk[start...].firstIndex(of: 0x0A) else {
+      guard let newline = Self.newline(in: chunk, from: start) else {
         keepPartial(UnsafeRawBufferPointer(rebasing: chunk[start...]), emit)
         return
       }
@@ -128,6 +128,32 @@ public struct LineFramer: Sendable {
     } else {
       pending.removeAll(keepingCapacity: true)
     }
+  }
+}
+
+extension LineFramer {
+  /// The index of the first `\n` of `chunk` at or after `start`: eight bytes at a time (a byte
+  /// of `word ^ 0x0A…` is zero where `\n` is, found with the classic has-zero-byte test, whose
+  /// lowest flagged byte is always a true zero), then byte by byte for the tail. The slice's
+  /// `firstIndex(of:)` took about 9 instructions a byte: 900 of ferryd's per job line, several
+  /// thousand of FerryKit's per `done` line.
+  static func newline(in chunk: UnsafeRawBufferPointer, from start: Int) -> Int? {
+    guard let base = chunk.baseAddress else { return nil }
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    let newlines: UInt64 = 0x0A0A_0A0A_0A0A_0A0A
+    var i = start
+    while i + 8 <= chunk.count {
+      let x = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ newlines
+      let found = (x &- ones) & ~x & highs
+      if found != 0 { return i + found.trailingZeroBitCount / 8 }
+      i += 8
+    }
+    while i < chunk.count {
+      if base.load(fromByteOffset: i, as: UInt8.self) == 0x0A { return i }
+      i += 1
+    }
+    return nil
   }
 }
 

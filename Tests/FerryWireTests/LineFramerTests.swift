@@ -102,3 +102,26 @@ private func line(_ text: String) -> LineFramer.Item { .line(Array(text.utf8)) }
   let over = [UInt8](repeating: 0x20, count: 1_048_576) + [0x31, 0x0A]
   #expect(summary(framer.feed(over)) == [-1])
 }
+
+/// The word-at-a-time newline search gives what `firstIndex(of:)` gives: every start and
+/// length of buffers whose other bytes are the neighbours of `\n` in every lane (0x0B, 0x09,
+/// 0x8A, 0x0A ^ 0x80, 0x00, 0xFF, which a has-zero-byte test could mistake).
+@Test func theNewlineSearchAgreesWithFirstIndexEverywhere() {
+  var random = SystemRandomNumberGenerator()
+  let others: [UInt8] = [0x0B, 0x09, 0x8A, 0x00, 0xFF, 0x7B, 0x01, 0x8B]
+  for length in 0..<40 {
+    for _ in 0..<50 {
+      var bytes = (0..<length).map { _ in others.randomElement(using: &random)! }
+      for _ in 0..<Int.random(in: 0...2, using: &random) where length > 0 {
+        bytes[Int.random(in: 0..<length, using: &random)] = 0x0A
+      }
+      bytes.withUnsafeBytes { raw in
+        for start in 0...length {
+          #expect(
+            LineFramer.newline(in: raw, from: start) == raw[start...].firstIndex(of: 0x0A),
+            "\(bytes) \(start)")
+        }
+      }
+    }
+  }
+}
