@@ -16,17 +16,7 @@ import Testing
 
     init() {
       fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-      var a = sockaddr_un()
-      a.sun_family = sa_family_t(AF_UNIX)
-      let p = dir + "/journal.sock"
-      withUnsafeMutableBytes(of: &a.sun_path) { raw in
-        for (i, b) in p.utf8.enumerated() { raw[i] = b }
-      }
-      _ = withUnsafePointer(to: &a) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-        }
-      }
+      _ = UnixSocketPath.bind(fd, dir + "/journal.sock")
       _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &stream)
     }
 

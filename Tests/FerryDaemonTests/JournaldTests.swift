@@ -22,17 +22,7 @@ import Testing
 
     init() throws {
       fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-      var a = sockaddr_un()
-      a.sun_family = sa_family_t(AF_UNIX)
-      let p = dir + "/journal.sock"
-      withUnsafeMutableBytes(of: &a.sun_path) { raw in
-        for (i, b) in p.utf8.enumerated() { raw[i] = b }
-      }
-      let rc = withUnsafePointer(to: &a) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-        }
-      }
+      let rc = UnixSocketPath.bind(fd, dir + "/journal.sock")
       guard rc == 0, socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &stream) == 0 else {
         throw TestFailure("bind/socketpair: errno \(errno)")
       }

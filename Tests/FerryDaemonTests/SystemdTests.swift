@@ -79,17 +79,7 @@ import Testing
     let notifyPath = dir + "/notify.sock"
     let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
     defer { close(fd) }
-    var addr = sockaddr_un()
-    addr.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-      for (i, b) in notifyPath.utf8.enumerated() { raw[i] = b }
-    }
-    let bound = withUnsafePointer(to: &addr) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    #expect(bound == 0)
+    #expect(UnixSocketPath.bind(fd, notifyPath) == 0)
     let config = dir + "/ferry.json"
     try "{}".write(toFile: config, atomically: true, encoding: .utf8)
     var env = ProcessInfo.processInfo.environment

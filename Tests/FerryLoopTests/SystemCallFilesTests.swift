@@ -1,6 +1,7 @@
 import FerryLoop
 import Glibc
 import Testing
+import FerryTestSupport
 
 /// The typed calls FerryDaemon uses instead of Glibc: file status, open flags, whole-file reads,
 /// datagram addresses.
@@ -84,17 +85,7 @@ struct SystemCallFilesTests {
       let path = dir + "/dgram"
       let server = try #require(SystemCall.datagramSocket(nonBlocking: true))
       defer { SystemCall.close(server) }
-      var socketAddress = sockaddr_un()
-      socketAddress.sun_family = sa_family_t(AF_UNIX)
-      withUnsafeMutableBytes(of: &socketAddress.sun_path) { raw in
-        for (i, b) in path.utf8.enumerated() { raw[i] = b }
-      }
-      let bound = withUnsafePointer(to: &socketAddress) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          bind(server, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-        }
-      }
-      #expect(bound == 0)
+      #expect(UnixSocketPath.bind(server, path) == 0)
       let address = try #require(UnixDatagramAddress(path: path))
       let client = try #require(SystemCall.datagramSocket(nonBlocking: true))
       defer { SystemCall.close(client) }

@@ -12,17 +12,7 @@ final class LineClient {
   init(path: String) throws {
     fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
-    var addr = sockaddr_un()
-    addr.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-      for (i, b) in bytes.enumerated() where i < raw.count - 1 { raw[i] = b }
-    }
-    let rc = withUnsafePointer(to: &addr) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
+    let rc = UnixSocketPath.connect(fd, path)
     // No close(fd) here: the instance is fully initialized, so deinit runs even when init
     // throws, and closing twice would close whatever another test opened on that number.
     guard rc == 0 else { throw TestFailure("connect \(path): errno \(errno)") }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import FerryTestSupport
 
 /// A plain-socket HTTP client for the metrics listener: one request, the whole answer until
 /// the daemon closes.
@@ -43,16 +44,7 @@ enum Scrape {
   /// Connects to the Unix socket `path`.
   static func connectUnix(_ path: String) throws -> Int32 {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var a = sockaddr_un()
-    a.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &a.sun_path) { raw in
-      for (i, b) in path.utf8.enumerated() { raw[i] = b }
-    }
-    let rc = withUnsafePointer(to: &a) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
+    let rc = UnixSocketPath.connect(fd, path)
     guard rc == 0 else {
       close(fd)
       throw TestFailure("connect \(path): errno \(errno)")

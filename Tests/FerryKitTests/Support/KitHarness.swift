@@ -54,16 +54,7 @@ final class KitDaemon {
   private static func answers(_ path: String) -> Bool {
     let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     defer { Glibc.close(fd) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (i, b) in path.utf8.enumerated() { raw[i] = b }
-    }
-    return withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    } == 0
+    return UnixSocketPath.connect(fd, path) == 0
   }
 
   deinit {
