@@ -196,6 +196,7 @@ import FerryWire
       entry.firstStored = seen
     }
     entry.size = CookieJarSize(cookies: kept.count, bytes: kept.bytes, fullestDomain: fullest)
+    entry.jar.noteBounded()
     return cookies.map { CookieStore.Row(line: $0.line, firstMs: $0.first) }
   }
 

@@ -40,6 +40,12 @@ extension Daemon {
   /// nil: unknown): while the jar surely stays within its bounds with it, the export and bound
   /// of the whole jar wait for the save (issue 26).
   func cookieJarChanged(_ entry: CookieJars.Entry, intake: CookieIntake? = nil) {
+    if let seen = intake?.boundsSeen, seen < entry.jar.boundsTaken {
+      // A bound after curl took these cookies exported the jar with them and set its size
+      // and its rows to save: a socket action that ended many responses is bounded once, not
+      // once a response (each an export of the whole jar and a scan in curl per removal).
+      return
+    }
     if let intake, let size = entry.size, size.staysWithin(config.cookieLimits, after: intake) {
       entry.size = size.adding(intake)
       entry.boundRows = nil

@@ -6,10 +6,14 @@ public struct CookieIntake: Sendable, Equatable {
   public var fields = 0
   /// At most this many bytes of exported lines added; `Int.max` when it cannot be told.
   public var bytes = 0
+  /// The jar's `boundsTaken` when curl took the last of these cookies (nil: not known). A
+  /// bound taken since exported the jar with them in it, so they are counted in its size.
+  public var boundsSeen: UInt64?
 
-  public init(fields: Int = 0, bytes: Int = 0) {
+  public init(fields: Int = 0, bytes: Int = 0, boundsSeen: UInt64? = nil) {
     self.fields = fields
     self.bytes = bytes
+    self.boundsSeen = boundsSeen
   }
 
   /// Room for the tabs, two `TRUE`/`FALSE` flags, `#HttpOnly_`, a leading dot and an expiry

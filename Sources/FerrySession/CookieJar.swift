@@ -26,6 +26,13 @@ import FerryLoop
   /// Reset handles kept for the jar's next jobs; more are cleaned up when they come back.
   private static let maxFreeHandles = 8
 
+  /// How many times the daemon exported the jar and bounded it (`noteBounded`): a response
+  /// whose cookies curl took before the last of them is already in the jar's size.
+  public private(set) var boundsTaken: UInt64 = 0
+
+  /// The daemon exported every cookie of the jar (all that curl had taken) and bounded it.
+  public func noteBounded() { boundsTaken &+= 1 }
+
   public init?() {
     guard let share = ShareHandle(cookies: true), let control = curl_easy_init() else { return nil }
     self.share = share

@@ -65,7 +65,9 @@ extension Transfer {
       found = true
       intake.add(fieldValueBytes: field.value.utf8.count, hopURLBytes: hopURL?.utf8.count)
     }
-    if found { receivedCookies = intake }
+    guard found else { return }
+    intake.boundsSeen = slot?.jar?.boundsTaken
+    receivedCookies = intake
   }
 
   /// The refusal of a redirect that curl is about to follow: more than one `Location` (curl
