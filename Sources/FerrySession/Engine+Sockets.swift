@@ -135,8 +135,11 @@ extension Engine {
     guard !isShutDown else { return }
     var running: Int32 = 0
     curlCalls.count &+= 1
+    let startedAt = loop.nowNanoseconds()
     let code = curl_multi_socket_action(multi, fd, mask, &running)
+    pacer.curlRan(micros: Int((loop.nowNanoseconds() &- startedAt) / 1000))
     recordFinished()
+    admitWaitingStarts()
     deliverEvents()
     if code != CURLM_OK { multiFailed(code, "curl_multi_socket_action") }
   }

@@ -61,6 +61,9 @@ import FerryWire
   /// Goes on with a round `deliverEvents` yielded in, in the next loop iteration.
   private var deliveryTimer: Timer?
   var curlTimer: Timer?
+  /// How many new transfers curl gets per call (`StartPacer`), and those waiting for the next.
+  var pacer = StartPacer()
+  var waitingStarts: [Transfer] = []
   /// The loop iteration (`EventLoop.iterationStartMicros`) of curl's last run (`mayActNow`).
   var lastActedIteration: Int64 = -1
   var isShutDown = false
@@ -158,6 +161,7 @@ import FerryWire
     isShutDown = true
     let running = Array(active.values)
     active.removeAll()
+    waitingStarts.removeAll()
     curlTimer?.cancel()
     deliveryTimer?.cancel()
     // Removing handles and cleanup may still announce timers and sockets and close sockets;
@@ -194,10 +198,34 @@ extension Engine {
     }
     active[easy] = transfer
     transfer.didAttach()
+    guard waitingStarts.isEmpty, pacer.mayAdd(within: Self.startBudgetMicros) else {
+      // curl starts it in a later call: a handle added now is started by the next one.
+      waitingStarts.append(transfer)
+      stats.startsPaced += 1
+      return
+    }
+    addHandle(transfer, easy)
+  }
+
+  /// What the pacer lets a call start: the loop's budget for one iteration's callbacks.
+  static var startBudgetMicros: Int { Int(yieldAfterMs) * 1000 }
+
+  private func addHandle(_ transfer: Transfer, _ easy: UnsafeMutableRawPointer) {
+    pacer.added()
     let code = curl_multi_add_handle(multi, easy)
     if code != CURLM_OK {
       active[easy] = nil
       transfer.failToStart(WireError(.transferFailed, "curl_multi_add_handle: \(Self.message(code))"))
+    }
+  }
+
+  /// After a curl call: the waiting transfers that the pacer lets in, oldest first (curl's
+  /// timer then runs them, as any added handle).
+  func admitWaitingStarts() {
+    while !waitingStarts.isEmpty, pacer.mayAdd(within: Self.startBudgetMicros) {
+      let transfer = waitingStarts.removeFirst()
+      guard let easy = transfer.easy, active[easy] === transfer else { continue }
+      addHandle(transfer, easy)
     }
   }
 
@@ -220,6 +248,8 @@ extension Engine {
   /// the multi: it is never reset or reused (dropping it cleans it up, which takes it out).
   private func removeHandle(_ transfer: Transfer, _ easy: UnsafeMutableRawPointer) -> Bool {
     guard active.removeValue(forKey: easy) != nil else { return true }
+    // One still waiting was never added: curl_multi_remove_handle answers OK for it.
+    if !waitingStarts.isEmpty { waitingStarts.removeAll { $0 === transfer } }
     let code = curl_multi_remove_handle(multi, easy)
     return code == CURLM_OK
   }

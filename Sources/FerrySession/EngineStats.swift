@@ -19,6 +19,8 @@ public struct EngineStats: Sendable, Equatable {
   /// Handles that went back to the free list without `curl_easy_reset`, their options as the
   /// last (ordinary) job left them (`Transfer.leavesHandleClean`).
   public var handlesKeptSet: Int = 0
+  /// Transfers that waited for a later curl call to be started (`StartPacer`).
+  public var startsPaced: Int = 0
 
   public init() {}
 }
