@@ -211,12 +211,14 @@ extension Engine {
   static var startBudgetMicros: Int { Int(yieldAfterMs) * 1000 }
 
   private func addHandle(_ transfer: Transfer, _ easy: UnsafeMutableRawPointer) {
-    pacer.added()
     let code = curl_multi_add_handle(multi, easy)
-    if code != CURLM_OK {
+    guard code == CURLM_OK else {
       active[easy] = nil
       transfer.failToStart(WireError(.transferFailed, "curl_multi_add_handle: \(Self.message(code))"))
+      return
     }
+    // Counted only once in: an added handle arms curl's timer, whose call lets the next in.
+    pacer.added()
   }
 
   /// After a curl call: the waiting transfers that the pacer lets in, oldest first (curl's
