@@ -189,9 +189,7 @@ public final class CacheBodyFiles {
     rewinddir(dir)
     var names: [String] = []
     while let entry = readdir(dir) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
+      let name = SystemCall.entryName(entry)
       if name == "." || name == ".." || keeping.contains(name) { continue }
       names.append(name)
     }

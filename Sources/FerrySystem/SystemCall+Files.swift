@@ -35,12 +35,18 @@ extension SystemCall {
     defer { closedir(d) }
     var names: [String] = []
     while let entry = readdir(d) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
+      let name = entryName(entry)
       if name != ".", name != ".." { names.append(name) }
     }
     return names
+  }
+
+  /// The name of a `readdir` entry, read up to its NUL in place. Copying `d_name` (a
+  /// 256-byte tuple) read past a short entry at the end of glibc's buffer: AddressSanitizer
+  /// reported a heap-buffer-overflow there in `make test-sanitize`.
+  public static func entryName(_ entry: UnsafeMutablePointer<dirent>) -> String {
+    let offset = MemoryLayout<dirent>.offset(of: \.d_name)!
+    return String(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))
   }
 
   /// Reads the file at `path` whole; nil when it cannot be opened or holds more than `limit`

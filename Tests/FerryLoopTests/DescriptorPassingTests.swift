@@ -33,9 +33,7 @@ import Testing
       defer { closedir(dir) }
       var count = 0
       while let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) {
-          String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-        }
+        let name = SystemCall.entryName(entry)
         guard let fd = Int32(name) else { continue }
         var st = stat()
         if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFIFO, inodes.contains(UInt64(st.st_ino)) {
