@@ -60,7 +60,7 @@ let package = Package(
     ),
     .target(
       name: "FerryTestSupport",
-      dependencies: ["FerryWire", "FerryLoop"]
+      dependencies: ["FerryWire", "FerryLoop", "FerrySystem"]
     ),
 
     .executableTarget(name: "ferryd", dependencies: ["FerryDaemon"], swiftSettings: daemonSpeed),

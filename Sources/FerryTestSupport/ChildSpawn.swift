@@ -2,9 +2,14 @@ import Glibc
 
 /// The one way tests start a child process: posix_spawn with the runner's blocked signals
 /// cleared (nginx, ferryd and redis-server rely on theirs), stdin from /dev/null, stdout (and
-/// stderr with `mergingStderr`) into a pipe whose read end the caller owns and no other child
-/// inherits (with `withInput`, stdin is a pipe too, its write end the caller's). Foundation's `Process` learns of exits through SIGCHLD, which the test runner's
-/// threads block, so its `waitUntilExit` can wait forever: tests reap with `waitpid`.
+/// stderr with `mergingStderr`, else /dev/null) into a pipe whose read end the caller owns and
+/// no other child inherits (with `withInput`, stdin is a pipe too, its write end the caller's).
+/// Foundation's `Process` learns of exits through SIGCHLD, which the test runner's threads
+/// block, so its `waitUntilExit` can wait forever: tests reap with `waitpid`.
+///
+/// A child never holds the test process's own stdout or stderr: `swift test` reads those to
+/// their end, so a child left running by a test process that crashed would hang the whole run
+/// (`RunnerOutput`).
 public enum ChildSpawn {
   /// A started child: its pid, the read end of its output pipe and, with `withInput`, the write
   /// end of its input pipe (close them when done).
@@ -30,7 +35,11 @@ public enum ChildSpawn {
       posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     }
     posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-    if mergingStderr { posix_spawn_file_actions_adddup2(&actions, fds[1], 2) }
+    if mergingStderr {
+      posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+    } else {
+      posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    }
     var attr = posix_spawnattr_t()
     posix_spawnattr_init(&attr)
     defer { posix_spawnattr_destroy(&attr) }

@@ -73,6 +73,8 @@ final class KitFixture {
     process.executableURL = URL(fileURLWithPath: KitPaths.product("ferry-fixture"))
     process.standardOutput = stdout
     process.standardInput = FileHandle.nullDevice
+    // Not the runner's stderr: a fixture left running by a crashed test process would hold it.
+    process.standardError = FileHandle.nullDevice
     try process.run()
     var text = ""
     while !text.contains("\n") {
