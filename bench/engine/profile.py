@@ -125,6 +125,17 @@ def report(label, small, big, jobs, steps):
         print(f"    {step:48} {max(values, default=0) / 1000:6.1f}K")
 
 
+def top(small, big, jobs, n):
+    """ferryd's n costliest functions per job, by self cost and by inclusive cost."""
+    for inclusive in (False, True):
+        cost = per_job(small, big, jobs, inclusive)
+        ranked = sorted(cost.items(), key=lambda kv: -kv[1])[:n]
+        names = demangled([f for (f, _), _ in ranked])
+        print(f"  top {n} by {'inclusive' if inclusive else 'self'} cost per job:")
+        for (f, obj), v in ranked:
+            print(f"    {v / 1000:6.2f}K  {library(obj):18} {names.get(f, f)[:110]}")
+
+
 def run_ferryd(products, workdir, nginx, url, jobs, tag, strace):
     out = os.path.join(workdir, tag + (".strace" if strace else ".cg"))
     config = {"log_level": "warning", "limits": {"max_jobs": 20_000, "max_jobs_per_connection": 20_000},
@@ -176,6 +187,9 @@ def main():
     parser.add_argument("--schemes", default="http,https")
     parser.add_argument("--jobs", type=int, help="jobs measured (default 2 000, or 20 000 with --strace)")
     parser.add_argument("--strace", action="store_true", help="system calls per job instead of instructions")
+    parser.add_argument("--top", type=int, default=0,
+                        help="also list ferryd's N costliest functions per job, self and inclusive")
+    parser.add_argument("--keep", help="copy the callgrind (or strace) files into this directory")
     args = parser.parse_args()
     args.jobs = args.jobs or (20_000 if args.strace else 2000)
     tool = "strace" if args.strace else "valgrind"
@@ -208,6 +222,12 @@ def main():
                         f"{k} {v:.2f}" for k, v in sorted(per.items(), key=lambda kv: -kv[1]) if v >= 0.005))
                 else:
                     report(f"{who} {scheme}", small, big, args.jobs, who == "ferryd")
+                    if who == "ferryd" and args.top:
+                        top(small, big, args.jobs, args.top)
+                if args.keep:
+                    os.makedirs(args.keep, exist_ok=True)
+                    for path in (small, big):
+                        shutil.copy2(path, args.keep)
     except (BenchError, subprocess.CalledProcessError) as e:
         print(f"profile: FAILED: {e} (files kept in {workdir})", file=sys.stderr)
         return 1
