@@ -1,22 +1,31 @@
-/// Enters the main actor from a C callback that only ever runs on the loop's thread, inside a
-/// libevent or libcurl call the loop made: the trampolines of EventTrampolines and
-/// CurlTrampolines.
+/// A main-actor function as a plain one, for a C callback that only ever runs on the loop's
+/// thread, inside a libevent or libcurl call the loop made: the trampolines of
+/// EventTrampolines and CurlTrampolines each hold one, made once (a `static let`), and call it
+/// with what the callback received (several values cross as one tuple).
 ///
-/// `MainActor.assumeIsolated` checks the current executor first (`swift_task_isCurrentExecutor`,
-/// about 220 instructions), and a job crosses 15–25 trampolines: 3–6K of ferryd's per-job
-/// instructions over http (bench/NOTES.md, "Close to the engine"). Release builds skip the
-/// check and call `body` as the standard library's own `assumeIsolated` does after it: the
-/// closure's isolation is dropped from its type, which changes nothing in how a synchronous
-/// closure is called. Debug builds, which every `swift test` and both sanitizer runs use, keep
-/// the check, so a callback that ever came on another thread still traps in the test suite.
-@inline(__always)
-public func onLoop<T: Sendable>(_ body: @MainActor () throws -> T) rethrows -> T {
+/// Two costs are avoided on every callback, and a job crosses 15–25 of them:
+/// - `MainActor.assumeIsolated` checks the current executor first (`swift_task_isCurrentExecutor`,
+///   about 220 instructions): 3–6K of ferryd's per-job instructions over http (bench/NOTES.md,
+///   "Close to the engine").
+/// - A closure handed to `assumeIsolated`, or to anything that drops its isolation with
+///   `withoutActuallyEscaping`, is copied to the heap on each call: the escape check after it
+///   reads the context's reference count. The earlier `onLoop` did that, 15 allocations a job
+///   over http (bench/NOTES.md, "Trampolines without a closure per call").
+///
+/// Release builds drop the function's isolation from its type, which changes nothing in how a
+/// synchronous function is called (the standard library's `assumeIsolated` does the same after
+/// its check). Debug builds, which every `swift test` and both sanitizer runs use, keep the
+/// check on every call, so a callback that ever came on another thread still traps in the test
+/// suite.
+@inlinable @inline(__always)
+public func loopEntry<A, R: Sendable>(_ body: @escaping @MainActor (A) -> R) -> @Sendable (A) -> R {
+  let plain = unsafeBitCast(body, to: (@Sendable (A) -> R).self)
   #if DEBUG
-    return try MainActor.assumeIsolated(body)
-  #else
-    typealias Unisolated = () throws -> T
-    return try withoutActuallyEscaping(body) { body in
-      try unsafeBitCast(body, to: Unisolated.self)()
+    return { argument in
+      MainActor.preconditionIsolated("a loop callback ran off the loop's thread")
+      return plain(argument)
     }
+  #else
+    return plain
   #endif
 }

@@ -14,10 +14,10 @@ import FerryLoop
 /// The engine keeps each transfer alive while its handle is in the multi, and the engine
 /// outlives its multi handle, so the pointers are never dangling. curl only calls back from
 /// inside a curl call the engine makes on the loop's thread, which is the main actor, hence
-/// `onLoop` (`MainActor.assumeIsolated`, unchecked in release builds: LoopIsolation.swift).
-/// Buffers cross into that closure as an address and a count,
-/// since the checker cannot see that the closure runs synchronously on this thread before
-/// the callback returns. Every return value is chosen on purpose: -1 from a socket or
+/// the `loopEntry` function each trampoline calls (LoopIsolation.swift: unchecked in release
+/// builds, and no closure made per call). Buffers cross into it as an address and a count,
+/// since the checker cannot see that it runs synchronously on this thread before the callback
+/// returns. Every return value is chosen on purpose: -1 from a socket or
 /// timer callback would abort every transfer on the multi.
 enum CurlTrampolines {
   /// `CURLMOPT_SOCKETFUNCTION`.
@@ -25,31 +25,32 @@ enum CurlTrampolines {
   /// dereferenced here), crossing as an address like the buffers below.
   static let socket: curl_socket_callback = { _, fd, what, userp, socketp in
     guard let userp else { return 0 }
-    let engine = Unmanaged<Engine>.fromOpaque(userp)
-    let record = UInt(bitPattern: socketp)
-    onLoop {
-      engine.takeUnretainedValue().socketChanged(fd, what, UnsafeMutableRawPointer(bitPattern: record))
-    }
+    socketChanged((Unmanaged<Engine>.fromOpaque(userp).takeUnretainedValue(), fd, what, UInt(bitPattern: socketp)))
     return 0
+  }
+  private static let socketChanged = loopEntry {
+    (engine: Engine, fd: curl_socket_t, what: Int32, record: UInt) in
+    engine.socketChanged(fd, what, UnsafeMutableRawPointer(bitPattern: record))
   }
 
   /// `CURLMOPT_TIMERFUNCTION`.
   static let timer: curl_multi_timer_callback = { _, timeoutMs, userp in
     guard let userp else { return 0 }
-    let engine = Unmanaged<Engine>.fromOpaque(userp)
-    onLoop { engine.takeUnretainedValue().timerChanged(timeoutMs) }
+    timerChanged((Unmanaged<Engine>.fromOpaque(userp).takeUnretainedValue(), timeoutMs))
     return 0
+  }
+  private static let timerChanged = loopEntry { (engine: Engine, timeoutMs: Int) in
+    engine.timerChanged(timeoutMs)
   }
 
   /// `CURLOPT_WRITEFUNCTION`: response body bytes.
   static let write: curl_write_callback = { data, size, count, userp in
     guard let userp else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(userp)
-    let address = UInt(bitPattern: data)
-    let length = size * count
-    return onLoop {
-      transfer.takeUnretainedValue().curlWrite(UnsafeRawBufferPointer(address, length))
-    }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userp).takeUnretainedValue()
+    return wrote((transfer, UInt(bitPattern: data), size * count))
+  }
+  private static let wrote = loopEntry { (transfer: Transfer, address: UInt, length: Int) in
+    transfer.curlWrite(UnsafeRawBufferPointer(address, length))
   }
 
   /// `CURLOPT_HEADERFUNCTION`: one header line (status line, field or blank line). Lines are
@@ -61,36 +62,39 @@ enum CurlTrampolines {
     let length = size * count
     guard lines.append(UnsafeRawBufferPointer(UInt(bitPattern: data), length)) else { return length }
     guard let transfer = lines.transfer else { return 0 }
-    return onLoop { transfer.curlHeaderBlockEnded() } ? length : 0
+    return headerBlockEnded(transfer) ? length : 0
   }
+  private static let headerBlockEnded = loopEntry { (transfer: Transfer) in transfer.curlHeaderBlockEnded() }
 
   /// `CURLOPT_READFUNCTION`: request body bytes wanted.
   static let read: curl_read_callback = { data, size, count, userp in
     guard let userp else { return FERRY_CURL_READFUNC_ABORT }
-    let transfer = Unmanaged<Transfer>.fromOpaque(userp)
-    let address = UInt(bitPattern: data)
-    let length = size * count
-    return onLoop {
-      transfer.takeUnretainedValue().curlRead(into: UnsafeMutableRawBufferPointer(address, length))
-    }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userp).takeUnretainedValue()
+    return readInto((transfer, UInt(bitPattern: data), size * count))
+  }
+  private static let readInto = loopEntry { (transfer: Transfer, address: UInt, length: Int) in
+    transfer.curlRead(into: UnsafeMutableRawBufferPointer(address, length))
   }
 
   /// `CURLOPT_SEEKFUNCTION`: rewind the request body (redirect 307/308, retry on a reused
   /// connection).
   static let seek: curl_seek_callback = { userp, offset, origin in
     guard let userp else { return FERRY_CURL_SEEKFUNC_FAIL }
-    let transfer = Unmanaged<Transfer>.fromOpaque(userp)
-    return onLoop { transfer.takeUnretainedValue().curlSeek(to: offset, origin: origin) }
+    return seekTo((Unmanaged<Transfer>.fromOpaque(userp).takeUnretainedValue(), offset, origin))
+  }
+  private static let seekTo = loopEntry { (transfer: Transfer, offset: curl_off_t, origin: Int32) in
+    transfer.curlSeek(to: offset, origin: origin)
   }
 
   /// `CURLOPT_XFERINFOFUNCTION`: byte counts so far. Non-zero aborts the transfer.
   static let progress: curl_xferinfo_callback = { userp, downTotal, downNow, upTotal, upNow in
     guard let userp else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(userp)
-    return onLoop {
-      transfer.takeUnretainedValue().curlProgress(
-        downTotal: downTotal, downNow: downNow, upTotal: upTotal, upNow: upNow)
-    }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userp).takeUnretainedValue()
+    return progressed((transfer, downTotal, downNow, upTotal, upNow))
+  }
+  private static let progressed = loopEntry {
+    (transfer: Transfer, downTotal: curl_off_t, downNow: curl_off_t, upTotal: curl_off_t, upNow: curl_off_t) in
+    transfer.curlProgress(downTotal: downTotal, downNow: downNow, upTotal: upTotal, upNow: upNow)
   }
 
   /// `CURLOPT_OPENSOCKETFUNCTION`: a socket for an address curl is about to connect to (set
@@ -98,29 +102,27 @@ enum CurlTrampolines {
   /// there is one, is checked here too).
   static let openSocket: curl_opensocket_callback = { userp, _, address in
     guard let userp else { return FERRY_CURL_SOCKET_BAD }
-    let transfer = Unmanaged<Transfer>.fromOpaque(userp)
-    let address = UInt(bitPattern: address)
-    return onLoop {
-      transfer.takeUnretainedValue().curlOpenSocket(UnsafeMutablePointer(bitPattern: address))
-    }
+    return socketOpening((Unmanaged<Transfer>.fromOpaque(userp).takeUnretainedValue(), UInt(bitPattern: address)))
+  }
+  private static let socketOpening = loopEntry { (transfer: Transfer, address: UInt) in
+    transfer.curlOpenSocket(UnsafeMutablePointer(bitPattern: address))
   }
 
   /// `CURLOPT_CLOSESOCKETFUNCTION`: curl is done with a connection socket; 0 once closed.
   static let closeSocket: curl_closesocket_callback = { userp, fd in
     guard let userp else { return close(fd) }
-    let closer = Unmanaged<SocketCloser>.fromOpaque(userp)
-    return onLoop { closer.takeUnretainedValue().close(fd) }
+    return socketClosing((Unmanaged<SocketCloser>.fromOpaque(userp).takeUnretainedValue(), fd))
   }
+  private static let socketClosing = loopEntry { (closer: SocketCloser, fd: curl_socket_t) in closer.close(fd) }
 
   /// `CURLOPT_PREREQFUNCTION`: a connection is up or reused and the request is about to go.
   /// Any value but `CURL_PREREQFUNC_OK` makes curl fail with `CURLE_ABORTED_BY_CALLBACK`.
   static let prerequest: curl_prereq_callback = { userp, primaryIP, _, _, _ in
     guard let userp else { return FERRY_CURL_PREREQFUNC_OK }
-    let transfer = Unmanaged<Transfer>.fromOpaque(userp)
-    let address = UInt(bitPattern: primaryIP)
-    return onLoop {
-      transfer.takeUnretainedValue().curlPrerequest(primaryIP: UnsafePointer(bitPattern: address))
-    }
+    return requestGoing((Unmanaged<Transfer>.fromOpaque(userp).takeUnretainedValue(), UInt(bitPattern: primaryIP)))
+  }
+  private static let requestGoing = loopEntry { (transfer: Transfer, address: UInt) in
+    transfer.curlPrerequest(primaryIP: UnsafePointer(bitPattern: address))
   }
 }
 

@@ -4,8 +4,8 @@
 
 /// The header lines of a hop, gathered as libcurl hands them over, one call per line.
 ///
-/// Entering the main actor from a C callback (`onLoop`: in debug builds an executor check, a
-/// closure context on the heap) costs more than a header line itself, so the header trampoline
+/// Entering the main actor from a C callback (`loopEntry`: in debug builds an executor check)
+/// costs more than a header line itself, so the header trampoline
 /// appends lines here without it and enters the main actor once per block: at the blank line
 /// that ends a head (or a block of trailers), when `Transfer.curlHeaderBlockEnded()` parses
 /// them. It is not actor-isolated because the trampoline touches it; like every curl callback
