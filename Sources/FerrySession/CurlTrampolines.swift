@@ -25,7 +25,8 @@ enum CurlTrampolines {
   /// dereferenced here), crossing as an address like the buffers below.
   static let socket: curl_socket_callback = { _, fd, what, userp, socketp in
     guard let userp else { return 0 }
-    socketChanged((Unmanaged<Engine>.fromOpaque(userp).takeUnretainedValue(), fd, what, UInt(bitPattern: socketp)))
+    socketChanged(
+      (Unmanaged<Engine>.fromOpaque(userp).takeUnretainedValue(), fd, what, UInt(bitPattern: socketp)))
     return 0
   }
   private static let socketChanged = loopEntry {
@@ -93,7 +94,8 @@ enum CurlTrampolines {
     return progressed((transfer, downTotal, downNow, upTotal, upNow))
   }
   private static let progressed = loopEntry {
-    (transfer: Transfer, downTotal: curl_off_t, downNow: curl_off_t, upTotal: curl_off_t, upNow: curl_off_t) in
+    (transfer: Transfer, downTotal: curl_off_t, downNow: curl_off_t, upTotal: curl_off_t, upNow: curl_off_t)
+    in
     transfer.curlProgress(downTotal: downTotal, downNow: downNow, upTotal: upTotal, upNow: upNow)
   }
 
@@ -102,7 +104,8 @@ enum CurlTrampolines {
   /// there is one, is checked here too).
   static let openSocket: curl_opensocket_callback = { userp, _, address in
     guard let userp else { return FERRY_CURL_SOCKET_BAD }
-    return socketOpening((Unmanaged<Transfer>.fromOpaque(userp).takeUnretainedValue(), UInt(bitPattern: address)))
+    return socketOpening(
+      (Unmanaged<Transfer>.fromOpaque(userp).takeUnretainedValue(), UInt(bitPattern: address)))
   }
   private static let socketOpening = loopEntry { (transfer: Transfer, address: UInt) in
     transfer.curlOpenSocket(UnsafeMutablePointer(bitPattern: address))
@@ -113,13 +116,15 @@ enum CurlTrampolines {
     guard let userp else { return close(fd) }
     return socketClosing((Unmanaged<SocketCloser>.fromOpaque(userp).takeUnretainedValue(), fd))
   }
-  private static let socketClosing = loopEntry { (closer: SocketCloser, fd: curl_socket_t) in closer.close(fd) }
+  private static let socketClosing = loopEntry { (closer: SocketCloser, fd: curl_socket_t) in closer.close(fd)
+  }
 
   /// `CURLOPT_PREREQFUNCTION`: a connection is up or reused and the request is about to go.
   /// Any value but `CURL_PREREQFUNC_OK` makes curl fail with `CURLE_ABORTED_BY_CALLBACK`.
   static let prerequest: curl_prereq_callback = { userp, primaryIP, _, _, _ in
     guard let userp else { return FERRY_CURL_PREREQFUNC_OK }
-    return requestGoing((Unmanaged<Transfer>.fromOpaque(userp).takeUnretainedValue(), UInt(bitPattern: primaryIP)))
+    return requestGoing(
+      (Unmanaged<Transfer>.fromOpaque(userp).takeUnretainedValue(), UInt(bitPattern: primaryIP)))
   }
   private static let requestGoing = loopEntry { (transfer: Transfer, address: UInt) in
     transfer.curlPrerequest(primaryIP: UnsafePointer(bitPattern: address))
