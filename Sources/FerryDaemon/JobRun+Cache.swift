@@ -32,7 +32,7 @@ extension JobRun {
   /// refetch follows), so that nothing of it reaches the client.
   func cacheReceivedHead(_ head: ResponseHead) -> Bool {
     guard var state = cache else { return false }
-    let action = state.head(status: head.status, headers: head.headers, now: Self.cacheNow())
+    let action = state.head(status: head.status, headers: Array(head.headers), now: Self.cacheNow())
     cache = state
     switch action {
     case .forward(let entry, let drop):
@@ -150,7 +150,7 @@ extension JobRun {
         daemon.httpCache.bodies?.discard(writer)
       }
     }
-    let urls = state.invalidated(status: head.status, headers: head.headers)
+    let urls = state.invalidated(status: head.status, headers: Array(head.headers))
     if !urls.isEmpty {
       daemon.httpCache.invalidate(urls, partition: state.request.key.partition, session: state.session)
     }

@@ -33,18 +33,24 @@ extension ServerLimits {
   /// Reads an answer's limits (docs/FLEET.md "Limits the server teaches"). `headers` are the
   /// response head's fields (names lower-cased); `nowSeconds` (the wall clock) is asked only for
   /// an HTTP-date or an epoch reset. Nil when no field names a limit.
-  public static func read(
-    status: Int, headers: [(name: String, value: String)], nowSeconds: () -> Int
-  ) -> Reading? {
+  public static func read(status: Int, headers: HeaderFields, nowSeconds: () -> Int) -> Reading? {
     var fields = LimitFields()
-    for field in headers {
-      // Every name below starts with "r" or "x": most fields are passed over on one byte.
-      guard let first = field.name.utf8.first, first == UInt8(ascii: "r") || first == UInt8(ascii: "x")
-      else { continue }
-      fields.take(field.name, field.value, status: status)
+    for i in headers.indices {
+      // Every name below starts with "r" or "x": most fields are passed over on one byte,
+      // without a String made for them.
+      let first = headers.withName(at: i) { $0.first }
+      guard first == UInt8(ascii: "r") || first == UInt8(ascii: "x") else { continue }
+      fields.take(headers.name(at: i), headers.value(at: i), status: status)
     }
     guard fields.found else { return nil }
     return fields.reading(nowSeconds: nowSeconds)
+  }
+
+  /// `read` of fields given as pairs.
+  public static func read(
+    status: Int, headers: [(name: String, value: String)], nowSeconds: () -> Int
+  ) -> Reading? {
+    read(status: status, headers: HeaderFields(headers), nowSeconds: nowSeconds)
   }
 
   /// The limit fields of one answer as they come, combined by `reading` once all are seen.

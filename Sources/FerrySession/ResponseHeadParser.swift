@@ -19,7 +19,7 @@ public struct ResponseHeadParser: Sendable {
 
   private var status = 0
   private var httpVersion = ""
-  private var headers: [(name: String, value: String)] = []
+  private var headers = HeaderFields()
   private var isInHead = false
 
   public init() {}
@@ -37,7 +37,7 @@ public struct ResponseHeadParser: Sendable {
     if text.isEmpty {
       isInHead = false
       if (100..<200).contains(status) { return .interim(status: status) }
-      return .complete(ResponseHead(status: status, headers: headers, httpVersion: httpVersion))
+      return .complete(ResponseHead(status: status, fields: headers, httpVersion: httpVersion))
     }
     if text[0] == 0x20 || text[0] == 0x09 {
       foldIntoLastHeader(text)
@@ -77,10 +77,10 @@ public struct ResponseHeadParser: Sendable {
     }
     status = code
     httpVersion = version
-    // A head is handed over as a copy sharing this storage: a fresh array with room for a
-    // usual head, rather than growing one element at a time.
-    headers = []
-    headers.reserveCapacity(16)
+    // A head is handed over as a copy sharing this storage: fresh storage with room for a
+    // usual head, rather than growing one field at a time.
+    headers = HeaderFields()
+    headers.reserveCapacity(fields: 16, bytes: 512)
     isInHead = true
   }
 
@@ -89,27 +89,22 @@ public struct ResponseHeadParser: Sendable {
     var colon = 0
     while colon < text.count, text[colon] != 0x3A { colon += 1 }
     guard colon > 0, colon < text.count else { return }
-    let name = String(unsafeUninitializedCapacity: colon) { buffer in
-      for i in 0..<colon {
-        let byte = text[i]
-        buffer[i] = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
-      }
-      return colon
-    }
-    headers.append((name: name, value: Self.trimmed(text[(colon + 1)...])))
+    var start = colon + 1
+    var end = text.count
+    while start < end, text[start] == 0x20 || text[start] == 0x09 { start += 1 }
+    while end > start, text[end - 1] == 0x20 || text[end - 1] == 0x09 { end -= 1 }
+    headers.append(line: UnsafeRawBufferPointer(rebasing: text[..<end]), nameEnd: colon, valueStart: start)
   }
 
   private mutating func foldIntoLastHeader(_ text: UnsafeRawBufferPointer) {
-    guard let last = headers.indices.last else { return }
-    let more = Self.trimmed(text[...])
-    headers[last].value = headers[last].value.isEmpty ? more : headers[last].value + " " + more
+    headers.appendToLastValue(Self.trimmed(text[...]))
   }
 
-  private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+  private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> UnsafeRawBufferPointer {
     var start = bytes.startIndex
     var end = bytes.endIndex
     while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
     while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
-    return String(decoding: bytes[start..<end], as: UTF8.self)
+    return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
   }
 }

@@ -14,14 +14,15 @@ extension EventEncoder {
   }
 
   /// The headers as an object in first-seen order: a repeated name's values joined with `, `,
-  /// `set-cookie` always an array (cookies may contain commas).
-  static func writeHeaders(_ headers: [(name: String, value: String)], into out: inout ByteWriter) {
+  /// `set-cookie` always an array (cookies may contain commas). Written from the fields' bytes,
+  /// which are valid UTF-8: no String is made for a head of up to `pairwiseHeaderLimit` fields.
+  static func writeHeaders(_ headers: HeaderFields, into out: inout ByteWriter) {
     out.append(UInt8(ascii: "{"))
     if headers.count <= pairwiseHeaderLimit {
-      withUnsafeTemporaryAllocation(of: UInt64.self, capacity: headers.count) { keys in
+      withUnsafeTemporaryAllocation(of: (count: Int, prefix: UInt64).self, capacity: headers.count) { keys in
         // Each name's length and first bytes, read once: the pairs below compare these, and
-        // only names with the same key are compared as strings.
-        for i in headers.indices { keys.initializeElement(at: i, to: nameKey(headers[i].name)) }
+        // only names with the same key are compared byte for byte.
+        for i in headers.indices { keys.initializeElement(at: i, to: headers.nameKey(at: i)) }
         var mayRepeat = false
         search: for i in keys.indices {
           for j in 0..<i where keys[j] == keys[i] {
@@ -32,16 +33,15 @@ extension EventEncoder {
         guard mayRepeat else {
           // The usual head: no name twice, each field written as it came.
           for i in headers.indices {
-            writeHeader(headers[i].name, CollectionOfOne(i), of: headers, first: i == 0, into: &out)
+            writeHeader(CollectionOfOne(i), of: headers, first: i == 0, into: &out)
           }
           return
         }
         var first = true
         for i in headers.indices {
-          let name = headers[i].name
           var isRepeat = false
           var repeatsLater = false
-          for j in headers.indices where j != i && keys[j] == keys[i] && headers[j].name == name {
+          for j in headers.indices where j != i && keys[j] == keys[i] && headers.sameName(i, j) {
             if j < i {
               isRepeat = true
               break
@@ -50,11 +50,12 @@ extension EventEncoder {
           }
           if isRepeat { continue }
           if repeatsLater {
-            writeHeader(
-              name, SameNameIndices(headers: headers, name: name, index: i), of: headers, first: first,
-              into: &out)
+            let same = headers.indices[i...].filter {
+              $0 == i || (keys[$0] == keys[i] && headers.sameName(i, $0))
+            }
+            writeHeader(same, of: headers, first: first, into: &out)
           } else {
-            writeHeader(name, CollectionOfOne(i), of: headers, first: first, into: &out)
+            writeHeader(CollectionOfOne(i), of: headers, first: first, into: &out)
           }
           first = false
         }
@@ -62,40 +63,76 @@ extension EventEncoder {
     } else {
       var order: [String] = []
       var groups: [String: [Int]] = [:]
-      for (i, header) in headers.enumerated() {
-        if groups[header.name] == nil { order.append(header.name) }
-        groups[header.name, default: []].append(i)
+      for i in headers.indices {
+        let name = headers.name(at: i)
+        if groups[name] == nil { order.append(name) }
+        groups[name, default: []].append(i)
       }
       for (n, name) in order.enumerated() {
-        writeHeader(name, groups[name] ?? [], of: headers, first: n == 0, into: &out)
+        writeHeader(groups[name] ?? [], of: headers, first: n == 0, into: &out)
       }
     }
     out.append(UInt8(ascii: "}"))
   }
 
-  /// One member of the headers object: `name` with the values of `headers` at `indices`.
+  /// One member of the headers object: the name of the fields at `indices` (all the same) with
+  /// their values.
   private static func writeHeader(
-    _ name: String, _ indices: some Sequence<Int>, of headers: [(name: String, value: String)],
-    first: Bool, into out: inout ByteWriter
+    _ indices: some Collection<Int>, of headers: HeaderFields, first: Bool, into out: inout ByteWriter
   ) {
-    if !first { out.append(UInt8(ascii: ",")) }
-    JSONWriter.writeString(name, into: &out)
-    out.append(UInt8(ascii: ":"))
+    guard let firstIndex = indices.first else { return }
     // The length first: most names are not ten bytes long.
-    let isCookie = name.utf8.count == 10 && name == "set-cookie"
+    let isCookie = headers.nameKey(at: firstIndex).count == 10 && headers.nameIs("set-cookie", at: firstIndex)
+    if !isCookie, indices.count == 1, headers.isPlain(at: firstIndex) {
+      // Nothing to escape: the member is copied in one piece.
+      headers.withField(at: firstIndex) { writePlainMember($0, $1, first: first, into: &out) }
+      return
+    }
+    if !first { out.append(UInt8(ascii: ",")) }
+    out.append(UInt8(ascii: "\""))
+    headers.withName(at: firstIndex) { JSONWriter.writeEscaped($0, into: &out) }
+    out.append(#"":"#)
     out.append(isCookie ? UInt8(ascii: "[") : UInt8(ascii: "\""))
     var isFirstValue = true
     for i in indices {
       if isCookie {
         if !isFirstValue { out.append(UInt8(ascii: ",")) }
-        JSONWriter.writeString(headers[i].value, into: &out)
+        out.append(UInt8(ascii: "\""))
+        headers.withValue(at: i) { JSONWriter.writeEscaped($0, into: &out) }
+        out.append(UInt8(ascii: "\""))
       } else {
         if !isFirstValue { out.append(", ") }
-        JSONWriter.writeEscaped(headers[i].value, into: &out)
+        headers.withValue(at: i) { JSONWriter.writeEscaped($0, into: &out) }
       }
       isFirstValue = false
     }
     out.append(isCookie ? UInt8(ascii: "]") : UInt8(ascii: "\""))
+  }
+
+  /// `"name":"value"` (after a comma unless `first`) from bytes that need no escaping.
+  private static func writePlainMember(
+    _ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>, first: Bool,
+    into out: inout ByteWriter
+  ) {
+    out.append(maxCount: name.count + value.count + 6) { dst in
+      var n = 0
+      if !first {
+        dst[0] = UInt8(ascii: ",")
+        n = 1
+      }
+      dst[n] = UInt8(ascii: "\"")
+      n += 1
+      if let base = name.baseAddress { (dst + n).update(from: base, count: name.count) }
+      n += name.count
+      dst[n] = UInt8(ascii: "\"")
+      dst[n + 1] = UInt8(ascii: ":")
+      dst[n + 2] = UInt8(ascii: "\"")
+      n += 3
+      if let base = value.baseAddress { (dst + n).update(from: base, count: value.count) }
+      n += value.count
+      dst[n] = UInt8(ascii: "\"")
+      return n + 1
+    }
   }
 
   /// The body members for `done` and `failed`.
@@ -214,40 +251,5 @@ extension EventEncoder {
     out.append(UInt8(ascii: "0") + hundredths)
     guard thousandths != 0 else { return }
     out.append(UInt8(ascii: "0") + thousandths)
-  }
-}
-
-/// Whether two header names are the same string; lengths first, which tells most names apart
-/// without a string comparison.
-@inline(__always) private func sameName(_ a: String, _ b: String) -> Bool {
-  a.utf8.count == b.utf8.count && a == b
-}
-
-/// A name's length and first seven bytes in one word: different keys, different names.
-@inline(__always) private func nameKey(_ name: String) -> UInt64 {
-  let utf8 = name.utf8
-  let count = utf8.count
-  var key = UInt64(truncatingIfNeeded: count) << 56
-  let read: Void? = utf8.withContiguousStorageIfAvailable { bytes in
-    for i in 0..<min(7, bytes.count) { key |= UInt64(bytes[i]) << (8 * i) }
-  }
-  if read == nil {
-    for (i, byte) in utf8.prefix(7).enumerated() { key |= UInt64(byte) << (8 * i) }
-  }
-  return key
-}
-
-/// The indices of the fields named `name`, from `index` on, without allocating.
-private struct SameNameIndices: Sequence, IteratorProtocol {
-  let headers: [(name: String, value: String)]
-  let name: String
-  var index: Int
-
-  mutating func next() -> Int? {
-    while index < headers.count {
-      defer { index += 1 }
-      if sameName(headers[index].name, name) { return index }
-    }
-    return nil
   }
 }

@@ -183,16 +183,21 @@ public enum JSONWriter {
   /// Whether any of the eight bytes of `word` is `"`, `\` or a control character. A word holds
   /// a byte below 0x20 when `(w - 0x20…20) & ~w & 0x80…80` is not zero, and a byte equal to `c`
   /// when `w ^ c…c` holds a zero byte (found the same way, below 0x01); exact as a yes or no.
-  @inline(__always) private static func needsEscape(_ word: UInt64) -> Bool {
+  @inline(__always) static func needsEscape(_ word: UInt64) -> Bool {
+    escapeBits(word) != 0
+  }
+
+  /// `needsEscape` as a mask, non-zero when the answer is yes (to be or'ed over many words).
+  @inline(__always) static func escapeBits(_ word: UInt64) -> UInt64 {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let quote = word ^ (ones &* 0x22)
     let backslash = word ^ (ones &* 0x5C)
     let below = (word &- ones &* 0x20) & ~word
-    return (below | (quote &- ones) & ~quote | (backslash &- ones) & ~backslash) & (ones &* 0x80) != 0
+    return (below | (quote &- ones) & ~quote | (backslash &- ones) & ~backslash) & (ones &* 0x80)
   }
 
   /// `"`, `\` and control characters.
-  @inline(__always) private static func needsEscape(_ b: UInt8) -> Bool {
+  @inline(__always) static func needsEscape(_ b: UInt8) -> Bool {
     b < 0x20 || b == 0x22 || b == 0x5C
   }
 

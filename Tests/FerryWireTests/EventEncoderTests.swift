@@ -134,7 +134,7 @@ func encodesEventsAsGoldenLines(event: Event, expected: String) {
     fields.append((name: "set-cookie", value: "c\(round)"))
   }
   var out = ByteWriter()
-  EventEncoder.writeHeaders(fields, into: &out)
+  EventEncoder.writeHeaders(HeaderFields(fields), into: &out)
   let object = try #require(try JSONReader(rejectsDuplicateKeys: true).read(out.bytes).objectValue)
   #expect(object.members.map(\.key) == (0..<9).map { "x-\($0)" } + ["set-cookie"])
   #expect(object["x-3"] == .string("0, 1, 2, 3"))

@@ -1,0 +1,79 @@
+@testable import FerryWire
+import Testing
+
+/// Response fields kept as bytes (`HeaderFields`): what a header line gives, and what the event
+/// encoder writes of it, checked against the same fields as Strings.
+
+/// `line` as `ResponseHeadParser` hands it over: the name before the colon, the value trimmed.
+private func field(_ line: [UInt8], into fields: inout HeaderFields) {
+  let colon = line.firstIndex(of: 0x3A)!
+  var start = colon + 1
+  while start < line.count, line[start] == 0x20 { start += 1 }
+  line.withUnsafeBytes { fields.append(line: $0, nameEnd: colon, valueStart: start) }
+}
+
+private func encoded(_ fields: HeaderFields) throws -> JSONObject {
+  var out = ByteWriter()
+  EventEncoder.writeHeaders(fields, into: &out)
+  return try #require(try JSONReader(rejectsDuplicateKeys: true).read(out.bytes).objectValue)
+}
+
+@Test func aLineGivesItsLowerCasedNameAndItsValue() {
+  var fields = HeaderFields()
+  field(Array("Content-Type: text/plain".utf8), into: &fields)
+  field(Array("ETag: \"abc\"".utf8), into: &fields)
+  #expect(Array(fields).map(\.name) == ["content-type", "etag"])
+  #expect(Array(fields).map(\.value) == ["text/plain", "\"abc\""])
+  #expect(fields.value(named: "etag") == "\"abc\"")
+  #expect(fields.value(named: "ETag") == nil)
+  #expect(
+    fields == HeaderFields([(name: "content-type", value: "text/plain"), (name: "etag", value: "\"abc\"")]))
+}
+
+@Test func bytesThatAreNotUTF8AreRepairedAsStringsRepairThem() throws {
+  var fields = HeaderFields()
+  field(Array("X-Raw: caf".utf8) + [0xE9, 0xFF] + Array(" ok".utf8), into: &fields)
+  field(Array("X-Fine: café".utf8), into: &fields)
+  let repaired = String(decoding: Array("caf".utf8) + [0xE9, 0xFF] + Array(" ok".utf8), as: UTF8.self)
+  #expect(fields.value(named: "x-raw") == repaired)
+  #expect(fields.value(named: "x-fine") == "café")
+  let object = try encoded(fields)
+  #expect(object["x-raw"] == .string(repaired))
+  #expect(object["x-fine"] == .string("café"))
+}
+
+/// Plain fields are copied, the others escaped; each way the event says what the Strings say.
+@Test func theEncoderWritesWhatTheFieldsHoldPlainOrNot() throws {
+  let lines = [
+    "Server: nginx", "ETag: \"6b16adc1-11\"", "X-Tab: a\tb", "X-Back: a\\b", "Date: Mon, 07 Dec 2026",
+    "X-Empty: ", "X-Long-Enough-To-Span-Words: abcdefghijklmnopqrstuvwxyz0123456789",
+  ]
+  var fields = HeaderFields()
+  for line in lines { field(Array(line.utf8), into: &fields) }
+  let object = try encoded(fields)
+  #expect(object.members.map(\.key) == Array(fields).map(\.name))
+  for (name, value) in fields { #expect(object[name] == .string(value)) }
+  #expect(object["x-tab"] == .string("a\tb"))
+  #expect(object["x-back"] == .string("a\\b"))
+  #expect(object["x-empty"] == .string(""))
+}
+
+@Test func repeatedNamesJoinAndCookiesStayApartFromParsedLines() throws {
+  var fields = HeaderFields()
+  for line in ["Vary: a", "Set-Cookie: x=1", "vary: b", "Set-Cookie: y=\"2\""] {
+    field(Array(line.utf8), into: &fields)
+  }
+  let object = try encoded(fields)
+  #expect(object.members.map(\.key) == ["vary", "set-cookie"])
+  #expect(object["vary"] == .string("a, b"))
+  #expect(object["set-cookie"] == .array(["x=1", "y=\"2\""]))
+}
+
+@Test func foldedLinesJoinTheLastValue() {
+  var fields = HeaderFields()
+  field(Array("X-Long: one".utf8), into: &fields)
+  Array("two".utf8).withUnsafeBytes { fields.appendToLastValue($0) }
+  field(Array("X-Empty: ".utf8), into: &fields)
+  Array("more".utf8).withUnsafeBytes { fields.appendToLastValue($0) }
+  #expect(fields == HeaderFields([(name: "x-long", value: "one two"), (name: "x-empty", value: "more")]))
+}
