@@ -1,5 +1,10 @@
 import CFerryCurl
+
 import FerryWire
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// How a transfer ends: reading curl's result and info, the last progress and the terminal call.
 /// All of it runs outside curl (from delivered events, timers and delegate calls).
@@ -97,7 +102,7 @@ extension Transfer {
       firstByte: info.milliseconds(CURLINFO_STARTTRANSFER_TIME_T),
       total: priorHops.totalMs + info.milliseconds(CURLINFO_TOTAL_TIME_T))
     return TransferMetrics(
-      status: status, effectiveURL: info.string(CURLINFO_EFFECTIVE_URL) ?? request.url,
+      status: status, effectiveURL: info.string(CURLINFO_EFFECTIVE_URL, reusing: request.url) ?? request.url,
       httpVersion: Self.versionText(info.long(CURLINFO_HTTP_VERSION)), timing: timing,
       bytesUp: info.offset(CURLINFO_SIZE_UPLOAD_T), bytesDown: info.offset(CURLINFO_SIZE_DOWNLOAD_T),
       connectionsOpened: priorHops.connections + connections,
@@ -156,5 +161,20 @@ struct CurlInfo {
     var value: UnsafeMutablePointer<CChar>?
     guard ferry_curl_easy_getinfo_str(handle, info, &value) == CURLE_OK, let value else { return nil }
     return String(cString: value)
+  }
+
+  /// `string(info)`, or `known` itself when curl's text is the same bytes: the effective URL is
+  /// nearly always the URL asked for, and a URL is too long for a String without storage of its
+  /// own (an allocation, and its free, per job).
+  func string(_ info: CURLINFO, reusing known: String) -> String? {
+    var value: UnsafeMutablePointer<CChar>?
+    guard ferry_curl_easy_getinfo_str(handle, info, &value) == CURLE_OK, let value else { return nil }
+    let same = known.utf8.withContiguousStorageIfAvailable { bytes in
+      guard bytes.count == strlen(value), let base = bytes.baseAddress else {
+        return bytes.isEmpty && value[0] == 0
+      }
+      return memcmp(base, value, bytes.count) == 0
+    }
+    return same == true ? known : String(cString: value)
   }
 }
