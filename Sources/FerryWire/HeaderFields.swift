@@ -1,6 +1,6 @@
 /// A response head's fields in arrival order, as `(name, value)` pairs of Strings to whoever
-/// iterates them, but kept as bytes: every field's name and value follow each other in one
-/// buffer, with each field's bounds beside it. Nearly every head is only written into an event
+/// iterates them, but kept as bytes: every field's line lies in one buffer, with its name's and
+/// value's bounds beside it. Nearly every head is only written into an event
 /// (`EventEncoder`) and asked for a field or two by name (`value(named:)`), so most heads never
 /// make a String per field: the parser's Strings and the encoder's reading of them were about
 /// 10K instructions a job (bench/NOTES.md, "Response heads as bytes").
@@ -10,7 +10,7 @@
 public struct HeaderFields: Sendable, Equatable, RandomAccessCollection {
   /// Where one field lies in `bytes`: its name from `start` to `nameEnd`, its value from
   /// `valueStart` to `end` (a parsed line is copied whole: what lies between is its colon and
-  /// blanks); `isPlain` when both are ASCII that JSON takes as it is (no `"`, `\\` or control
+  /// blanks); `isPlain` when both are ASCII that JSON takes as it is (no `"`, backslash or control
   /// character), so that the field is written into an event by copying it.
   @usableFromInline struct Bounds: Sendable, Equatable {
     @usableFromInline var start: UInt32
@@ -22,6 +22,9 @@ public struct HeaderFields: Sendable, Equatable, RandomAccessCollection {
 
   @usableFromInline private(set) var bytes: [UInt8] = []
   @usableFromInline private(set) var bounds: [Bounds] = []
+
+  /// The most bytes a head keeps (`Bounds` are 32-bit).
+  static var limit: Int { Int(UInt32.max) }
 
   public init() {}
 
@@ -132,6 +135,10 @@ public struct HeaderFields: Sendable, Equatable, RandomAccessCollection {
   }
 
   public mutating func append(_ field: (name: String, value: String)) {
+    // Repairing may turn a byte into three; a head past 4 GiB cannot come (libcurl refuses
+    // one of more than 300 KB), but the bounds are 32-bit and never wrap: such a field is left
+    // out.
+    guard bytes.count + 3 * (field.name.utf8.count + field.value.utf8.count) < Self.limit else { return }
     var name = field.name
     var value = field.value
     let start = bytes.count
@@ -148,7 +155,7 @@ public struct HeaderFields: Sendable, Equatable, RandomAccessCollection {
   /// lower-cased (ASCII letters), its value `line[valueStart...]`; a line that is not valid
   /// UTF-8 is repaired as `String(decoding:)` does, name and value apart.
   public mutating func append(line: UnsafeRawBufferPointer, nameEnd: Int, valueStart: Int) {
-    guard let base = line.baseAddress else { return }
+    guard let base = line.baseAddress, bytes.count + 3 * line.count < Self.limit else { return }
     let typed = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: line.count)
     let kind = Self.classify(typed)
     guard kind != .other else {
@@ -170,7 +177,7 @@ public struct HeaderFields: Sendable, Equatable, RandomAccessCollection {
   /// Joins `more` to the last field's value with a space (obsolete line folding); `more` alone
   /// when that value is empty. Nothing without a field.
   public mutating func appendToLastValue(_ more: UnsafeRawBufferPointer) {
-    guard let last = bounds.indices.last else { return }
+    guard let last = bounds.indices.last, bytes.count + 1 + 3 * more.count < Self.limit else { return }
     if bounds[last].end > bounds[last].valueStart { bytes.append(0x20) }
     if append(more) != .plain { bounds[last].isPlain = false }
     bounds[last].end = UInt32(bytes.count)
