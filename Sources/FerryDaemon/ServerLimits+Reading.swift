@@ -46,13 +46,6 @@ extension ServerLimits {
     return fields.reading(nowSeconds: nowSeconds)
   }
 
-  /// `read` of fields given as pairs.
-  public static func read(
-    status: Int, headers: [(name: String, value: String)], nowSeconds: () -> Int
-  ) -> Reading? {
-    read(status: status, headers: HeaderFields(headers), nowSeconds: nowSeconds)
-  }
-
   /// The limit fields of one answer as they come, combined by `reading` once all are seen.
   struct LimitFields {
     var found = false

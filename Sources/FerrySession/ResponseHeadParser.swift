@@ -89,22 +89,22 @@ public struct ResponseHeadParser: Sendable {
     var colon = 0
     while colon < text.count, text[colon] != 0x3A { colon += 1 }
     guard colon > 0, colon < text.count else { return }
-    var start = colon + 1
-    var end = text.count
-    while start < end, text[start] == 0x20 || text[start] == 0x09 { start += 1 }
-    while end > start, text[end - 1] == 0x20 || text[end - 1] == 0x09 { end -= 1 }
-    headers.append(line: UnsafeRawBufferPointer(rebasing: text[..<end]), nameEnd: colon, valueStart: start)
+    let value = Self.trimmed(text, from: colon + 1)
+    headers.append(
+      line: UnsafeRawBufferPointer(rebasing: text[..<value.upperBound]), nameEnd: colon,
+      valueStart: value.lowerBound)
   }
 
   private mutating func foldIntoLastHeader(_ text: UnsafeRawBufferPointer) {
-    headers.appendToLastValue(Self.trimmed(text[...]))
+    headers.appendToLastValue(UnsafeRawBufferPointer(rebasing: text[Self.trimmed(text, from: 0)]))
   }
 
-  private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> UnsafeRawBufferPointer {
-    var start = bytes.startIndex
-    var end = bytes.endIndex
-    while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-    while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
-    return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+  /// Where `text[from...]` lies without its leading and trailing blanks.
+  private static func trimmed(_ text: UnsafeRawBufferPointer, from: Int) -> Range<Int> {
+    var start = from
+    var end = text.count
+    while start < end, text[start] == 0x20 || text[start] == 0x09 { start += 1 }
+    while end > start, text[end - 1] == 0x20 || text[end - 1] == 0x09 { end -= 1 }
+    return start..<end
   }
 }

@@ -1,3 +1,4 @@
+import FerryWire
 import Testing
 
 @testable import FerryDaemon
@@ -9,7 +10,7 @@ struct ServerLimitsTests {
 
   func read(_ status: Int, _ fields: [String: String]) -> ServerLimits.Reading? {
     ServerLimits.read(
-      status: status, headers: fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+      status: status, headers: HeaderFields(fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }),
       nowSeconds: { now })
   }
 
