@@ -16,6 +16,8 @@ import FerryLoop
   unowned var transfer: Transfer?
   /// `CURLOPT_HEADERDATA`: where the header trampoline gathers a hop's header lines.
   let headerLines = HeaderLines()
+  /// The `CURLOPT_HTTPHEADER` list the handle was last given, which it owns.
+  var headerCache = HeaderListCache()
   private var storedTimer: Timer?
   private let loop: EventLoop
   /// The engine's DNS and TLS session caches, or a cookie jar's share; held so the share
@@ -44,6 +46,7 @@ import FerryLoop
   isolated deinit {
     storedTimer?.cancel()
     curl_easy_cleanup(handle)
+    headerCache.free()
     errorBuffer.deallocate()
   }
 

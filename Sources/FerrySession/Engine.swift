@@ -31,7 +31,7 @@ import FerryWire
   /// libcurl's version, e.g. `7.88.1`.
   public let curlVersion: String
   /// Counters over finished transfers.
-  public private(set) var stats = EngineStats()
+  public internal(set) var stats = EngineStats()
   public private(set) var poolLimits = PoolLimits()
 
   /// Transfers whose handle is in the multi, by easy handle.

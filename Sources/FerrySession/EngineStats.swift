@@ -19,6 +19,9 @@ public struct EngineStats: Sendable, Equatable {
   /// Handles that went back to the free list without `curl_easy_reset`, their options as the
   /// last (ordinary) job left them (`Transfer.leavesHandleClean`).
   public var handlesKeptSet: Int = 0
+  /// `CURLOPT_HTTPHEADER` lists built; a hop that sends what the last hop on its handle sent
+  /// takes that list (`HeaderListCache`) and builds none.
+  public var headerListsBuilt: Int = 0
   /// Transfers that waited for a later curl call to be started (`StartPacer`).
   public var startsPaced: Int = 0
 

@@ -36,7 +36,7 @@ extension Transfer {
     configureAuth(&options)
     configureTimeouts(&options)
     var headersOrdinary = true
-    configureHeaders(&options, ordinary: &headersOrdinary)
+    configureHeaders(&options, slot, ordinary: &headersOrdinary)
     configureMethodAndBody(&options, me)
     options.set(CURLOPT_OPENSOCKETDATA, pointer: me)
     options.set(CURLOPT_PREREQDATA, pointer: me)
@@ -129,13 +129,42 @@ extension Transfer {
 
   /// The request's headers, plus what keeps curl from adding its own (no `Expect:
   /// 100-continue` round trip, no default form Content-Type on a POST without one) and the
-  /// `Range` of a resumed download, as one `HeaderBlock` (one allocation for the whole list).
-  private func configureHeaders(_ options: inout EasyOptions, ordinary: inout Bool) {
+  /// `Range` of a resumed download, as one `HeaderBlock` (one allocation for the whole list),
+  /// taken from the handle's `HeaderListCache` when the last hop on it built the same one.
+  private func configureHeaders(_ options: inout EasyOptions, _ slot: EasyHandle, ordinary: inout Bool) {
+    // curl only ever adds `Expect: 100-continue` to a request with a body: a bodiless GET
+    // needs no entry.
+    let mayHaveBody = request.body != nil || request.method == "POST" || request.method == "PUT"
+    // Our own Range rather than CURLOPT_RESUME_FROM_LARGE, which fails the transfer when the
+    // server ignores it; the caller starts over on a 200 instead.
+    var key = HeaderListCache.Key(
+      mayHaveBody: mayHaveBody, isPost: request.method == "POST", acceptEncoding: spec.acceptEncoding)
+    if let from = spec.resumeFromByte, from > 0 {
+      key.range = "Range: bytes=\(from)-"
+      if let validator = spec.ifRange { key.ifRange = "If-Range: \(validator)" }
+    }
+    let (list, scan) = slot.headerCache.lookup(request.headers, key: key) ?? buildHeaderList(key, slot)
+    ordinary = ordinary && scan.ordinary
+    options.check(ferry_curl_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, list))
+    if spec.acceptEncoding {
+      // The request's own header is what goes out; this makes curl decode what comes back.
+      options.set(CURLOPT_ACCEPT_ENCODING, scan.acceptEncoding ?? "")
+      if machine.decoding != .decoded { options.set(CURLOPT_HTTP_CONTENT_DECODING, 0) }
+    } else {
+      // A reused handle may still hold the last job's.
+      options.check(ferry_curl_easy_setopt_ptr(options.handle, CURLOPT_ACCEPT_ENCODING, nil))
+    }
+  }
+
+  /// Scans the request's headers, builds the hop's list and leaves it in the handle's cache.
+  private func buildHeaderList(
+    _ key: HeaderListCache.Key, _ slot: EasyHandle
+  ) -> (UnsafeMutablePointer<curl_slist>?, HeaderListCache.Scan) {
     var hasContentType = false
     var hasExpect = false
     var hasRange = false
     var hasAccept = false
-    var acceptEncoding: String?
+    var scan = HeaderListCache.Scan(ordinary: true, acceptEncoding: nil)
     var bytes = 0
     for (name, value) in request.headers {
       // The length and first letter reject most names (User-Agent, Authorization …) before
@@ -146,44 +175,30 @@ extension Transfer {
       case (6, UInt8(ascii: "e")): hasExpect = hasExpect || Self.isNamed(name, "expect")
       case (12, UInt8(ascii: "c")): hasContentType = hasContentType || Self.isNamed(name, "content-type")
       case (15, UInt8(ascii: "a")):
-        if acceptEncoding == nil, Self.isNamed(name, "accept-encoding") { acceptEncoding = value }
+        if scan.acceptEncoding == nil, Self.isNamed(name, "accept-encoding") { scan.acceptEncoding = value }
       // Credentials of the job's own make it an unusual one (`isOrdinary`).
-      case (13, UInt8(ascii: "a")): ordinary = ordinary && !Self.isNamed(name, "authorization")
-      case (6, UInt8(ascii: "c")): ordinary = ordinary && !Self.isNamed(name, "cookie")
-      case (19, UInt8(ascii: "p")): ordinary = ordinary && !Self.isNamed(name, "proxy-authorization")
+      case (13, UInt8(ascii: "a")): scan.ordinary = scan.ordinary && !Self.isNamed(name, "authorization")
+      case (6, UInt8(ascii: "c")): scan.ordinary = scan.ordinary && !Self.isNamed(name, "cookie")
+      case (19, UInt8(ascii: "p")):
+        scan.ordinary = scan.ordinary && !Self.isNamed(name, "proxy-authorization")
       default: break
       }
       bytes += HeaderBlock.size(name: name, value: value)
     }
-    // curl only ever adds `Expect: 100-continue` to a request with a body: a bodiless GET
-    // needs no entry.
-    let mayHaveBody = request.body != nil || request.method == "POST" || request.method == "PUT"
-    // Our own Range rather than CURLOPT_RESUME_FROM_LARGE, which fails the transfer when the
-    // server ignores it; the caller starts over on a 200 instead.
-    ordinary = ordinary && !hasRange
-    var range: String?
-    var ifRange: String?
-    if let from = spec.resumeFromByte, from > 0, !hasRange {
-      range = "Range: bytes=\(from)-"
-      if let validator = spec.ifRange { ifRange = "If-Range: \(validator)" }
-    }
+    scan.ordinary = scan.ordinary && !hasRange
     // The request's headers are the wire's: curl's own `Accept: */*` and (with
     // CURLOPT_ACCEPT_ENCODING) `Accept-Encoding` go only when the request has them.
     let extra = HeaderExtras(
-      expect: !hasExpect && mayHaveBody, contentType: request.method == "POST" && !hasContentType,
-      accept: !hasAccept, acceptEncoding: spec.acceptEncoding && acceptEncoding == nil
+      expect: !hasExpect && key.mayHaveBody, contentType: key.isPost && !hasContentType,
+      accept: !hasAccept, acceptEncoding: key.acceptEncoding && scan.acceptEncoding == nil
     )
-    headerList = Self.headerList(
-      request.headers, extra: extra, range: range, ifRange: ifRange, bytes: bytes)
-    options.check(ferry_curl_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, headerList))
-    if spec.acceptEncoding {
-      // The request's own header is what goes out; this makes curl decode what comes back.
-      options.set(CURLOPT_ACCEPT_ENCODING, acceptEncoding ?? "")
-      if machine.decoding != .decoded { options.set(CURLOPT_HTTP_CONTENT_DECODING, 0) }
-    } else {
-      // A reused handle may still hold the last job's.
-      options.check(ferry_curl_easy_setopt_ptr(options.handle, CURLOPT_ACCEPT_ENCODING, nil))
-    }
+    // A Range of the request's own wins over the resumed download's.
+    let list = Self.headerList(
+      request.headers, extra: extra, range: hasRange ? nil : key.range, ifRange: hasRange ? nil : key.ifRange,
+      bytes: bytes)
+    slot.headerCache.store(list, scan: scan, headers: request.headers, key: key)
+    engine?.stats.headerListsBuilt += 1
+    return (list, scan)
   }
 
   /// What `configureHeaders` adds after the request's own headers.

@@ -65,7 +65,6 @@ import FerryWire
   var isSendPaused = false
   /// Readability of the body stream the send side waits for.
   var bodyWatch: IOWatch?
-  var headerList: UnsafeMutablePointer<curl_slist>?
   /// The hop set only what every ordinary job sets (`configureHop`): no credentials, proxy,
   /// TLS settings, body, cookies, range, resolve pins, progress, decoding or buffer size.
   var isOrdinary = false
@@ -187,9 +186,6 @@ import FerryWire
   }
 
   func releaseHopResources() {
-    // One allocation for the whole list (`HeaderBlock`), not curl_slist_append's nodes.
-    if let headerList { HeaderBlock.free(headerList) }
-    headerList = nil
     body?.closeFile()
     bodyWatch?.cancel()
     bodyWatch = nil
