@@ -114,6 +114,9 @@ public struct HeaderFields: Sendable, Equatable, RandomAccessCollection {
 
   /// Whether field `i`'s name is `name`, byte for byte.
   public func nameIs(_ name: String, at i: Int) -> Bool {
+    // The lengths first: most names differ in length, and need no String view.
+    let b = bounds[i]
+    guard Int(b.nameEnd &- b.start) == name.utf8.count else { return false }
     var name = name
     return name.withUTF8 { wanted in withName(at: i) { $0.elementsEqual(wanted) } }
   }
@@ -126,12 +129,22 @@ public struct HeaderFields: Sendable, Equatable, RandomAccessCollection {
   /// The value of `name` (as stored: lower-case for a parsed head), repeated values joined with
   /// `, `; nil when no field has that name.
   public func value(named name: String) -> String? {
-    var found: String?
-    for i in indices where nameIs(name, at: i) {
-      let value = value(at: i)
-      found = found.map { $0 + ", " + value } ?? value
+    var name = name
+    return name.withUTF8 { wanted in
+      bytes.withUnsafeBufferPointer { all in
+        var found: String?
+        // The lengths first: most names differ in length from the one asked for.
+        for b in bounds where Int(b.nameEnd &- b.start) == wanted.count {
+          guard UnsafeBufferPointer(rebasing: all[Int(b.start)..<Int(b.nameEnd)]).elementsEqual(wanted) else {
+            continue
+          }
+          let value = String(
+            decoding: UnsafeBufferPointer(rebasing: all[Int(b.valueStart)..<Int(b.end)]), as: UTF8.self)
+          found = found.map { $0 + ", " + value } ?? value
+        }
+        return found
+      }
     }
-    return found
   }
 
   public mutating func append(_ field: (name: String, value: String)) {

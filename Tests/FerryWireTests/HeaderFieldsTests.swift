@@ -77,3 +77,18 @@ private func encoded(_ fields: HeaderFields) throws -> JSONObject {
   Array("more".utf8).withUnsafeBytes { fields.appendToLastValue($0) }
   #expect(fields == HeaderFields([(name: "x-long", value: "one two"), (name: "x-empty", value: "more")]))
 }
+
+/// A lookup by name compares lengths first: names of the same length that differ, names that
+/// are a prefix of another, and repeated names (joined with `, `) each answer as Strings would.
+@Test func aLookupByNameFindsOnlyThatName() {
+  let pairs = [
+    (name: "vary", value: "accept"), (name: "via", value: "1.1 a"), (name: "vary", value: "origin"),
+    (name: "date", value: "now"), (name: "x-e", value: ""), (name: "varyx", value: "no"),
+  ]
+  let fields = HeaderFields(pairs)
+  for name in ["vary", "via", "date", "x-e", "varyx", "var", "vara", "", "x-f"] {
+    let matches = pairs.filter { $0.name == name }.map(\.value)
+    #expect(fields.value(named: name) == (matches.isEmpty ? nil : matches.joined(separator: ", ")), "\(name)")
+    for i in fields.indices { #expect(fields.nameIs(name, at: i) == (pairs[i].name == name)) }
+  }
+}
