@@ -58,7 +58,7 @@ import FerryWire
   let isRecovered: Bool
 
   init(
-    serial: UInt64, id: String, job: Job, request: Request, heldRequestBytes: Int, session: Session,
+    serial: UInt64, id: String, job: borrowing Job, request: Request, heldRequestBytes: Int, session: Session,
     profile: SessionProfile, client: Client?, outputBaseline: OutputFile.Baseline?,
     outputOwner: OutputOwner?, daemon: Daemon, resuming: (seq: Int, attempts: Int)? = nil
   ) {

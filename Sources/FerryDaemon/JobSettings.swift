@@ -29,7 +29,7 @@ struct JobSettings {
   let network: JobTable.NetworkNeed
   var waitsForNetwork: Bool { network.waits }
 
-  init(_ job: Job) {
+  init(_ job: borrowing Job) {
     output = job.output
     timeout = job.timeout
     tls = job.tls

@@ -26,7 +26,7 @@ extension JobTable {
     }
 
     /// A merged job's need (its defaults applied).
-    public init(_ job: Job) {
+    public init(_ job: borrowing Job) {
       self.init(waits: job.waitsForNetwork, unmeteredOnly: job.network == .unmetered)
     }
   }

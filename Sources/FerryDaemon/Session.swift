@@ -129,7 +129,14 @@ final class SessionProfile: Sendable {
   /// are not merged here: the serializer layers them (job over session over defaults).
   func merged(_ j: consuming Job) -> Job {
     guard hasDefaults else { return j }
-    let d = config.defaults
+    // Borrowed where it lies: a local copy of the defaults retained and released every field
+    // for every job.
+    Self.fill(&j, from: config.defaults)
+    return j
+  }
+
+  /// Each field `j` left out, from `d`.
+  private static func fill(_ j: inout Job, from d: borrowing Job) {
     j.method = j.method ?? d.method
     // hasParameters: reading `parameters` would build the tree the decoder avoided.
     if !j.hasParameters, d.hasParameters { j.parameters = d.parameters }
@@ -153,7 +160,6 @@ final class SessionProfile: Sendable {
     j.waitsForConnectivity = j.waitsForConnectivity ?? d.waitsForConnectivity
     j.network = j.network ?? d.network
     j.deadline = j.deadline ?? d.deadline
-    return j
   }
 }
 
