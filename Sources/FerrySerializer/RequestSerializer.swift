@@ -7,7 +7,11 @@ import FerryWire
 /// boundary, injected too. See PROTOCOL.md "Request serializer" for the rules; where that page
 /// and AFNetworking differ from each other or are silent, the choice is commented where it is
 /// made.
-public struct RequestSerializer: Sendable {
+///
+/// A class, though immutable: a session's serializer serves every job of the session, and a
+/// struct read out of its `SessionProfile` for each job was copied whole (every setting
+/// retained and released, about 900 instructions a job; issue 29).
+public final class RequestSerializer: Sendable {
   public let settings: SerializerSettings
   public let mimeTypes: MIMETypes
   public let files: any FileProbe
