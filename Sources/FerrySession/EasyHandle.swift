@@ -17,7 +17,7 @@ import FerryLoop
   /// `CURLOPT_HEADERDATA`: where the header trampoline gathers a hop's header lines.
   let headerLines = HeaderLines()
   /// The `CURLOPT_HTTPHEADER` list the handle was last given, which it owns.
-  var headerCache = HeaderListCache()
+  let headerCache = HeaderListCache()
   private var storedTimer: Timer?
   private let loop: EventLoop
   /// The engine's DNS and TLS session caches, or a cookie jar's share; held so the share
@@ -46,7 +46,6 @@ import FerryLoop
   isolated deinit {
     storedTimer?.cancel()
     curl_easy_cleanup(handle)
-    headerCache.free()
     errorBuffer.deallocate()
   }
 

@@ -12,7 +12,10 @@ import CFerryCurl
 /// The cache owns the list: it frees the old one when it stores another, and the handle frees
 /// the last when it goes. curl reads the list only while a transfer runs on the handle, and a
 /// new list is built only in `Transfer.configureHop`, before the hop is added to the multi.
-struct HeaderListCache {
+///
+/// A class, owned by its `EasyHandle` alone: a struct read out of the handle was copied for every
+/// lookup.
+final class HeaderListCache {
   /// What the list depends on besides the request's headers.
   struct Key: Equatable {
     /// The request may carry a body (curl's `Expect: 100-continue` is then turned off).
@@ -50,7 +53,7 @@ struct HeaderListCache {
   }
 
   /// Keeps `list` (which the cache now owns) for hops with these inputs, freeing the last.
-  mutating func store(
+  func store(
     _ list: UnsafeMutablePointer<curl_slist>?, scan: Scan, headers: [(name: String, value: String)], key: Key
   ) {
     free()
@@ -61,7 +64,7 @@ struct HeaderListCache {
   }
 
   /// Frees the list; the next hop builds one.
-  mutating func free() {
+  func free() {
     if let list { HeaderBlock.free(list) }
     list = nil
     key = nil
@@ -71,6 +74,8 @@ struct HeaderListCache {
   /// The same storage (the common case: both are the session's list), else the same fields in
   /// the same order, names compared exactly (a list differing only in a name's case is built
   /// again, not sent with the other spelling).
+  deinit { free() }
+
   private static func same(_ a: [(name: String, value: String)], _ b: [(name: String, value: String)]) -> Bool
   {
     guard a.count == b.count else { return false }

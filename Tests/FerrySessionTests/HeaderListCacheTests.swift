@@ -17,7 +17,7 @@ import Testing
   }
 
   @Test func aListIsTakenForTheSameHeadersAndKeyOnly() {
-    var cache = HeaderListCache()
+    let cache = HeaderListCache()
     let headers = [(name: "User-Agent", value: "ferry"), (name: "Accept-Language", value: "en")]
     #expect(cache.lookup(headers, key: key) == nil)
     let list = block("User-Agent: ferry")
@@ -45,7 +45,7 @@ import Testing
   }
 
   @Test func theScanComesBackWithTheList() {
-    var cache = HeaderListCache()
+    let cache = HeaderListCache()
     let headers = [(name: "Accept-Encoding", value: "br")]
     cache.store(
       block("Accept-Encoding: br"), scan: .init(ordinary: false, acceptEncoding: "br"), headers: headers,
