@@ -170,7 +170,7 @@ extension Daemon {
     let submission = submission(
       merged, request, session: session, client: client, detached: detachedKey,
       origin: holdOrigin(profile.config, request), need: networkNeed(merged, request))
-    table.handle(.submitted(serial, submission, nowMs: clock(session)), into: &actions)
+    table.handle(.submitted(serial, consume submission, nowMs: clock(session)), into: &actions)
     if case .refuse(_, let error) = actions.first {
       descriptorOutput?.close()
       if error.code == .overloaded {

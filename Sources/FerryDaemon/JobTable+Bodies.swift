@@ -76,7 +76,7 @@ extension JobTable {
     -> BodyVerdict
   {
     guard let index = entries.index(forKey: serial) else { return .take }
-    if let client = entries.values[index].client, let output, let b = budgets.index(forKey: client) {
+    if let client = inPlace(index, { $0.client }), let output, let b = budgets.index(forKey: client) {
       guard budgets.values[b].mayTake(serial, bytes: bytes, output: output) else { return .hold }
       budgets.values[b].bodyBytes += kept
     }

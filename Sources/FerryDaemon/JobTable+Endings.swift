@@ -64,9 +64,7 @@ extension JobTable {
   /// hold (ended, refused, abandoned, never entered) get nothing.
   mutating func reported(_ serial: UInt64, _ report: Report, nowMs: UInt64, into actions: inout [Action]) {
     guard let index = entries.index(forKey: serial) else { return }
-    // One read of the entry (each `values[index]` read copies it whole).
-    let (isEnding, isDetached) = { (entry: Entry) in (entry.isEnding, entry.detached != nil) }(
-      entries.values[index])
+    let (isEnding, isDetached) = inPlace(index) { ($0.isEnding, $0.detached != nil) }
     guard !isEnding else { return }
     let ending = Self.ending(of: report)
     actions.append(.end(serial, ending))

@@ -66,6 +66,13 @@ public struct JobTable: Sendable {
     var isEnding = false
   }
 
+  /// `read` of the entry at `index`, where it lies: a `values[index]` (or `entries[serial]`)
+  /// read copies the whole entry, its strings retained and released, and the per-job path
+  /// reads one several times (issue 29).
+  mutating func inPlace<R>(_ index: Dictionary<UInt64, Entry>.Index, _ read: (inout Entry) -> R) -> R {
+    read(&entries.values[index])
+  }
+
   /// What the driver does, in the order given.
   public enum Action: Sendable, Equatable {
     /// Send the job's `queued` event, with its wait position when it waits.
@@ -252,7 +259,7 @@ public struct JobTable: Sendable {
           serial, lane: lane, uid: uid, owner: client, origin: origin, nowMs: nowMs)
       else { return }
       entry.phase = admission == .start ? .running : .waiting
-      entries[serial] = entry
+      entries[serial] = consume entry
       admitted(serial, admission, in: slot, origin: origin, into: &actions)
       rateDelay = delay
     }
@@ -304,7 +311,9 @@ public struct JobTable: Sendable {
     _ serial: UInt64, session: String, bytesUp: Int64, bytesDown: Int64, connectionsOpened: Int,
     connectionReused: Bool
   ) {
-    guard let slot = entries[serial]?.slot ?? slots[session] else { return }
+    guard let slot = entries.index(forKey: serial).map({ inPlace($0) { $0.slot } }) ?? slots[session] else {
+      return
+    }
     count(slot) { c in
       c.bytesUp += bytesUp
       c.bytesDown += bytesDown
