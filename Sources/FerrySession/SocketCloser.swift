@@ -12,10 +12,11 @@
 ///
 /// A connection outlives the transfer that opened it (it waits in the pool), so the callback's
 /// pointer is this object, owned by the engine, rather than a transfer. Its link to the engine
-/// is weak and cut before `curl_multi_cleanup`: the sockets closed while the engine shuts down
-/// are only closed.
+/// is cut before `curl_multi_cleanup` (`Engine.shutdown`, which the engine's deinit runs): the
+/// sockets closed while the engine shuts down are only closed. Unowned, not weak, as
+/// `Transfer.engine` and for the same reason: a weak one gives the engine a side table.
 @MainActor final class SocketCloser {
-  weak var engine: Engine?
+  unowned var engine: Engine?
 
   /// Stops watching `fd` (while it is still open, so epoll forgets it now) and closes it.
   func close(_ fd: Int32) -> Int32 {

@@ -49,10 +49,9 @@ extension Transfer {
     self.delegate = nil
     heldBody = []
     if let metrics, spec.wantsProgress { offerFinalProgress(metrics) }
-    engine?.record(metrics, cancelled: false)
     var isClean = false
     if case .success = result { isClean = leavesHandleClean() }
-    engine?.detach(self, keepingOptions: isClean)
+    leaveEngine(metrics: metrics, keepingOptions: isClean)
     guard let delegate else { return }
     if case .success = result, let lastHead, machine.headReported() {
       delegate.transferDidReceiveHead(lastHead)

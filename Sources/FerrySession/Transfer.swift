@@ -23,7 +23,14 @@ import FerryWire
   }
 
   public let spec: TransferSpec
-  weak var engine: Engine?
+  /// The engine while the transfer is live in it; cut (nil) once it leaves (`leaveEngine`,
+  /// `cancel`, `abandon`), so the transfer never follows it after the engine is gone.
+  ///
+  /// Unowned, not weak: a weak reference gives the engine a side table, and every retain and
+  /// release of the engine then takes the runtime's slow path, about 1.4K instructions a job
+  /// (issue 29). The cuts are what make it safe: an engine lives while it holds its live
+  /// transfers, and its `shutdown` (which its deinit runs) abandons them.
+  unowned var engine: Engine?
   let loop: EventLoop
   /// The engine's queue, held strongly: callbacks record into it without a weak load.
   let events: TransferEventQueue
@@ -154,10 +161,21 @@ import FerryWire
     }
     engine.record(nil, cancelled: true)
     engine.detach(self)
+    self.engine = nil
+  }
+
+  /// Counts the ended transfer in its engine's stats, gives the handle back, and cuts the link:
+  /// nothing after this reaches the engine.
+  func leaveEngine(metrics: TransferMetrics?, keepingOptions: Bool) {
+    guard let engine else { return }
+    engine.record(metrics, cancelled: false)
+    engine.detach(self, keepingOptions: keepingOptions)
+    self.engine = nil
   }
 
   /// Forgets the transfer without touching the engine (it is shutting down).
   func abandon() {
+    engine = nil
     _ = machine.cancel()
     delegate = nil
     heldBody = []
@@ -216,6 +234,9 @@ import FerryWire
   func failToStart(_ error: WireError) {
     machine.startFailed(error)
     slot?.timer.cancel()
+    // The engine is done with it now: by the time the timer delivers the failure, the engine
+    // may be gone.
+    leaveEngine(metrics: nil, keepingOptions: false)
     let timer = Timer(loop: loop) { self.timerFired() }
     startFailureTimer = timer
     timer.schedule(afterMs: 0)

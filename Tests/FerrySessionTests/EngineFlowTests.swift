@@ -86,6 +86,35 @@ import Testing
     #expect(delegate.body == fixtureBytes(200_000))
   }
 
+  /// A transfer's link to its engine is unowned (no side table for the engine): each way a
+  /// transfer leaves cuts it, so one that outlives its engine never follows it. A start that
+  /// fails is delivered from a timer, after the engine may be gone; a finished transfer may be
+  /// cancelled and resumed later.
+  @Test func transfersThatOutliveTheirEngineNeverReachIt() throws {
+    let harness = try EngineHarness()
+    defer { harness.close() }
+    let failing = RecordingDelegate()
+    let finished = RecordingDelegate()
+    var transfers: [Transfer] = []
+    do {
+      let engine = try Engine(loop: harness.loop)
+      transfers.append(engine.start(TransferSpec(request: harness.request("/echo")), delegate: finished))
+      #expect(harness.loop.run(until: { finished.isFinished }, timeoutMs: TestTime.ms(5_000)))
+      engine.shutdown()
+      transfers.append(engine.start(TransferSpec(request: harness.request("/echo")), delegate: failing))
+    }
+    #expect(harness.loop.run(until: { failing.isFinished }, timeoutMs: TestTime.ms(5_000)))
+    #expect(failing.error?.code == .transferFailed)
+    #expect(finished.error == nil && finished.finishCount == 1)
+    for transfer in transfers {
+      transfer.cancel()
+      transfer.resumeReceive()
+      transfer.pauseReceive()
+    }
+    harness.idle(ms: 20)
+    #expect(failing.finishCount == 1 && finished.finishCount == 1)
+  }
+
   @Test func droppingTheEngineWithTransfersRunningIsSafe() throws {
     let harness = try EngineHarness()
     defer { harness.close() }
