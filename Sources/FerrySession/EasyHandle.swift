@@ -52,7 +52,10 @@ import FerryLoop
   /// The slot's timer; it calls `timerFired()` on whichever transfer holds the slot.
   var timer: Timer {
     if let storedTimer { return storedTimer }
-    let timer = Timer(loop: loop) { [weak self] in self?.transfer?.timerFired() }
+    // Unowned, not weak (a weak one gives the handle a side table, and every retain and release
+    // of it then takes the runtime's slow path): the timer is the handle's own, freed with it,
+    // so its handler never runs after the handle is gone.
+    let timer = Timer(loop: loop) { [unowned self] in self.transfer?.timerFired() }
     storedTimer = timer
     return timer
   }
