@@ -169,3 +169,12 @@ extension JobTable.ClientBudget {
     return [next]
   }
 }
+
+extension JobTable {
+  /// `read` of the entry at `index`, where it lies: a `values[index]` (or `entries[serial]`)
+  /// read copies the whole entry, its strings retained and released, and the per-job path
+  /// reads one several times (issue 29).
+  mutating func inPlace<R>(_ index: Dictionary<UInt64, Entry>.Index, _ read: (inout Entry) -> R) -> R {
+    read(&entries.values[index])
+  }
+}

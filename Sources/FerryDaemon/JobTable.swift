@@ -66,13 +66,6 @@ public struct JobTable: Sendable {
     var isEnding = false
   }
 
-  /// `read` of the entry at `index`, where it lies: a `values[index]` (or `entries[serial]`)
-  /// read copies the whole entry, its strings retained and released, and the per-job path
-  /// reads one several times (issue 29).
-  mutating func inPlace<R>(_ index: Dictionary<UInt64, Entry>.Index, _ read: (inout Entry) -> R) -> R {
-    read(&entries.values[index])
-  }
-
   /// What the driver does, in the order given.
   public enum Action: Sendable, Equatable {
     /// Send the job's `queued` event, with its wait position when it waits.

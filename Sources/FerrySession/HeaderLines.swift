@@ -53,10 +53,13 @@ final class HeaderLines {
   /// Calls `body` with each line of the block (LF included), in order, then empties the block.
   func drain(_ body: (UnsafeRawBufferPointer) -> Void) {
     bytes.withUnsafeBytes { all in
+      guard let base = all.baseAddress else { return }
       var start = 0
       while start < all.count {
-        var end = start
-        while all[end] != 0x0A { end += 1 }
+        // Every line ends in LF (`append` sees to it); memchr finds it a word at a time, where
+        // a byte loop cost about 1.2K instructions for a bench response's head (issue 29).
+        let end =
+          memchr(base + start, 0x0A, all.count - start).map { UnsafeRawPointer($0) - base } ?? all.count - 1
         body(UnsafeRawBufferPointer(rebasing: all[start...end]))
         start = end + 1
       }
