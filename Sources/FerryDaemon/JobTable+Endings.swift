@@ -78,7 +78,8 @@ extension JobTable {
       case .failed: .failed
       case .cancelled: .cancelled
       }
-    ended(serial, outcome: outcome, nowMs: nowMs, recheck: true, into: &actions)
+    let entry = entries.remove(at: index).value
+    ended(serial, entry, outcome: outcome, nowMs: nowMs, output: nil, recheck: true, into: &actions)
   }
 }
 

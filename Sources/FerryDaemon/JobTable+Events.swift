@@ -180,3 +180,22 @@ extension JobTable {
     }
   }
 }
+
+extension JobTable {
+  /// A transfer's counters, for `stats`: the job's session's (`session` names it should the job
+  /// have left the table).
+  public mutating func measured(
+    _ serial: UInt64, session: String, bytesUp: Int64, bytesDown: Int64, connectionsOpened: Int,
+    connectionReused: Bool
+  ) {
+    guard let slot = entries.index(forKey: serial).map({ inPlace($0) { $0.slot } }) ?? slots[session] else {
+      return
+    }
+    count(slot) { c in
+      c.bytesUp += bytesUp
+      c.bytesDown += bytesDown
+      c.connectionsOpened += connectionsOpened
+      if connectionReused { c.connectionsReused += 1 }
+    }
+  }
+}

@@ -271,6 +271,15 @@ public struct JobTable: Sendable {
     into actions: inout [Action]
   ) {
     guard let entry = entries.removeValue(forKey: serial) else { return }
+    ended(serial, entry, outcome: outcome, nowMs: nowMs, output: output, recheck: recheck, into: &actions)
+  }
+
+  /// `ended` of an entry already taken out of `entries` (`reported` has its index: no second
+  /// hash of the serial).
+  mutating func ended(
+    _ serial: UInt64, _ entry: Entry, outcome: Outcome, nowMs: UInt64, output: ClientOutput?, recheck: Bool,
+    into actions: inout [Action]
+  ) {
     if !retries.isEmpty { retries[serial] = nil }
     requestBytesInFlight -= entry.heldRequestBytes
     inlineBytesHeld -= entry.bodyBytes
@@ -296,23 +305,6 @@ public struct JobTable: Sendable {
       : runtimes[slot].scheduler!.finishPaced(serial, nowMs: nowMs)
     begin(started, in: slot, released: true, into: &actions)
     if let rateDelay { actions.append(.armRateTimer(session: runtimes[entry.slot].name, afterMs: rateDelay)) }
-  }
-
-  /// A transfer's counters, for `stats`: the job's session's (`session` names it should the job
-  /// have left the table).
-  public mutating func measured(
-    _ serial: UInt64, session: String, bytesUp: Int64, bytesDown: Int64, connectionsOpened: Int,
-    connectionReused: Bool
-  ) {
-    guard let slot = entries.index(forKey: serial).map({ inPlace($0) { $0.slot } }) ?? slots[session] else {
-      return
-    }
-    count(slot) { c in
-      c.bytesUp += bytesUp
-      c.bytesDown += bytesDown
-      c.connectionsOpened += connectionsOpened
-      if connectionReused { c.connectionsReused += 1 }
-    }
   }
 
   /// SIGTERM or SIGINT: no new jobs; waiting ones (and admitting ones, which wait for a
