@@ -161,20 +161,20 @@ import FerryWire
     }
     resumeBase = resumeFrom
     partIsComplete = false
-    var spec = TransferSpec(
+    // A body bound for a file or a descriptor is often large: read it as curl's tool does, in
+    // big `recv`s. Only for these jobs, so small inline GETs keep curl's 16 KiB per transfer.
+    let bufferBytes = job.output != nil || descriptorOutput != nil ? Self.fileReceiveBufferBytes : nil
+    // One initializer call, no `var` changed after it: the spec set field by field was copied
+    // whole once more (every field retained and released) before it was returned.
+    return TransferSpec(
       request: request, connectTimeoutMs: job.connectTimeoutMs,
       idleTimeoutMs: idleTimeoutMs, totalTimeoutMs: remainingTimeoutMs(),
       followRedirects: job.followsRedirects, maxRedirects: job.redirectLimit,
       progressIntervalMs: job.progressInterval,
       wantsProgress: lifecycle.wanted.contains(.progress), resumeFromByte: resumeFrom, ifRange: validator,
       acceptEncoding: true, enqueuedAtMs: enqueuedAtMs, tls: Self.tls(profile.tls, job.tls),
-      egress: profile.egress, readRoots: profile.readRoots)
-    spec.protectedPaths = daemon.config.protectedPaths
-    spec.resolve = profile.resolve
-    // A body bound for a file or a descriptor is often large: read it as curl's tool does, in
-    // big `recv`s. Only for these jobs, so small inline GETs keep curl's 16 KiB per transfer.
-    if job.output != nil || descriptorOutput != nil { spec.receiveBufferBytes = Self.fileReceiveBufferBytes }
-    return spec
+      egress: profile.egress, readRoots: profile.readRoots, protectedPaths: daemon.config.protectedPaths,
+      resolve: profile.resolve, receiveBufferBytes: bufferBytes)
   }
 
   /// The job's `idle_timeout` in ms (`Job.defaultIdleTimeoutSeconds` without one).

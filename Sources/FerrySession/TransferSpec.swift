@@ -41,7 +41,7 @@ public struct TransferSpec: Sendable, Equatable {
   /// `read_roots`: body files must still lie under one when opened; nil checks nothing.
   public var readRoots: [String]?
   /// The daemon's config, drop-ins and credentials: body files never read from there.
-  public var protectedPaths: [String] = []
+  public var protectedPaths: [String]
   /// The session's `resolve` pins (`CURLOPT_RESOLVE`); nil pins nothing.
   public var resolve: ResolveList?
   /// curl's receive buffer (`CURLOPT_BUFFERSIZE`) in bytes; nil keeps curl's 16 KiB. A larger
@@ -55,10 +55,14 @@ public struct TransferSpec: Sendable, Equatable {
     progressIntervalMs: Int = 100, wantsProgress: Bool = true, resumeFromByte: Int64? = nil,
     ifRange: String? = nil, acceptEncoding: Bool = true, enqueuedAtMs: UInt64? = nil,
     tls: TLSOptions = TLSOptions(),
-    egress: EgressPolicy? = nil, readRoots: [String]? = nil
+    egress: EgressPolicy? = nil, readRoots: [String]? = nil, protectedPaths: [String] = [],
+    resolve: ResolveList? = nil, receiveBufferBytes: Int? = nil
   ) {
     self.request = request
     self.readRoots = readRoots
+    self.protectedPaths = protectedPaths
+    self.resolve = resolve
+    self.receiveBufferBytes = receiveBufferBytes
     self.tls = tls
     self.egress = egress
     self.connectTimeoutMs = connectTimeoutMs
