@@ -43,7 +43,7 @@ import FerryWire
   /// now (parked, see `SocketRecord`), by descriptor. A connection's record goes when curl
   /// closes it (`SocketCloser`), before the number can be reused; another socket's when curl
   /// stops watching it.
-  var sockets: [Int32: SocketRecord] = [:]
+  var sockets = SocketTable()
   /// `CURLOPT_CLOSESOCKETDATA` of every transfer: hears curl close a connection socket, so a
   /// parked record never outlives its socket.
   let closer = SocketCloser()
@@ -175,7 +175,7 @@ import FerryWire
       stats.transfersCancelled += 1
     }
     curl_multi_cleanup(multi)
-    for record in sockets.values { record.cancel() }
+    for record in sockets.records { record.cancel() }
     sockets.removeAll()
     freeHandles.removeAll()
   }

@@ -53,9 +53,9 @@ import Testing
 
 extension Engine {
   /// The connection sockets the engine opened and has not heard closed.
-  var ownSockets: Set<Int32> { Set(sockets.values.filter(\.isConnection).map(\.fd)) }
+  var ownSockets: Set<Int32> { Set(sockets.records.filter(\.isConnection).map(\.fd)) }
   /// Connection sockets curl does not watch whose read registration is kept (pooled).
   var parkedSockets: Set<Int32> {
-    Set(sockets.values.filter { $0.isConnection && $0.isParked && $0.interest == .read }.map(\.fd))
+    Set(sockets.records.filter { $0.isConnection && $0.isParked && $0.interest == .read }.map(\.fd))
   }
 }
