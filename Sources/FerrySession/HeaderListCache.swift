@@ -71,11 +71,11 @@ final class HeaderListCache {
     headers = []
   }
 
+  deinit { free() }
+
   /// The same storage (the common case: both are the session's list), else the same fields in
   /// the same order, names compared exactly (a list differing only in a name's case is built
   /// again, not sent with the other spelling).
-  deinit { free() }
-
   private static func same(_ a: [(name: String, value: String)], _ b: [(name: String, value: String)]) -> Bool
   {
     guard a.count == b.count else { return false }
