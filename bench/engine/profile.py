@@ -136,10 +136,13 @@ def top(small, big, jobs, n):
             print(f"    {v / 1000:6.2f}K  {library(obj):18} {names.get(f, f)[:110]}")
 
 
-def run_ferryd(products, workdir, nginx, url, jobs, tag, strace):
+def run_ferryd(products, workdir, nginx, url, jobs, window, tag, strace):
     out = os.path.join(workdir, tag + (".strace" if strace else ".cg"))
-    config = {"log_level": "warning", "limits": {"max_jobs": 20_000, "max_jobs_per_connection": 20_000},
-              "sessions": {"default": {"ca_file": nginx.ca}}}
+    # loop_slice_ms 1000, as bench/instructions.py sets it: under callgrind the 5 ms slice and
+    # the start pacer's budget (Engine.startBudgetMicros) would end nearly every iteration early
+    # and queue starts, which at full speed happens only under a flood.
+    limits = {"max_jobs": 20_000, "max_jobs_per_connection": 20_000, "loop_slice_ms": 1000}
+    config = {"log_level": "warning", "limits": limits, "sessions": {"default": {"ca_file": nginx.ca}}}
     wrapper = [] if strace else ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no"]
     daemon = Daemon(products, workdir, config, tag, wrapper=wrapper)
     tracer = None
@@ -148,7 +151,7 @@ def run_ferryd(products, workdir, nginx, url, jobs, tag, strace):
             tracer = subprocess.Popen(["strace", "-c", "-f", "-o", out, "-p", str(daemon.pid)],
                                       stderr=subprocess.DEVNULL)
             time.sleep(1)
-        result = subprocess.run([os.path.join(products, "ferry-bench-client"), daemon.socket, url, str(jobs), "50"],
+        result = subprocess.run([os.path.join(products, "ferry-bench-client"), daemon.socket, url, str(jobs), str(window)],
                                 capture_output=True, text=True, timeout=900)
         if f"done={jobs} " not in result.stdout:
             raise BenchError(f"ferry-bench-client: {result.stdout.strip()} {result.stderr.strip()[-300:]}")
@@ -160,11 +163,11 @@ def run_ferryd(products, workdir, nginx, url, jobs, tag, strace):
     return out
 
 
-def run_engine(engine, workdir, nginx, scheme, url, jobs, tag, strace):
+def run_engine(engine, workdir, nginx, scheme, url, jobs, window, tag, strace):
     out = os.path.join(workdir, tag + (".strace" if strace else ".cg"))
     wrapper = (["strace", "-c", "-f", "-o", out] if strace else
                ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no"])
-    cmd = wrapper + [engine, url, str(jobs), "50"] + ([nginx.ca] if scheme == "https" else [])
+    cmd = wrapper + [engine, url, str(jobs), str(window)] + ([nginx.ca] if scheme == "https" else [])
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     if result.returncode != 0:
         raise BenchError(f"engine: {result.stdout.strip()} {result.stderr.strip()[-300:]}")
@@ -186,6 +189,7 @@ def main():
     parser.add_argument("--products", required=True)
     parser.add_argument("--schemes", default="http,https")
     parser.add_argument("--jobs", type=int, help="jobs measured (default 2 000, or 20 000 with --strace)")
+    parser.add_argument("--window", type=int, default=50, help="jobs in flight (default 50)")
     parser.add_argument("--strace", action="store_true", help="system calls per job instead of instructions")
     parser.add_argument("--top", type=int, default=0,
                         help="also list ferryd's N costliest functions per job, self and inclusive")
@@ -211,9 +215,9 @@ def main():
             runs = {}
             for jobs in (BASE_JOBS, BASE_JOBS + args.jobs):
                 runs.setdefault("ferryd", []).append(
-                    run_ferryd(products, workdir, nginx, url, jobs, f"ferryd-{scheme}-{jobs}", args.strace))
+                    run_ferryd(products, workdir, nginx, url, jobs, args.window, f"ferryd-{scheme}-{jobs}", args.strace))
                 runs.setdefault("engine", []).append(
-                    run_engine(engine, workdir, nginx, scheme, url, jobs, f"engine-{scheme}-{jobs}", args.strace))
+                    run_engine(engine, workdir, nginx, scheme, url, jobs, args.window, f"engine-{scheme}-{jobs}", args.strace))
             for who, (small, big) in runs.items():
                 if args.strace:
                     a, b = syscalls(small), syscalls(big)
