@@ -7,7 +7,9 @@ import FerryWire
 /// Lines from clients: jobs and ops, and the bookkeeping of a job's end.
 extension Daemon {
   func handleLine(_ bytes: UnsafeRawBufferPointer, from client: Client) {
-    switch decoder.decode(bytes) {
+    var job = Job()
+    if decoder.decode(common: bytes, into: &job) { return submit(job, from: client, line: bytes) }
+    switch decoder.decode(uncommon: bytes) {
     case .failure(let failure):
       refuse(failure, client: client)
     case .success(let message):

@@ -24,6 +24,19 @@ public struct JobDecoder: Sendable {
     return copy.withUnsafeBufferPointer { decodeBuffer($0) }
   }
 
+  /// Decodes `line` into `job` (a fresh `Job`) when it is a common job line that passes every
+  /// check, and says whether it was; otherwise `job` is to be dropped and the line given to
+  /// `decode(uncommon:)`. In place, so that the hot path never copies a `Job` into a `Result`
+  /// and out again (each copy of the whole struct is a memcpy and a retain per field).
+  public func decode(common line: UnsafeRawBufferPointer, into job: inout Job) -> Bool {
+    decodeCommon(line.assumingMemoryBound(to: UInt8.self), into: &job)
+  }
+
+  /// `decode(_:)` of a line `decode(common:into:)` refused.
+  public func decode(uncommon line: UnsafeRawBufferPointer) -> Result<ClientMessage, DecodeFailure> {
+    decodeGeneral(line.assumingMemoryBound(to: UInt8.self))
+  }
+
   /// Decodes a line with a job's `parameters` only checked while the line is read, and kept as
   /// their compact text when that can stand for the tree: when the text has no escapes (the
   /// serializer flattens it for a query or form body as it is), or for a JSON body when its
@@ -35,6 +48,11 @@ public struct JobDecoder: Sendable {
   > {
     var common = Job()
     if decodeCommon(line, into: &common) { return .success(.job(common)) }
+    return decodeGeneral(line)
+  }
+
+  /// The general path of `decodeBuffer`.
+  private func decodeGeneral(_ line: UnsafeBufferPointer<UInt8>) -> Result<ClientMessage, DecodeFailure> {
     let reader = JSONReader(maxDepth: maxDepth, rejectsDuplicateKeys: true)
     guard let (value, deferred) = try? reader.read(line, deferring: "parameters"),
       case .object(let object) = value, object["op"] == nil,
