@@ -18,7 +18,7 @@ import FerryWire
   let curl: CurlFeatures
   let decoder = JobDecoder()
   var listener: UnixListener?
-  var clients: [UInt64: Client] = [:]
+  var clients: SerialMap<Client> = [:]
   /// One runtime per session name, kept across reloads; a removed session stays (without a
   /// profile) while its jobs run, and a later reload drops it once idle.
   var sessions: [String: Session] = [:]
@@ -31,7 +31,7 @@ import FerryWire
   /// performs what it decides (`perform`).
   var table: JobTable
   /// The loop objects of live jobs, by serial (what the table's actions act on).
-  var jobs: [UInt64: JobRun] = [:]
+  var jobs: SerialMap<JobRun> = [:]
   /// Output files live jobs write (`FileRoots.outputTarget`), and which job holds each.
   var outputsInUse: [String: UInt64] = [:]
   /// The action list of the last job table event, kept for the next (`takeActions`).

@@ -174,7 +174,7 @@ extension JobTable {
   /// `read` of the entry at `index`, where it lies: a `values[index]` (or `entries[serial]`)
   /// read copies the whole entry, its strings retained and released, and the per-job path
   /// reads one several times (issue 29).
-  mutating func inPlace<R>(_ index: Dictionary<UInt64, Entry>.Index, _ read: (inout Entry) -> R) -> R {
+  mutating func inPlace<R>(_ index: SerialMap<Entry>.Index, _ read: (inout Entry) -> R) -> R {
     read(&entries.values[index])
   }
 }

@@ -129,7 +129,7 @@ public struct JobTable: Sendable {
   }
 
   /// Live jobs. Set only in JobTable.swift and its extensions (JobTable+Bodies, +Detached).
-  public internal(set) var entries: [UInt64: Entry] = [:]
+  public internal(set) var entries: SerialMap<Entry> = [:]
   var runtimes: [SessionRuntime] = []
   /// Shared sessions' admitting jobs, by slot (JobTable+Admission).
   var admissions: [Int: AdmissionQueue] = [:]
@@ -138,7 +138,7 @@ public struct JobTable: Sendable {
   /// Request body bytes live jobs hold in memory (bounded by `maxRequestBytes`).
   public private(set) var requestBytesInFlight = 0
   /// Body budgets of connected clients, by client.
-  var budgets: [UInt64: ClientBudget] = [:]
+  var budgets: SerialMap<ClientBudget> = [:]
   /// Inline response body bytes live jobs hold (bounded by `maxInlineTotalBytes`).
   public internal(set) var inlineBytesHeld = 0
   /// Detached jobs: live ones, and results waiting for `attach`.
@@ -158,7 +158,7 @@ public struct JobTable: Sendable {
   var held: [UInt64] = []
   /// The retry policies of live jobs that have one, and their attempts (JobTable+Retry): kept
   /// apart from `entries`, so a job without one costs nothing.
-  var retries: [UInt64: Retry] = [:]
+  var retries: SerialMap<Retry> = [:]
 
   public init(sessions: [String: SessionLimits], limits: Limits) {
     self.limits = limits

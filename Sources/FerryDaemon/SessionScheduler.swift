@@ -23,9 +23,9 @@ public struct SessionScheduler: Sendable {
   /// The clock of the last call, for `fits`.
   var nowMs: UInt64 = 0
   /// Running jobs and their owners.
-  private var running: [UInt64: UInt64] = [:]
+  private var running: SerialMap<UInt64> = [:]
   /// Per owner with jobs here: how many run and how many wait. An owner with none leaves.
-  private var owners: [UInt64: OwnerJobs] = [:]
+  private var owners: SerialMap<OwnerJobs> = [:]
   private var busyLanes: [String: UInt64] = [:]
   /// Waiting jobs in submission order: `waiting[head...]`. Starting the oldest moves `head`
   /// instead of shifting the array (with a deep queue, a shift per start was most of the cost
@@ -40,7 +40,7 @@ public struct SessionScheduler: Sendable {
   /// an origin whose budget is spent starts nothing more until an answer or the window's end
   /// (SessionScheduler+Budgets).
   var budgets: [String: OriginBudget] = [:]
-  private var laneOfRunning: [UInt64: String] = [:]
+  private var laneOfRunning: SerialMap<String> = [:]
 
   public init(maxConcurrent: Int, startIntervalMs: UInt64? = nil) {
     self.maxConcurrent = max(1, maxConcurrent)
@@ -49,7 +49,7 @@ public struct SessionScheduler: Sendable {
 
   public var runningCount: Int { running.count }
   /// The running jobs (the job table counts a budget's requests in flight among them).
-  var runningKeys: Dictionary<UInt64, UInt64>.Keys { running.keys }
+  var runningKeys: LazyMapSequence<SerialMap<UInt64>.Storage.Keys, UInt64> { running.keys }
   public var waitingCount: Int { waiting.count - head }
 
   /// Running slots an owner may hold while another owner's jobs wait.
