@@ -18,7 +18,7 @@ extension JobTable {
 
   /// A job the scheduler lets run, of a shared session: it waits for its permit.
   mutating func admit(_ serial: UInt64, in slot: Int, into actions: inout [Action]) {
-    entries[serial]?.phase = .admitting
+    entries.modify(serial) { $0.phase = .admitting }
     admissions[slot, default: AdmissionQueue()].serials.append(serial)
     askNext(slot, into: &actions)
   }
@@ -36,7 +36,7 @@ extension JobTable {
   mutating func permitGranted(_ serial: UInt64, into actions: inout [Action]) {
     guard let slot = answered(serial) else { return }
     if entries[serial]?.phase == .admitting {
-      entries[serial]?.phase = .running
+      entries.modify(serial) { $0.phase = .running }
       admissions[slot]?.serials.removeAll { $0 == serial }
       actions.append(.start(serial))
     }

@@ -95,7 +95,7 @@ extension JobTable {
     let bytes = entries.values[index].bodyBytes
     entries.values[index].bodyBytes = 0
     inlineBytesHeld -= bytes
-    if let client = entries.values[index].client { budgets[client]?.bodyBytes -= bytes }
+    if let client = entries.values[index].client { budgets.modify(client) { $0.bodyBytes -= bytes } }
   }
 
   /// The client's output drained (or something it held went): jobs that held a chunk back
@@ -124,7 +124,7 @@ extension JobTable {
 
   /// A job moves into `client`'s budget (attach) with what it holds.
   mutating func admitBody(of serial: UInt64, bytes: Int, client: UInt64) {
-    budgets[client]?.bodyBytes += bytes
+    budgets.modify(client) { $0.bodyBytes += bytes }
   }
 }
 

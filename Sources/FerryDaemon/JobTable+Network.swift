@@ -91,7 +91,7 @@ extension JobTable {
       else { continue }
       switch admission {
       case .start:
-        entries[serial]?.phase = .running
+        entries.modify(serial) { $0.phase = .running }
         count(slot) { c in
           c.queued -= 1
           c.running += 1
@@ -99,7 +99,7 @@ extension JobTable {
         // A shared session's job asks for its permit first, as at submission.
         if isShared(slot) { admit(serial, in: slot, into: &actions) } else { actions.append(.start(serial)) }
       case .wait:
-        entries[serial]?.phase = .waiting
+        entries.modify(serial) { $0.phase = .waiting }
         if let origin = entry.origin, let until = runtimes[slot].scheduler?.holds[origin] {
           actions.append(.announceWaiting(serial, untilMs: until))
         }
@@ -125,7 +125,7 @@ extension JobTable {
     guard let entry = entries[serial], entry.phase == .running, let reason = network.holds(entry.need)
     else { return }
     let slot = entry.slot
-    entries[serial]?.phase = .held
+    entries.modify(serial) { $0.phase = .held }
     count(slot) { c in
       c.running -= 1
       c.queued += 1

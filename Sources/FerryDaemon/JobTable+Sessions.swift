@@ -15,6 +15,11 @@ extension JobTable {
     var counters: Stats.Counters?
     /// Its starts go through a permit (`shared` limits, JobTable+Admission).
     var isShared = false
+
+    /// When the hold on `origin` ends, if it is held. A method, so that the scheduler is
+    /// read where it lies: `runtimes[slot].scheduler?.holds[origin]` copied the whole
+    /// runtime for every job that waits (issue 29).
+    func holdUntil(_ origin: String) -> UInt64? { scheduler?.holds[origin] }
   }
 
   /// A session's `rate` timer fired.
@@ -99,7 +104,7 @@ extension JobTable {
     case .wait(let position):
       count(slot) { $0.queued += 1 }
       actions.append(.announceQueued(serial, position: position))
-      if let origin, let until = runtimes[slot].scheduler?.holds[origin] {
+      if let origin, let until = runtimes[slot].holdUntil(origin) {
         actions.append(.announceWaiting(serial, untilMs: until))
       }
     }

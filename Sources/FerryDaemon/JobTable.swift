@@ -374,7 +374,7 @@ public struct JobTable: Sendable {
   mutating func begin(_ serials: [UInt64], in slot: Int, released: Bool = false, into actions: inout [Action])
   {
     for serial in serials {
-      entries[serial]?.phase = .running
+      entries.modify(serial) { $0.phase = .running }
       count(slot) { c in
         c.queued -= 1
         c.running += 1

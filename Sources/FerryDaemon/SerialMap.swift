@@ -52,6 +52,16 @@ public struct SerialMap<Value> {
     return (element.key.raw, element.value)
   }
 
+  /// Changes the value of `key` where it lies, if there is one, and returns what `change` did.
+  /// `map[key]?.field = …` instead moves the value out of the table and back in (the
+  /// optional's `_modify`): a copy of the whole value each way, which for the table's entries
+  /// cost more than the lookup (issue 29).
+  @discardableResult
+  @inlinable public mutating func modify<R>(_ key: UInt64, _ change: (inout Value) -> R) -> R? {
+    guard let index = storage.index(forKey: SerialKey(key)) else { return nil }
+    return change(&storage.values[index])
+  }
+
   @inlinable public var count: Int { storage.count }
   @inlinable public var isEmpty: Bool { storage.isEmpty }
 

@@ -36,6 +36,21 @@ struct SerialMapTests {
     #expect(map.index(forKey: 5) == nil)
   }
 
+  @Test func modifyChangesOnlyAValueThatIsThere() {
+    var map: SerialMap<[Int]> = [2: [1]]
+    #expect(
+      map.modify(2) {
+        $0.append(5)
+        return $0.count
+      } == 2)
+    #expect(
+      map.modify(3) {
+        $0.append(5)
+        return $0.count
+      } == nil)
+    #expect(map[2] == [1, 5] && map[3] == nil && map.count == 1)
+  }
+
   @Test func manySerialsAllStayFindable() {
     var map = SerialMap<UInt64>()
     for serial in stride(from: UInt64(1), through: 200_000, by: 1) { map[serial] = serial &* 3 }
