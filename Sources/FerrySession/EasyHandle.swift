@@ -19,6 +19,8 @@ import FerryLoop
   /// The `CURLOPT_HTTPHEADER` list the handle was last given, which it owns.
   let headerCache = HeaderListCache()
   private var storedTimer: Timer?
+  /// When the timer fires, while it is armed.
+  private var timerDeadlineMs: UInt64?
   private let loop: EventLoop
   /// The engine's DNS and TLS session caches, or a cookie jar's share; held so the share
   /// outlives this handle.
@@ -50,14 +52,36 @@ import FerryLoop
   }
 
   /// The slot's timer; it calls `timerFired()` on whichever transfer holds the slot.
-  var timer: Timer {
+  private var timer: Timer {
     if let storedTimer { return storedTimer }
     // Unowned, not weak (a weak one gives the handle a side table, and every retain and release
     // of it then takes the runtime's slow path): the timer is the handle's own, freed with it,
     // so its handler never runs after the handle is gone.
-    let timer = Timer(loop: loop) { [unowned self] in self.transfer?.timerFired() }
+    let timer = Timer(loop: loop) { [unowned self] in
+      self.timerDeadlineMs = nil
+      self.transfer?.timerFired()
+    }
     storedTimer = timer
     return timer
+  }
+
+  /// Arms the timer to fire `delay` ms after `nowMs` (`EventLoop.now()`), unless it is armed
+  /// to fire sooner already. The idle timer is left armed when a job gives the handle back:
+  /// the next job's check then comes early and arms it again for what is left of its own
+  /// timeout (`Transfer.checkIdle`), and a handle with no transfer ignores it. An arm and a
+  /// cancel per job cost about 1K instructions of libevent's heap (issue 29); this costs one
+  /// early check per idle timeout per handle.
+  func armTimer(afterMs delay: Int, nowMs: UInt64) {
+    let deadline = nowMs + UInt64(max(0, delay))
+    if let armed = timerDeadlineMs, armed <= deadline { return }
+    timer.schedule(afterMs: delay)
+    timerDeadlineMs = deadline
+  }
+
+  /// Disarms the timer (a paused receive side, a failed start).
+  func cancelTimer() {
+    storedTimer?.cancel()
+    timerDeadlineMs = nil
   }
 
   /// curl's message for the last failure, or its generic text for `code`.
@@ -97,7 +121,7 @@ import FerryLoop
   /// credentials or a 401/407 answer touches, and neither is ordinary. The receive buffer is
   /// checked as after a full reset (`holdsReceiveBuffer`).
   func reset(keepingOptions: Bool = false) {
-    storedTimer?.cancel()
+    // The timer stays armed (`armTimer`): with no transfer, its firing does nothing.
     transfer = nil
     headerLines.reset()
     if !keepingOptions || !isPrimed { resetOptions() }

@@ -44,7 +44,7 @@ extension Transfer {
       return true
     case .pause:
       machine.bodyRefused()
-      slot?.timer.cancel()
+      slot?.cancelTimer()
       return false
     case .abort(let error):
       fail(error)

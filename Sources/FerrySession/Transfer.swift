@@ -131,7 +131,7 @@ import FerryWire
   /// `TransferStateMachine`); what was recorded before that is held.
   public func pauseReceive() {
     guard machine.pauseRequested() else { return }
-    slot?.timer.cancel()
+    slot?.cancelTimer()
   }
 
   /// Delivers body again, starting with what was held back; this may call
@@ -187,7 +187,7 @@ import FerryWire
     let now = loop.now()
     if attachedAtMs == 0 { attachedAtMs = now }
     lastActivityMs = now
-    scheduleIdleCheck(afterMs: spec.idleTimeoutMs)
+    scheduleIdleCheck(afterMs: spec.idleTimeoutMs, nowMs: now)
   }
 
   /// Gives the handle back (for recycling) and frees what the hop allocated.
@@ -233,7 +233,7 @@ import FerryWire
   /// else may: the caller can drop the returned transfer and still hear the failure.
   func failToStart(_ error: WireError) {
     machine.startFailed(error)
-    slot?.timer.cancel()
+    slot?.cancelTimer()
     // The engine is done with it now: by the time the timer delivers the failure, the engine
     // may be gone.
     leaveEngine(metrics: nil, keepingOptions: false)
@@ -258,10 +258,10 @@ import FerryWire
     }
   }
 
-  func scheduleIdleCheck(afterMs delay: Int) {
-    guard !machine.isReceivePaused else { return }
+  func scheduleIdleCheck(afterMs delay: Int, nowMs: UInt64? = nil) {
+    guard !machine.isReceivePaused, let slot else { return }
     if case .failingToStart = machine.phase { return }
-    slot?.timer.schedule(afterMs: max(1, delay))
+    slot.armTimer(afterMs: max(1, delay), nowMs: nowMs ?? loop.now())
   }
 
   /// Ends the transfer on our idle timeout once the connection is up and no byte has moved for

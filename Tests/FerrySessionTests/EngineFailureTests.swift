@@ -49,6 +49,20 @@ import Testing
     #expect(harness.server.connectionsAccepted == 1)
   }
 
+  /// A handle keeps its idle timer armed between jobs (`EasyHandle.armTimer`): the timer a
+  /// job with a short idle timeout left fires early in the next job on the handle, whose own
+  /// longer timeout must still be the one that counts.
+  @Test func aLongerIdleTimeoutOutlastsTheTimerTheLastJobLeft() throws {
+    let harness = try EngineHarness()
+    defer { harness.close() }
+    let first = harness.run(TransferSpec(request: harness.request("/echo"), idleTimeoutMs: 100))
+    #expect(first.error == nil)
+    let result = harness.run(TransferSpec(request: harness.request("/delay/600"), idleTimeoutMs: 5_000))
+    #expect(result.error == nil)
+    #expect(result.heads.first?.status == 200)
+    #expect(harness.server.connectionsAccepted == 1)
+  }
+
   @Test func waitingForTheFirstByteCountsAsIdle() throws {
     let harness = try EngineHarness()
     defer { harness.close() }
