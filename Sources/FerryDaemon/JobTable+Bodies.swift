@@ -1,3 +1,5 @@
+import FerryWire
+
 /// Clients and the response bodies their jobs collect: each client's body budget (its
 /// `max_output_bytes`, shared by queued output and bodies being collected), and the inline
 /// bodies of all live jobs (`limits.max_inline_total_bytes`).

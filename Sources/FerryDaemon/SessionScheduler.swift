@@ -1,3 +1,5 @@
+import FerryWire
+
 /// Decides when a session's jobs may run: at most `maxConcurrent` at once, and jobs sharing a
 /// lane strictly one at a time in submission order. Pure; keys are the daemon's job serials,
 /// owners the submitting clients' serials.

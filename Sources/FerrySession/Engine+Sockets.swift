@@ -149,7 +149,7 @@ extension Engine {
     var queued: Int32 = 0
     while let message = curl_multi_info_read(multi, &queued) {
       guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-        let transfer = active[easy]
+        let transfer = active[handle: easy]
       else { continue }
       events.append(.ended(transfer, message.pointee.data.result))
     }

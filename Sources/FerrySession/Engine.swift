@@ -35,7 +35,7 @@ import FerryWire
   public private(set) var poolLimits = PoolLimits()
 
   /// Transfers whose handle is in the multi, by easy handle.
-  var active: [UnsafeMutableRawPointer: Transfer] = [:]
+  var active: SerialMap<Transfer> = [:]
   /// Reset easy handles waiting for the next job.
   private var freeHandles: [EasyHandle] = []
   private let maxFreeHandles = 256
@@ -196,7 +196,7 @@ extension Engine {
       transfer.failToStart(WireError(.transferFailed, "cannot start a transfer: the engine has shut down"))
       return
     }
-    active[easy] = transfer
+    active[handle: easy] = transfer
     transfer.didAttach()
     guard waitingStarts.isEmpty, pacer.mayAdd(within: Self.startBudgetMicros) else {
       // curl starts it in a later call: a handle added now is started by the next one.
@@ -213,7 +213,7 @@ extension Engine {
   private func addHandle(_ transfer: Transfer, _ easy: UnsafeMutableRawPointer) {
     let code = curl_multi_add_handle(multi, easy)
     guard code == CURLM_OK else {
-      active[easy] = nil
+      active[handle: easy] = nil
       transfer.failToStart(WireError(.transferFailed, "curl_multi_add_handle: \(Self.message(code))"))
       return
     }
@@ -226,7 +226,7 @@ extension Engine {
   func admitWaitingStarts() {
     while !waitingStarts.isEmpty, pacer.mayAdd(within: Self.startBudgetMicros) {
       let transfer = waitingStarts.removeFirst()
-      guard let easy = transfer.easy, active[easy] === transfer else { continue }
+      guard let easy = transfer.easy, active[handle: easy] === transfer else { continue }
       addHandle(transfer, easy)
     }
   }
@@ -249,7 +249,7 @@ extension Engine {
   /// `curl_multi_remove_handle`, checked. A handle curl would not take out may still be in
   /// the multi: it is never reset or reused (dropping it cleans it up, which takes it out).
   private func removeHandle(_ transfer: Transfer, _ easy: UnsafeMutableRawPointer) -> Bool {
-    guard active.removeValue(forKey: easy) != nil else { return true }
+    guard active.removeValue(forHandle: easy) != nil else { return true }
     // One still waiting was never added: curl_multi_remove_handle answers OK for it.
     if !waitingStarts.isEmpty { waitingStarts.removeAll { $0 === transfer } }
     let code = curl_multi_remove_handle(multi, easy)
@@ -259,7 +259,7 @@ extension Engine {
   /// Lifts curl's pause of the transfer's receive side; curl re-delivers what it held from
   /// inside this call, which is recorded and then delivered like any other body.
   func unpause(_ transfer: Transfer) {
-    guard let easy = transfer.easy, active[easy] != nil else {
+    guard let easy = transfer.easy, active[handle: easy] != nil else {
       transfer.curlUnpaused(CURLE_OK)
       return
     }
@@ -273,7 +273,7 @@ extension Engine {
   /// receive side stays as curl has it. curl calls the read callback again once it runs the
   /// transfer, which may pause it again.
   func unpauseSend(_ transfer: Transfer) {
-    guard let easy = transfer.easy, active[easy] != nil else { return }
+    guard let easy = transfer.easy, active[handle: easy] != nil else { return }
     curlCalls.count &+= 1
     let mask = transfer.machine.isCurlReceivePaused ? FERRY_CURLPAUSE_RECV : FERRY_CURLPAUSE_CONT
     let code = curl_easy_pause(easy, mask)

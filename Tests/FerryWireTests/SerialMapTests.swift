@@ -1,6 +1,6 @@
 import Testing
 
-@testable import FerryDaemon
+@testable import FerryWire
 
 /// The daemon's maps by serial (`SerialMap`, `SerialKey`): they must answer as the
 /// `[UInt64: Value]` dictionaries they replaced, and their cheap hash must still spread the
