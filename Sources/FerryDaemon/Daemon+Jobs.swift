@@ -8,7 +8,7 @@ import FerryWire
 extension Daemon {
   func handleLine(_ bytes: UnsafeRawBufferPointer, from client: Client) {
     var job = Job()
-    if decoder.decode(common: bytes, into: &job) { return submit(job, from: client, line: bytes) }
+    if decoder.decode(common: bytes, into: &job) { return submit(consume job, from: client, line: bytes) }
     switch decoder.decode(uncommon: bytes) {
     case .failure(let failure):
       refuse(failure, client: client)
@@ -186,7 +186,7 @@ extension Daemon {
       profile: profile, client: client, outputBaseline: baseline,
       outputOwner: client.credentials?.outputOwner, daemon: self)
     if let descriptorOutput { run.useDescriptorOutput(descriptorOutput) }
-    run.cache = cacheJob
+    if cacheJob != nil { run.cache = cacheJob }
     if let journal {
       // Group commit: staged now, committed with the rest of the iteration's records; the
       // job's lines (its `queued`, the acknowledgement, first) and its start wait for that.
