@@ -40,13 +40,11 @@ final class HeaderLines {
       lastLineAtMs = UInt64(spec.tv_sec) * 1000 + UInt64(spec.tv_nsec) / 1_000_000
       stampedCall = call
     }
-    // "\r\n" or "\n" (or, should curl hand one over without its ending, nothing).
-    switch line.count {
-    case 0: return true
-    case 1: return line[0] == 0x0A || line[0] == 0x0D
-    case 2: return line[0] == 0x0D && line[1] == 0x0A
-    default: return false
-    }
+    // "\r\n" or "\n" (or, should curl hand one over without its ending, nothing): a line
+    // of nothing but line ends, as the parser trims them. A field's first byte says no.
+    guard let first = line.first else { return true }
+    guard first == 0x0D || first == 0x0A else { return false }
+    return line.allSatisfy { $0 == 0x0A || $0 == 0x0D }
   }
 
   /// Forgets the transfer and the time (the handle is being reset, or a new hop starts).

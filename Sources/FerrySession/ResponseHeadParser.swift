@@ -26,25 +26,40 @@ public struct ResponseHeadParser: Sendable {
 
   /// Feeds one line, with or without its CRLF.
   public mutating func feed(_ line: UnsafeRawBufferPointer) -> Event {
-    var end = line.count
-    while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
-    let text = UnsafeRawBufferPointer(rebasing: line[0..<end])
-    if Self.isStatusLine(text) {
-      startHead(text)
+    let text = Self.trimmed(line)
+    guard text.isEmpty else {
+      feed(text: text)
       return .none
     }
     guard isInHead else { return .none }
-    if text.isEmpty {
-      isInHead = false
-      if (100..<200).contains(status) { return .interim(status: status) }
-      return .complete(ResponseHead(status: status, fields: headers, httpVersion: httpVersion))
+    isInHead = false
+    if (100..<200).contains(status) { return .interim(status: status) }
+    return .complete(ResponseHead(status: status, fields: headers, httpVersion: httpVersion))
+  }
+
+  /// Feeds a line that is not blank (a status line, a field, a folded line): what `feed`
+  /// does with it, without an `Event` to make and destroy per line.
+  public mutating func feed(nonBlank line: UnsafeRawBufferPointer) {
+    let text = Self.trimmed(line)
+    if !text.isEmpty { feed(text: text) }
+  }
+
+  private static func trimmed(_ line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+    var end = line.count
+    while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
+    return UnsafeRawBufferPointer(rebasing: line[0..<end])
+  }
+
+  private mutating func feed(text: UnsafeRawBufferPointer) {
+    if Self.isStatusLine(text) {
+      startHead(text)
+    } else if isInHead {
+      if text[0] == 0x20 || text[0] == 0x09 {
+        foldIntoLastHeader(text)
+      } else {
+        addHeader(text)
+      }
     }
-    if text[0] == 0x20 || text[0] == 0x09 {
-      foldIntoLastHeader(text)
-    } else {
-      addHeader(text)
-    }
-    return .none
   }
 
   /// Feeds one line given as bytes (convenience for tests).

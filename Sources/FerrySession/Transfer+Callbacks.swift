@@ -40,8 +40,11 @@ extension Transfer {
   func curlHeaderLine(_ line: UnsafeRawBufferPointer, isBlank: Bool) -> Bool {
     guard isRunning, let lines = slot?.headerLines else { return !isBlank }
     // Only the blank line, the block's last, can end a head.
+    guard isBlank else {
+      headParser.feed(nonBlank: line)
+      return true
+    }
     let event = headParser.feed(line)
-    guard isBlank else { return true }
     // The blank line came in the call that read the time for the block's lines.
     lastActivityMs = max(lastActivityMs, lines.lastLineAtMs)
     if case .complete(let head) = event {

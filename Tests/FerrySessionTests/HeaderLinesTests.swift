@@ -17,7 +17,7 @@ struct HeaderLinesTests {
     #expect(ends == [false, false, false, true])
     #expect(
       arrived(["\n", "", "\r", "X: 1", "\r\n\r\n", " \r\n", "ab"], at: header) == [
-        true, true, true, false, false, false, false,
+        true, true, true, false, true, false, false,
       ])
   }
 

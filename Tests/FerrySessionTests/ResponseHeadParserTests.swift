@@ -11,6 +11,27 @@ struct ResponseHeadParserTests {
     return lines.map { parser.feed(Array(($0 + "\r\n").utf8)) }.filter { $0 != .none }
   }
 
+  /// The engine's way (`Transfer.curlHeaderLine`): lines that are not blank through
+  /// `feed(nonBlank:)`, which makes no event, and only the blank ones through `feed`.
+  @Test func feedingNonBlankLinesApartGivesTheSameHeads() {
+    let lines = [
+      "HTTP/1.1 100 Continue", "", "HTTP/1.1 302 Found", "Location: /x", "", "HTTP/2 200",
+      "Set-Cookie: a=1", "X-Folded: a", " b", "Set-Cookie: b=2", "",
+    ]
+    var parser = ResponseHeadParser()
+    var apart: [ResponseHeadParser.Event] = []
+    for line in lines {
+      let bytes = Array((line + "\r\n").utf8)
+      if line.isEmpty {
+        apart.append(parser.feed(bytes))
+      } else {
+        bytes.withUnsafeBytes { parser.feed(nonBlank: $0) }
+      }
+    }
+    #expect(apart.filter { $0 != .none } == events(lines))
+    #expect(events(lines).count == 3)
+  }
+
   @Test func parsesStatusLineAndLowerCasesNames() {
     let result = events(["HTTP/1.1 200 OK", "Content-Type: text/plain", "X-Thing:  a b ", ""])
     let head = ResponseHead(
