@@ -19,6 +19,16 @@ import FerryLoop
   /// The `CURLOPT_HTTPHEADER` list the handle was last given, which it owns.
   let headerCache = HeaderListCache()
   private var storedTimer: Timer?
+  /// What the handle holds of the options every hop sets (nil: not known), so that a hop
+  /// setting what the last one did makes no curl call: each `curl_easy_setopt` is about 100
+  /// instructions (issue 29). Forgotten with the options (`resetOptions`).
+  var knownOptions = KnownOptions()
+  struct KnownOptions {
+    var followLocation: Int?
+    var maxRedirects: Int?
+    var connectTimeoutMs: Int?
+    var timeoutMs: Int?
+  }
   /// When the timer fires, while it is armed.
   private var timerDeadlineMs: UInt64?
   private let loop: EventLoop
@@ -166,6 +176,7 @@ import FerryLoop
   /// from the jar's cookies (the share keeps them); attaching the share again gives them back.
   func resetOptions() {
     isPrimed = false
+    knownOptions = KnownOptions()
     if hasJar, let share {
       _ = ferry_curl_easy_setopt_ptr(handle, CURLOPT_COOKIEFILE, nil)
       _ = ferry_curl_easy_setopt_ptr(handle, CURLOPT_SHARE, nil)

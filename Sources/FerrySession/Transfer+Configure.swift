@@ -32,9 +32,9 @@ extension Transfer {
     } else {
       options.set(CURLOPT_URL, request.url)
     }
-    configureRedirects(&options)
+    configureRedirects(&options, slot)
     configureAuth(&options)
-    configureTimeouts(&options)
+    configureTimeouts(&options, slot)
     var headersOrdinary = true
     configureHeaders(&options, slot, ordinary: &headersOrdinary)
     configureMethodAndBody(&options, me)
@@ -99,19 +99,18 @@ extension Transfer {
     options.set(CURLOPT_PASSWORD, digest.password)
   }
 
-  private func configureRedirects(_ options: inout EasyOptions) {
+  /// `CURLOPT_POSTREDIR` and `CURLOPT_UNRESTRICTED_AUTH` are set once per handle
+  /// (`primeHandle`).
+  private func configureRedirects(_ options: inout EasyOptions, _ slot: EasyHandle) {
     let byCurl = spec.followRedirects && !followsRedirectsItself
-    options.set(CURLOPT_FOLLOWLOCATION, byCurl ? 1 : 0)
+    options.set(CURLOPT_FOLLOWLOCATION, byCurl ? 1 : 0, known: &slot.knownOptions.followLocation)
     guard byCurl else { return }
-    options.set(CURLOPT_MAXREDIRS, max(0, spec.maxRedirects))
-    // 0 is browser behaviour: POST becomes GET on 301, 302 and 303 (CURLOPT_POSTREDIR(3)).
-    options.set(CURLOPT_POSTREDIR, 0)
-    // Authorization and Cookie headers never go to another host (curl's default; CVE-2018-1000007).
-    options.set(CURLOPT_UNRESTRICTED_AUTH, 0)
+    options.set(CURLOPT_MAXREDIRS, max(0, spec.maxRedirects), known: &slot.knownOptions.maxRedirects)
   }
 
-  private func configureTimeouts(_ options: inout EasyOptions) {
-    options.set(CURLOPT_CONNECTTIMEOUT_MS, max(1, spec.connectTimeoutMs))
+  private func configureTimeouts(_ options: inout EasyOptions, _ slot: EasyHandle) {
+    options.set(
+      CURLOPT_CONNECTTIMEOUT_MS, max(1, spec.connectTimeoutMs), known: &slot.knownOptions.connectTimeoutMs)
     if let returnedAtMs = engine?.networkReturnedAtMs {
       // Connections and cached names from before the network came back are not reused
       // (issue 31): curl takes neither one older than this many seconds (both in whole
@@ -121,10 +120,12 @@ extension Transfer {
       if age < 60 { options.set(CURLOPT_DNS_CACHE_TIMEOUT, age) }
     }
     // 0 (none) when the job has no total: the handle may hold the last job's.
-    guard let total = spec.totalTimeoutMs else { return options.set(CURLOPT_TIMEOUT_MS, 0) }
+    guard let total = spec.totalTimeoutMs else {
+      return options.set(CURLOPT_TIMEOUT_MS, 0, known: &slot.knownOptions.timeoutMs)
+    }
     // A later hop of a redirect we follow ourselves gets what is left of the total.
     let spent = attachedAtMs == 0 ? 0 : Int(loop.now() - attachedAtMs)
-    options.set(CURLOPT_TIMEOUT_MS, max(1, total - spent))
+    options.set(CURLOPT_TIMEOUT_MS, max(1, total - spent), known: &slot.knownOptions.timeoutMs)
   }
 
   /// The request's headers, plus what keeps curl from adding its own (no `Expect:
@@ -311,6 +312,14 @@ struct EasyOptions {
 
   mutating func set(_ option: CURLoption, _ value: Int) {
     check(ferry_curl_easy_setopt_long(handle, option, value))
+  }
+
+  /// Sets `option` unless the handle holds `value` already (`known`, `EasyHandle.KnownOptions`).
+  mutating func set(_ option: CURLoption, _ value: Int, known: inout Int?) {
+    guard known != value else { return }
+    let code = ferry_curl_easy_setopt_long(handle, option, value)
+    check(code)
+    known = code == CURLE_OK ? value : nil
   }
 
   /// curl copies string options, so the C string only has to live for the call.

@@ -22,6 +22,11 @@ extension Transfer {
     // which curl parses on every call.
     options.check(ferry_curl_easy_setopt_http_protocols(slot.handle))
     options.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+    // curl's defaults, which nothing changes, said once per handle rather than per hop: 0 is
+    // browser behaviour, POST becoming GET on 301, 302 and 303 (CURLOPT_POSTREDIR(3)); and
+    // Authorization and Cookie headers never go to another host (CVE-2018-1000007).
+    options.set(CURLOPT_POSTREDIR, 0)
+    options.set(CURLOPT_UNRESTRICTED_AUTH, 0)
     if !Self.environmentNamesProxy {
       // What curl would find in the environment, found once: nothing. Saying so spares its
       // look-ups of the proxy variables on every transfer. A job's own proxy is set after.

@@ -123,6 +123,37 @@ import Testing
     #expect(b.heads.last?.status == 200)
   }
 
+  /// A hop sets the redirect options only when they differ from what the handle holds
+  /// (`EasyHandle.knownOptions`): B's own settings are the ones curl uses, either way round.
+  @Test func redirectSettingsOfTheLastJobDoNotReachTheNext() throws {
+    let harness = try EngineHarness()
+    defer { harness.close() }
+    var a = plain(harness, "/redirect/1")
+    a.followRedirects = false
+    #expect(harness.run(a).heads.last?.status == 302)
+    #expect(harness.run(plain(harness, "/redirect/2")).heads.last?.status == 200)
+    var c = plain(harness, "/redirect/3")
+    c.maxRedirects = 1
+    #expect(harness.run(c).error != nil)
+    #expect(harness.run(plain(harness, "/redirect/3")).heads.last?.status == 200)
+    #expect(harness.engine.stats.handlesMade == 1)
+  }
+
+  /// What the handle is known to hold is forgotten with curl's full reset (after a job with a
+  /// body): B's redirects are followed although A set the same settings before the reset.
+  @Test func aFullResetForgetsWhatTheHandleWasKnownToHold() throws {
+    let harness = try EngineHarness()
+    defer { harness.close() }
+    #expect(harness.run(plain(harness, "/redirect/1")).heads.last?.status == 200)
+    let post = harness.run(
+      TransferSpec(
+        request: harness.request("POST", "/echo", body: BodyPlan(bytes: Array("x".utf8))),
+        wantsProgress: false))
+    #expect(post.echoed("method") == "POST")
+    #expect(harness.run(plain(harness, "/redirect/1")).heads.last?.status == 200)
+    #expect(harness.engine.stats.handlesMade == 1)
+  }
+
   /// B asks for no decoding: the kept handle's `Accept-Encoding` (curl's list) is not sent.
   @Test func acceptEncodingOfTheLastJobIsNotSent() throws {
     let harness = try EngineHarness()
