@@ -18,7 +18,7 @@ import FerryWire
   /// Kept apart from the framer: `handle` runs while the framer is being mutated.
   let maxLineBytes: Int
   /// Live jobs by the client's id.
-  private(set) var jobs: [String: JobRun] = [:]
+  private(set) var jobs: [JobIDKey: JobRun] = [:]
   /// Ids of this client's jobs that ended, so a late `cancel` of one is ignored, not refused.
   private(set) var endedJobIDs = RecentIDs(capacity: 4096)
   private var nextAutoID = 0
@@ -231,10 +231,10 @@ import FerryWire
   }
 
   /// An id for a job that came without one, unique among this client's live jobs.
-  func makeJobID() -> String {
+  func makeJobID() -> JobIDKey {
     while true {
       nextAutoID += 1
-      let id = "job-\(nextAutoID)"
+      let id = JobIDKey("job-\(nextAutoID)")
       if jobs[id] == nil { return id }
     }
   }
@@ -258,21 +258,24 @@ import FerryWire
 
   /// A job submitted on this connection was accepted: its events come here.
   func accepted(_ job: JobRun) {
-    jobs[job.id] = job
+    jobs[job.idKey] = job
   }
+
+  /// The live job of this connection with `id`, if any.
+  func job(_ id: String) -> JobRun? { jobs[JobIDKey(id)] }
 
   /// A detached job attached from this connection: its events come here from now on.
   func adopt(_ job: JobRun) {
-    jobs[job.id] = job
+    jobs[job.idKey] = job
   }
 
   /// A job of this client ended (its terminal event is already queued), or moved to another
   /// client by `attach`.
   func letGo(of job: JobRun) {
     // One hash of the id: the index found is the one removed.
-    if let index = jobs.index(forKey: job.id), jobs[index].value === job {
+    if let index = jobs.index(forKey: job.idKey), jobs[index].value === job {
       jobs.remove(at: index)
-      if job.isFinished { endedJobIDs.insert(job.id) }
+      if job.isFinished { endedJobIDs.insert(job.idKey) }
     }
     closeIfDone()
   }

@@ -89,7 +89,7 @@ extension Daemon {
   ) -> JobRun {
     nextSerial += 1
     let run = JobRun(
-      serial: nextSerial, id: id, job: job, request: request, heldRequestBytes: 0, session: session,
+      serial: nextSerial, id: JobIDKey(id), job: job, request: request, heldRequestBytes: 0, session: session,
       profile: profile, client: client, outputBaseline: outputKey.map { OutputFile.Baseline(of: $0) },
       outputOwner: client.credentials?.outputOwner, daemon: self)
     jobs[run.serial] = run

@@ -15,7 +15,7 @@ extension Daemon {
     let replyStart = client.outboxCount
     feed(
       .attachRequested(
-        id: id, uid: client.credentials?.uid, client: client.serial, hasLiveID: client.jobs[id] != nil,
+        id: id, uid: client.credentials?.uid, client: client.serial, hasLiveID: client.job(id) != nil,
         nowMs: loop.now()))
     // A durable job's result handed over (or expired meanwhile) leaves the journal too.
     reconcileJournaledResults(attachedBy: client, id: id)

@@ -52,7 +52,7 @@ extension Daemon {
   /// PROTOCOL: a refused job line with a usable id that is not live gets `failed` under it;
   /// anything else gets an `error` event with the id inside.
   private func refuse(_ failure: DecodeFailure, client: Client) {
-    if failure.isJob, let id = failure.id, client.jobs[id] == nil {
+    if failure.isJob, let id = failure.id, client.job(id) == nil {
       client.send(.job(id: id, seq: 1, .failed(JobFailure(error: failure.error))))
     } else {
       client.send(.error(failure.error, id: failure.id))
@@ -77,11 +77,13 @@ extension Daemon {
 
   /// `line`: the job line as sent, which a durable job's journal entry keeps.
   func submit(_ job: consuming Job, from client: Client, line: UnsafeRawBufferPointer) {
-    if let id = job.id, client.jobs[id] != nil {
+    // The id hashed once, for the duplicate check here and the client's tables later.
+    let idKey = job.id.map(JobIDKey.init) ?? client.makeJobID()
+    let id = idKey.id
+    if job.id != nil, client.jobs[idKey] != nil {
       client.send(.error(WireError(.duplicateID, "a job with id \(id) is still running"), id: id))
       return
     }
-    let id = job.id ?? client.makeJobID()
     guard !table.isShuttingDown else {
       return fail(WireError(.shuttingDown, "the daemon is shutting down"), id: id, client: client)
     }
@@ -182,7 +184,7 @@ extension Daemon {
     }
     let baseline = outputKey.map { claimOutput($0, serial: serial) }
     let run = JobRun(
-      serial: serial, id: id, job: merged, request: request, heldRequestBytes: held, session: session,
+      serial: serial, id: idKey, job: merged, request: request, heldRequestBytes: held, session: session,
       profile: profile, client: client, outputBaseline: baseline,
       outputOwner: client.credentials?.outputOwner, daemon: self)
     if let descriptorOutput { run.useDescriptorOutput(descriptorOutput) }
@@ -229,7 +231,7 @@ extension Daemon {
 
   /// A job of this connection, or a detached job of the same user from anywhere.
   private func cancel(_ id: String, from client: Client) {
-    if let run = client.jobs[id]
+    if let run = client.job(id)
       ?? table.liveDetachedJob(id, uid: client.credentials?.uid).flatMap({ jobs[$0] })
     {
       run.cancel(.client)

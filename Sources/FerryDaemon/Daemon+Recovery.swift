@@ -114,7 +114,7 @@ extension Daemon {
     table.handle(.replayRestored(serial, lines: job.events), into: &detached)
     let baseline = outputKey.map { claimOutput($0, serial: serial) }
     let run = JobRun(
-      serial: serial, id: job.submission.id, job: merged, request: request,
+      serial: serial, id: JobIDKey(job.submission.id), job: merged, request: request,
       heldRequestBytes: request.heldBytes,
       session: session, profile: profile, client: nil, outputBaseline: baseline,
       outputOwner: outputOwner, daemon: self,

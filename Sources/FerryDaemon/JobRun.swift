@@ -10,7 +10,9 @@ import FerryWire
 /// the job went (`report`); the table chooses the one terminal event it ends with (`end`).
 @MainActor final class JobRun {
   let serial: UInt64
-  let id: String
+  /// The job's id, hashed once (`JobIDKey`).
+  let idKey: JobIDKey
+  var id: String { idKey.id }
   /// What its attempts read of the merged job (not the whole `Job`: see `JobSettings`).
   let job: JobSettings
   /// The request as sent; a cache revalidation's refetch takes its conditions out.
@@ -58,7 +60,8 @@ import FerryWire
   let isRecovered: Bool
 
   init(
-    serial: UInt64, id: String, job: borrowing Job, request: Request, heldRequestBytes: Int, session: Session,
+    serial: UInt64, id: JobIDKey, job: borrowing Job, request: Request, heldRequestBytes: Int,
+    session: Session,
     profile: SessionProfile, client: Client?, outputBaseline: OutputFile.Baseline?,
     outputOwner: OutputOwner?, daemon: Daemon, resuming: (seq: Int, attempts: Int)? = nil
   ) {
@@ -67,7 +70,7 @@ import FerryWire
     self.isDetached = job.detach == true || job.durable == true
     self.outputBaseline = outputBaseline
     self.serial = serial
-    self.id = id
+    self.idKey = id
     self.job = JobSettings(job)
     self.request = request
     self.heldRequestBytes = heldRequestBytes

@@ -6,14 +6,19 @@
 /// every job), and the older generation goes whole once the newer one is full.
 struct RecentIDs {
   let capacity: Int
-  private var current: Set<String> = []
-  private var previous: Set<String> = []
+  private var current: Set<JobIDKey> = []
+  private var previous: Set<JobIDKey> = []
 
   init(capacity: Int) { self.capacity = max(1, capacity) }
 
-  func contains(_ id: String) -> Bool { current.contains(id) || previous.contains(id) }
+  func contains(_ id: String) -> Bool {
+    let key = JobIDKey(id)
+    return current.contains(key) || previous.contains(key)
+  }
 
-  mutating func insert(_ id: String) {
+  mutating func insert(_ id: String) { insert(JobIDKey(id)) }
+
+  mutating func insert(_ id: JobIDKey) {
     if current.count >= capacity {
       previous = current
       current = Set(minimumCapacity: capacity)

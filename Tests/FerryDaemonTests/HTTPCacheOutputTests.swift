@@ -150,7 +150,7 @@ import Testing
     var feed: StoredBodyFeed?
     #expect(
       d.run(until: {
-        feed = client?.jobs["hit"]?.cacheFeed
+        feed = client?.job("hit")?.cacheFeed
         return client?.output.isFull == true && feed != nil
       }))
     // What the daemon holds: the connection's queue, up to max_output_bytes and one piece's
