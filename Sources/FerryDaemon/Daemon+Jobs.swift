@@ -77,12 +77,10 @@ extension Daemon {
 
   /// `line`: the job line as sent, which a durable job's journal entry keeps.
   func submit(_ job: consuming Job, from client: Client, line: UnsafeRawBufferPointer) {
-    // The id hashed once, for the duplicate check here and the client's tables later.
-    let idKey = job.id.map(JobIDKey.init) ?? client.makeJobID()
+    let idKey = job.id.map(JobIDKey.init) ?? client.makeJobID()  // hashed once, for all tables
     let id = idKey.id
     if job.id != nil, client.jobs[idKey] != nil {
-      client.send(.error(WireError(.duplicateID, "a job with id \(id) is still running"), id: id))
-      return
+      return client.send(.error(WireError(.duplicateID, "a job with id \(id) is still running"), id: id))
     }
     guard !table.isShuttingDown else {
       return fail(WireError(.shuttingDown, "the daemon is shutting down"), id: id, client: client)
