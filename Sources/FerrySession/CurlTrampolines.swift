@@ -61,14 +61,12 @@ enum CurlTrampolines {
     guard let userp else { return 0 }
     let lines = Unmanaged<HeaderLines>.fromOpaque(userp).takeUnretainedValue()
     let length = size * count
-    let isBlank = lines.arrived(UnsafeRawBufferPointer(UInt(bitPattern: data), length))
-    guard let transfer = lines.transfer else { return isBlank ? 0 : length }
-    return headerLine((transfer, UInt(bitPattern: data), length, isBlank)) ? length : 0
+    // Every line but the blank one that ends a block is parsed where it is, with no transfer.
+    guard lines.took(UnsafeRawBufferPointer(UInt(bitPattern: data), length)) else { return length }
+    guard let transfer = lines.transfer else { return 0 }
+    return headerBlockEnded(transfer) ? length : 0
   }
-  private static let headerLine = loopEntry {
-    (transfer: Transfer, address: UInt, length: Int, isBlank: Bool) in
-    transfer.curlHeaderLine(UnsafeRawBufferPointer(address, length), isBlank: isBlank)
-  }
+  private static let headerBlockEnded = loopEntry { (transfer: Transfer) in transfer.curlHeaderBlockEnded() }
 
   /// `CURLOPT_READFUNCTION`: request body bytes wanted.
   static let read: curl_read_callback = { data, size, count, userp in

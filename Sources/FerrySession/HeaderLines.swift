@@ -2,16 +2,17 @@
   import Glibc
 #endif
 
-/// The header side of an easy handle: which transfer its lines are for, and when the last one
-/// came (for the idle timeout).
+/// The header lines of an easy handle's hop: parsed as curl hands them over, and timed.
 ///
-/// Each line goes straight to the transfer's `ResponseHeadParser` (`Transfer.curlHeaderLine`),
-/// which keeps what a head needs: copying every line into a buffer here first, and splitting
-/// the buffer again at the blank line, cost about 1.5K instructions a response (issue 29). It
-/// is not actor-isolated because the trampoline touches it; like every curl callback it only
-/// ever runs on the loop's thread, inside a curl call the engine makes.
+/// Each line but the blank one that ends a block goes straight into `parser` from the header
+/// trampoline, without the transfer: copying every line into a buffer first, and splitting it
+/// again at the blank line, cost about 1.5K instructions a response, and reaching the transfer
+/// per line about 0.5K more (issue 29). At the blank line the transfer takes what the block
+/// made (`Transfer.curlHeaderBlockEnded`). It is not actor-isolated because the trampoline
+/// touches it; like every curl callback it only ever runs on the loop's thread, inside a curl
+/// call the engine makes.
 ///
-/// One per easy handle, reused job after job.
+/// One per easy handle, reused job after job; `reset` at every hop's start.
 final class HeaderLines {
   /// The transfer the lines are for: set when a hop is configured, cleared when the transfer
   /// gives its handle back (`Transfer.releaseSlot`) and on reset. Unowned, not weak: a weak
@@ -19,6 +20,8 @@ final class HeaderLines {
   /// reference counting, per job); the transfer owns the handle that owns these lines, and
   /// the reference is cleared before the transfer lets the handle go, so it never outlives it.
   unowned var transfer: Transfer?
+  /// The hop's head so far.
+  var parser = ResponseHeadParser()
   /// When the last line arrived (CLOCK_MONOTONIC ms), for the idle timeout: a head trickling
   /// in line by line is bytes moving.
   private(set) var lastLineAtMs: UInt64 = 0
@@ -30,8 +33,15 @@ final class HeaderLines {
 
   init() {}
 
-  /// Notes that `line` arrived; true when it is blank, which ends a block (a head, or
-  /// trailers).
+  /// Takes `line`: times it, and parses it unless it is blank; true when it is, which ends a
+  /// block (a head, or trailers) for the transfer to take.
+  func took(_ line: UnsafeRawBufferPointer) -> Bool {
+    let isBlank = arrived(line)
+    if !isBlank { parser.feed(nonBlank: line) }
+    return isBlank
+  }
+
+  /// Notes that `line` arrived; true when it is blank.
   func arrived(_ line: UnsafeRawBufferPointer) -> Bool {
     let call = curlCalls?.count
     if call == nil || call != stampedCall {
@@ -47,9 +57,11 @@ final class HeaderLines {
     return line.allSatisfy { $0 == 0x0A || $0 == 0x0D }
   }
 
-  /// Forgets the transfer and the time (the handle is being reset, or a new hop starts).
+  /// Forgets the transfer, the head so far and the time (the handle is being reset, or a new
+  /// hop starts).
   func reset() {
     transfer = nil
+    parser = ResponseHeadParser()
     lastLineAtMs = 0
     stampedCall = nil
   }

@@ -31,6 +31,11 @@ public struct ResponseHeadParser: Sendable {
       feed(text: text)
       return .none
     }
+    return endBlock()
+  }
+
+  /// The blank line that ends a block came: the head it completes, if it does.
+  public mutating func endBlock() -> Event {
     guard isInHead else { return .none }
     isInHead = false
     if (100..<200).contains(status) { return .interim(status: status) }

@@ -34,17 +34,10 @@ extension Transfer {
   /// A block of header lines of some hop ended with its blank line (a head, or trailers); a
   /// completed head is recorded only when it is the last hop's. False makes curl fail.
   ///
-  /// Every line of the block comes here as curl hands it over; `isBlank`: the line that ends
-  /// it. A line of a transfer that is no longer running is taken and forgotten, and its blank
-  /// line fails curl.
-  func curlHeaderLine(_ line: UnsafeRawBufferPointer, isBlank: Bool) -> Bool {
-    guard isRunning, let lines = slot?.headerLines else { return !isBlank }
-    // Only the blank line, the block's last, can end a head.
-    guard isBlank else {
-      headParser.feed(nonBlank: line)
-      return true
-    }
-    let event = headParser.feed(line)
+  /// The block's other lines went to the handle's parser as they came (`HeaderLines`).
+  func curlHeaderBlockEnded() -> Bool {
+    guard isRunning, let lines = slot?.headerLines else { return false }
+    let event = lines.parser.endBlock()
     // The blank line came in the call that read the time for the block's lines.
     lastActivityMs = max(lastActivityMs, lines.lastLineAtMs)
     if case .complete(let head) = event {

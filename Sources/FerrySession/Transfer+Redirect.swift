@@ -85,7 +85,6 @@ extension Transfer {
     releaseHopResources()
     slot.resetOptions()
     slot.errorBuffer[0] = 0
-    headParser = ResponseHeadParser()
     isChallengeHeld = false
     slot.headerLines.reset()
     machine.redirectHopStarted()

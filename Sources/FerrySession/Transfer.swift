@@ -55,7 +55,6 @@ import FerryWire
   /// jar, since the last `takeReceivedCookies()`; nil when none came.
   public internal(set) var receivedCookies: CookieIntake?
 
-  var headParser = ResponseHeadParser()
   var lastHead: ResponseHead?
   /// `lastHead` is a 401 to a request with digest credentials, not reported yet: the challenge
   /// curl answers itself, unless it turns out to be the answer (`Transfer+Callbacks`).

@@ -21,6 +21,23 @@ struct HeaderLinesTests {
       ])
   }
 
+  /// Lines are parsed as they come; the blank one is left for the transfer, whose
+  /// `endBlock()` gives the head. A reset (a new hop) forgets a head half read.
+  @Test func linesAreParsedAsTheyComeAndResetForgetsAHalfReadHead() {
+    let header = HeaderLines()
+    let lines = ["HTTP/1.1 200 OK\r\n", "Content-Type: text/plain\r\n", "\r\n"]
+    let ends = lines.map { line in Array(line.utf8).withUnsafeBytes { header.took($0) } }
+    #expect(ends == [false, false, true])
+    guard case .complete(let head) = header.parser.endBlock() else {
+      Issue.record("no head")
+      return
+    }
+    #expect(head.status == 200 && head.header("content-type") == "text/plain")
+    _ = Array("HTTP/1.1 301 Moved\r\n".utf8).withUnsafeBytes { header.took($0) }
+    header.reset()
+    #expect(header.parser.endBlock() == .none)
+  }
+
   @Test func linesAreTimedForTheIdleTimeoutAndResetForgetsEverything() {
     let header = HeaderLines()
     #expect(header.lastLineAtMs == 0)
