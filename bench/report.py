@@ -76,8 +76,10 @@ def targets(r):
             value = ratios.get(pair, {}).get("median")
             library, peer = pair.split("/")
             add(f"B9 {scheme}: {library} / {peer} throughput", f"≥ {need}×", value, lambda v, n=need: v >= n)
+    if "b4" in r:
+        b4_targets(r["b4"], add)
     if "b2" not in r:
-        return out  # a B1- or B9-only run (--only-b1, --only-b9)
+        return out  # a B1-, B4- or B9-only run (--only-b1, --only-b4, --only-b9)
     for name in ("ferry get", "socat"):
         value = r["b2"]["ratios"][f"{name}/curl"]["median"]
         add(f"B2 https one-shot: {name} / curl wall time", "≤ 0.5×", value, lambda v: v <= 0.5)
@@ -85,20 +87,6 @@ def targets(r):
         add(f"B3 {key}: ferryd / curl throughput", "≥ 0.9×", transfer["ratio"]["median"], lambda v: v >= 0.9)
     growth = r["b3"]["hwm_growth_kib"] / 1024
     add("B3 daemon peak RSS growth over all transfers", "≤ 32 MiB", growth, lambda v: v <= 32, "{:.1f} MiB")
-    peak = r["b4"]["peak_rss_mib"]["max"]
-    add(f"B4 {r['b4']['jobs']} jobs at once: daemon peak RSS (max of runs)", "≤ 128 MiB", peak,
-        lambda v: v <= 128, "{:.1f} MiB")
-    if "large_jobs" in r["b4"]:
-        # Issue 29's aims for a queued job's memory: little more than its line.
-        add(f"B4 {r['b4']['jobs']} jobs at once: peak RSS, issue 29's aim", "≤ 32 MiB", peak,
-            lambda v: v <= 32, "{:.1f} MiB")
-        large = r["b4"]["large_peak_rss_mib"]["max"]
-        add(f"B4 {r['b4']['large_jobs']} jobs at once: daemon peak RSS (max of runs)", "≤ 160 MiB", large,
-            lambda v: v <= 160, "{:.1f} MiB")
-    # A connection without its pong stops the run (BenchError), so reaching here means all.
-    n = r["b4"]["connections"]
-    add(f"B4 {n} idle client connections at once, each answers a ping", f"all {n}", n, lambda v: True,
-        "all {}")
     if "b6" in r:
         b6 = r["b6"]
         acks = b6["rows"]["durable normal"]["acks_per_s"]["median"]
@@ -120,6 +108,24 @@ def targets(r):
         add("B8 a cache hit against the same GET fetched: ferryd CPU per job, hit / fetch", "< 1×", value,
             lambda v: v < 1)
     return out
+
+
+def b4_targets(b4, add):
+    """B4's rows: the memory of jobs queued at once, and idle connections that all answer."""
+    peak = b4["peak_rss_mib"]["max"]
+    add(f"B4 {b4['jobs']} jobs at once: daemon peak RSS (max of runs)", "≤ 128 MiB", peak,
+        lambda v: v <= 128, "{:.1f} MiB")
+    if "large_jobs" in b4:
+        # Issue 29's aims for a queued job's memory: little more than its line.
+        add(f"B4 {b4['jobs']} jobs at once: peak RSS, issue 29's aim", "≤ 32 MiB", peak,
+            lambda v: v <= 32, "{:.1f} MiB")
+        large = b4["large_peak_rss_mib"]["max"]
+        add(f"B4 {b4['large_jobs']} jobs at once: daemon peak RSS (max of runs)", "≤ 160 MiB", large,
+            lambda v: v <= 160, "{:.1f} MiB")
+    # A connection without its pong stops the run (BenchError), so reaching here means all.
+    n = b4["connections"]
+    add(f"B4 {n} idle client connections at once, each answers a ping", f"all {n}", n, lambda v: True,
+        "all {}")
 
 
 def fmt(s, unit="", digits=0, scale=1.0):
@@ -265,9 +271,11 @@ def b2_b3_tables(r):
 
 
 def b4_b5_tables(r):
-    b4, b5 = r["b4"], r["b5"]
-    b1 = r["b1"]["protocols"]
-    cpu = {k: fmt(b1[k]["tools"]["ferryd"]["cpu_us_per_job"], " µs", 1) for k in b1}
+    return b4_table(r) + b5_table(r)
+
+
+def b4_table(r):
+    b4 = r["b4"]
     return [
         "", f"## B4 scale ({b4['reps']} runs, a fresh daemon each)", "",
         "| measure | value |", "|---|---|",
@@ -283,6 +291,14 @@ def b4_b5_tables(r):
         f"| {b4['connections']:,} idle connections open: daemon RSS, MiB | "
         f"{fmt(b4['rss_with_connections_mib'], '', 1)} |",
         f"| … a ping on each: all {b4['connections']:,} pongs, ms | {fmt(b4['all_pongs_ms'], '', 1)} |",
+    ]
+
+
+def b5_table(r):
+    b5 = r["b5"]
+    b1 = r["b1"]["protocols"]
+    cpu = {k: fmt(b1[k]["tools"]["ferryd"]["cpu_us_per_job"], " µs", 1) for k in b1}
+    return [
         "", "## B5 footprint", "",
         "| measure | value |", "|---|---|",
         f"| idle RSS of a fresh ferryd | {b5['idle_rss_start_kib'] / 1024:.1f} MiB |",
@@ -411,6 +427,8 @@ def markdown(r):
     lines = header(r) + (b1_tables(r) if "b1" in r else [])
     if "b2" in r:
         lines += b2_b3_tables(r) + b4_b5_tables(r) + b6_table(r) + b7_table(r) + b8_table(r)
+    elif "b4" in r:
+        lines += b4_table(r)
     lines += b9_table(r)
     lines += notes()
     if r["smoke"]:

@@ -2,7 +2,7 @@
 """The benchmark driver behind `make bench` and `make bench-smoke`.
 
     bench/run.py --products .build/release [--venv bench/.venv] [--smoke] [--reps N] [--out FILE]
-                 [--baseline OTHER/.build/release] [--only-b1] [--only-b9]
+                 [--baseline OTHER/.build/release] [--only-b1] [--only-b9] [--only-b4]
     bench/run.py --products .build/release --from-json bench/results/last.json   (report only)
 
 Starts a loopback nginx (bench/nginx.conf) and ferryd daemons with a bench config, runs
@@ -62,8 +62,10 @@ class Context:
             self.venv_python = os.path.join(os.path.abspath(args.venv), "bin", "python")
         self.baseline = os.path.abspath(args.baseline) if args.baseline else None
         self.baseline_label = args.baseline_label or self.baseline
-        # --only-b1 / --only-b9: those benchmarks alone (B1 and B9 share the first, warm daemon).
-        self.only = {name for name, on in (("b1", args.only_b1), ("b9", args.only_b9)) if on}
+        # --only-b1 / --only-b9 / --only-b4: those benchmarks alone (B1 and B9 share the first,
+        # warm daemon; B4 starts a fresh daemon per repetition).
+        self.only = {name for name, on in (("b1", args.only_b1), ("b9", args.only_b9),
+                                           ("b4", args.only_b4)) if on}
         self.nginx = None
         self.started = time.monotonic()
         self.daemons = 0
@@ -113,6 +115,10 @@ def run_all(ctx):
     ctx.nginx = Nginx(os.path.join(ctx.workdir, "nginx"), ctx.b3_bytes, ctx.b3_bytes)
     results["machine"] = report.machine(ctx)
     try:
+        if ctx.only == {"b4"}:
+            results["loads"]["B4"] = loadavg()
+            results["b4"] = b4_scale.run(ctx, ctx.start_daemon)
+            return finish(ctx, results)
         daemon = ctx.start_daemon()
         try:
             results["b5"] = {"idle_rss_start_kib": daemon.rss_kib()}
@@ -126,6 +132,9 @@ def run_all(ctx):
             if not ctx.only or "b9" in ctx.only:
                 results["loads"]["B9"] = loadavg()
                 results["b9"] = b9_python.run(ctx, daemon, lambda url: b1_throughput.probe_ferry_version(daemon, url))
+            if ctx.only and "b4" in ctx.only:
+                results["loads"]["B4"] = loadavg()
+                results["b4"] = b4_scale.run(ctx, ctx.start_daemon)
             if ctx.only:
                 return finish(ctx, results)
         finally:
@@ -191,6 +200,7 @@ def main():
     parser.add_argument("--baseline-label", help="what the baseline is (a commit), for the report")
     parser.add_argument("--only-b1", action="store_true", help="run B1 only (with --baseline: before/after)")
     parser.add_argument("--only-b9", action="store_true", help="run B9 only (client libraries; with --only-b1: both)")
+    parser.add_argument("--only-b4", action="store_true", help="run B4 only (memory of jobs queued at once)")
     parser.add_argument("--from-json", help="only write the report again from a results file (no run)")
     args = parser.parse_args()
     if args.from_json:
@@ -220,7 +230,7 @@ def main():
         json.dump(results, f, indent=1)
     if not args.smoke and not ctx.only:
         shutil.copyfile(os.path.join(results_dir, f"{name}.json"), os.path.join(results_dir, "last.json"))
-    # A B1- or B9-only run is a comparison, never the report of record (BENCHMARKS.md).
+    # A B1-, B4- or B9-only run is a comparison, never the report of record (BENCHMARKS.md).
     out = args.out or (os.path.join(results_dir, "smoke.md") if args.smoke
                        else os.path.join(results_dir, f"{name}.md") if ctx.only
                        else os.path.join(os.path.dirname(BENCH_DIR), "BENCHMARKS.md"))
