@@ -85,7 +85,7 @@ extension Daemon {
     guard !table.isShuttingDown else {
       return fail(WireError(.shuttingDown, "the daemon is shutting down"), id: id, client: client)
     }
-    guard let session = sessions[job.session ?? "default"], let profile = session.profile else {
+    guard let session = session(named: job.session ?? "default"), let profile = session.profile else {
       return fail(
         WireError(.unknownSession, "no session named \(job.session ?? "default")", field: "session"), id: id,
         client: client)

@@ -21,7 +21,10 @@ import FerryWire
   var clients: SerialMap<Client> = [:]
   /// One runtime per session name, kept across reloads; a removed session stays (without a
   /// profile) while its jobs run, and a later reload drops it once idle.
-  var sessions: [String: Session] = [:]
+  var sessions: [String: Session] = [:] { didSet { lastSession = nil } }
+  /// The session the last job named (`session(named:)`): jobs in a row nearly always name the
+  /// same one, and comparing a short name costs less than hashing it (issue 29).
+  private var lastSession: Session?
   /// Shared limits through Redis (issue 32): made at the first permit a session asks for.
   var coordinator: Coordinator?
   /// Per session, the timer that asks again for a denied permit.
@@ -215,6 +218,14 @@ import FerryWire
     for session in sessions.values { session.engine.shutdown() }
     logger.notice("stopped")
     return 0
+  }
+
+  /// `sessions[name]`, remembering the answer for the next job that names the same session.
+  func session(named name: String) -> Session? {
+    if let lastSession, lastSession.name == name { return lastSession }
+    let found = sessions[name]
+    lastSession = found
+    return found
   }
 
   /// Takes a connected, non-blocking client descriptor (from the listener, or a test's

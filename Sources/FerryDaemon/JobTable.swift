@@ -134,7 +134,10 @@ public struct JobTable: Sendable {
   /// Shared sessions' admitting jobs, by slot (JobTable+Admission).
   var admissions: [Int: AdmissionQueue] = [:]
   /// Each session name's slot in `runtimes`.
-  var slots: [String: Int] = [:]
+  var slots: [String: Int] = [:] { didSet { lastSlot = nil } }
+  /// The slot the last job's session name found (`slot(of:)`): one compare of a short name
+  /// instead of a hash for jobs that name the session the last one did (issue 29).
+  private var lastSlot: (name: String, slot: Int)?
   /// Request body bytes live jobs hold in memory (bounded by `maxRequestBytes`).
   public private(set) var requestBytesInFlight = 0
   /// Body budgets of connected clients, by client.
@@ -188,6 +191,14 @@ public struct JobTable: Sendable {
     slots[session].flatMap { runtimes[$0].scheduler?.startIntervalMs } != nil
   }
 
+  /// `slots[name]`, remembered for the next job that names the same session.
+  mutating func slot(of name: String) -> Int? {
+    if let lastSlot, lastSlot.name == name { return lastSlot.slot }
+    let found = slots[name]
+    if let found { lastSlot = (name, found) }
+    return found
+  }
+
   func isOpen(_ slot: Int) -> Bool { runtimes[slot].scheduler != nil && !runtimes[slot].isRetired }
 
   mutating func addRuntime(_ name: String, _ scheduler: SessionScheduler, isShared: Bool = false) {
@@ -219,7 +230,7 @@ public struct JobTable: Sendable {
       return actions.append(.refuse(serial, WireError(.shuttingDown, "the daemon is shutting down")))
     }
     // One hash of the name for the job's whole life: its entry keeps the slot.
-    guard let slot = slots[session], isOpen(slot) else {
+    guard let slot = slot(of: session), isOpen(slot) else {
       return actions.append(
         .refuse(serial, WireError(.unknownSession, "no session named \(session)", field: "session")))
     }

@@ -157,6 +157,26 @@ import Testing
 
   /// The rate clock survives too: after a reload the next start still waits for the rate, and
   /// in order.
+  /// The daemon remembers the session the last job named (issue 29): a session dropped by one
+  /// reload and made anew by the next must be the new one, with its new headers.
+  @Test func aSessionDroppedAndMadeAgainServesTheNewOne() throws {
+    func config(_ generation: Int) -> String {
+      #"{"sessions": {"default": {}, "one": {"headers": {"X-Generation": "\#(generation)"}}}}"#
+    }
+    let d = try InProcessDaemon(config: config(1))
+    defer { d.close() }
+    let c = try d.connect()
+    func generation(_ id: String) -> String? {
+      c.send(#"{"id":"\#(id)","session":"one","url":"\#(d.url("/echo"))","events":[]}"#)
+      let echo = c.waitFor(id, "done")?["body"]?.objectValue
+      return echo?["headers"]?.objectValue?["x-generation"]?.stringValue
+    }
+    #expect(generation("a") == "1")
+    try d.reload(#"{"sessions": {"default": {}}}"#)  // "one" is idle: dropped at once
+    try d.reload(config(2))
+    #expect(generation("b") == "2")
+  }
+
   @Test func aReloadKeepsTheRateClock() throws {
     let config = #"{"sessions": {"default": {}, "paced": {"rate": "2/s"}}}"#
     let d = try InProcessDaemon(config: config)
