@@ -28,6 +28,9 @@ import FerryLoop
     var maxRedirects: Int?
     var connectTimeoutMs: Int?
     var timeoutMs: Int?
+    /// `CURLOPT_ACCEPT_ENCODING`: `.some(nil)` none (curl's default), `""` every encoding
+    /// curl decodes (curl builds that list on each set: about 300 instructions).
+    var acceptEncoding: String??
   }
   /// When the timer fires, while it is armed.
   private var timerDeadlineMs: UInt64?

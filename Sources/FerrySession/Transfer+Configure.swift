@@ -149,11 +149,12 @@ extension Transfer {
     options.check(ferry_curl_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, list))
     if spec.acceptEncoding {
       // The request's own header is what goes out; this makes curl decode what comes back.
-      options.set(CURLOPT_ACCEPT_ENCODING, scan.acceptEncoding ?? "")
+      options.set(
+        CURLOPT_ACCEPT_ENCODING, scan.acceptEncoding ?? "", known: &slot.knownOptions.acceptEncoding)
       if machine.decoding != .decoded { options.set(CURLOPT_HTTP_CONTENT_DECODING, 0) }
     } else {
       // A reused handle may still hold the last job's.
-      options.check(ferry_curl_easy_setopt_ptr(options.handle, CURLOPT_ACCEPT_ENCODING, nil))
+      options.set(CURLOPT_ACCEPT_ENCODING, nil, known: &slot.knownOptions.acceptEncoding)
     }
   }
 
@@ -325,6 +326,16 @@ struct EasyOptions {
   /// curl copies string options, so the C string only has to live for the call.
   mutating func set(_ option: CURLoption, _ value: String) {
     check(value.withCString { ferry_curl_easy_setopt_str(handle, option, $0) })
+  }
+
+  /// Sets a string option (nil: none) unless the handle holds `value` already (`known`).
+  mutating func set(_ option: CURLoption, _ value: String?, known: inout String??) {
+    if let held = known, held == value { return }
+    let code =
+      value.map { text in text.withCString { ferry_curl_easy_setopt_str(handle, option, $0) } }
+      ?? ferry_curl_easy_setopt_ptr(handle, option, nil)
+    check(code)
+    known = code == CURLE_OK ? .some(value) : nil
   }
 
   mutating func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer) {

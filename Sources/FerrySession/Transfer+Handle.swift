@@ -1,4 +1,5 @@
 import CFerryCurl
+import Glibc
 
 /// Reusing the easy handle without `curl_easy_reset`: what every job of the engine sets alike,
 /// set once per handle, and which jobs leave a handle that the next may take as it is.
@@ -69,7 +70,10 @@ extension Transfer {
 
   /// Whether the URL may carry credentials (`user:password@`): any `@` at all says it may.
   nonisolated private static func hasUserInfo(_ url: String) -> Bool {
-    url.utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: "@")) }
+    // memchr: a URL is scanned a word at a time, not byte by byte (issue 29).
+    url.utf8.withContiguousStorageIfAvailable { bytes in
+      bytes.baseAddress.map { memchr($0, 0x40, bytes.count) != nil } ?? false
+    }
       ?? url.utf8.contains(UInt8(ascii: "@"))
   }
 

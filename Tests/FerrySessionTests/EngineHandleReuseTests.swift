@@ -165,6 +165,33 @@ import Testing
     #expect(harness.run(b).echoedHeader("accept-encoding") == nil)
   }
 
+  /// The handle remembers what it was given of `CURLOPT_ACCEPT_ENCODING` (issue 29), and
+  /// forgets it with curl's full reset (after a job with a body): the GET after the POST must
+  /// still have curl decode. A body labelled gzip that is not shows it: decoding fails and the
+  /// engine asks again without (two requests); a handle left without decoding asks once.
+  @Test func decodingIsAskedForAgainAfterAFullReset() throws {
+    let harness = try EngineHarness()
+    defer { harness.close() }
+    let gzip = "/headers?Content-Encoding=gzip"
+    func requests(_ spec: TransferSpec) -> Int {
+      let before = harness.server.requestsServed
+      #expect(harness.run(spec).bodyText == "{}")
+      return harness.server.requestsServed - before
+    }
+    #expect(requests(plain(harness, gzip)) == 2)
+    var raw = plain(harness, gzip)
+    raw.acceptEncoding = false
+    #expect(requests(raw) == 1)
+    harness.run(plain(harness, "/echo"))
+    let post = harness.run(
+      TransferSpec(
+        request: harness.request("POST", "/echo", body: BodyPlan(bytes: Array("x".utf8))),
+        wantsProgress: false))
+    #expect(post.echoed("method") == "POST")
+    #expect(requests(plain(harness, gzip)) == 2)
+    #expect(harness.engine.stats.handlesMade == 1)
+  }
+
   /// B's URL is refused by its egress policy: curl gets no URL, so it cannot fetch the one the
   /// kept handle still had from A.
   @Test func aRefusedURLDoesNotFetchTheLastJobsURL() throws {
