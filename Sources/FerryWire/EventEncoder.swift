@@ -46,8 +46,7 @@ public enum EventEncoder {
 
   /// Appends the job event `event` of job `id`, its `seq`-th, as one line to `out`.
   public static func encode(_ event: JobEvent, id: String, seq: Int, into out: inout ByteWriter) {
-    begin(event.name, into: &out)
-    key("id", into: &out)
+    out.append(opening(event))
     JSONWriter.writeString(id, into: &out)
     key("seq", into: &out)
     JSONWriter.writeInteger(seq, into: &out)
@@ -86,14 +85,28 @@ public enum EventEncoder {
     end(into: &out)
   }
 
+  /// `{"event":"name","id":` for a job event: one copy of constant bytes, where the name
+  /// written as a string was scanned for escapes on every event (issue 29).
+  private static func opening(_ event: JobEvent) -> StaticString {
+    switch event {
+    case .queued: #"{"event":"queued","id":"#
+    case .started: #"{"event":"started","id":"#
+    case .response: #"{"event":"response","id":"#
+    case .progress: #"{"event":"progress","id":"#
+    case .done: #"{"event":"done","id":"#
+    case .failed: #"{"event":"failed","id":"#
+    case .cancelled: #"{"event":"cancelled","id":"#
+    case .waiting: #"{"event":"waiting","id":"#
+    }
+  }
+
   /// Appends a `data` event of job `id`: body bytes from `offset`, as `"text"` (they must be
   /// valid UTF-8) or `"base64"`. Written straight from the borrowed bytes.
   public static func encodeData(
     id: String, seq: Int, offset: Int64, bytes: UnsafeBufferPointer<UInt8>, asText: Bool,
     into out: inout ByteWriter
   ) {
-    begin("data", into: &out)
-    key("id", into: &out)
+    out.append(#"{"event":"data","id":"#)
     JSONWriter.writeString(id, into: &out)
     key("seq", into: &out)
     JSONWriter.writeInteger(seq, into: &out)
