@@ -59,11 +59,14 @@ enum CurlTrampolines {
   /// once per block, at the blank line that ends it.
   static let header: curl_write_callback = { data, size, count, userp in
     guard let userp else { return 0 }
-    let lines = Unmanaged<HeaderLines>.fromOpaque(userp).takeUnretainedValue()
     let length = size * count
     // Every line but the blank one that ends a block is parsed where it is, with no transfer.
-    guard lines.took(UnsafeRawBufferPointer(UInt(bitPattern: data), length)) else { return length }
-    guard let transfer = lines.transfer else { return 0 }
+    // The handle that owns the lines outlives its curl calls: no retain and release of them
+    // per line (issue 29).
+    let lines = Unmanaged<HeaderLines>.fromOpaque(userp)
+    let line = UnsafeRawBufferPointer(UInt(bitPattern: data), length)
+    guard lines._withUnsafeGuaranteedRef({ $0.took(line) }) else { return length }
+    guard let transfer = lines.takeUnretainedValue().transfer else { return 0 }
     return headerBlockEnded(transfer) ? length : 0
   }
   private static let headerBlockEnded = loopEntry { (transfer: Transfer) in transfer.curlHeaderBlockEnded() }
