@@ -1,5 +1,9 @@
 import FerryWire
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Turns the header lines libcurl hands its header callback into response heads.
 ///
 /// libcurl calls the header callback once per line for every hop: interim 1xx responses, each
@@ -105,10 +109,10 @@ public struct ResponseHeadParser: Sendable {
   }
 
   private mutating func addHeader(_ text: UnsafeRawBufferPointer) {
-    // A plain loop: the generic firstIndex(of:) costs more than the scan.
-    var colon = 0
-    while colon < text.count, text[colon] != 0x3A { colon += 1 }
-    guard colon > 0, colon < text.count else { return }
+    // memchr: a word at a time (a byte loop cost about 4 instructions a byte; issue 29).
+    guard let base = text.baseAddress, let found = memchr(base, 0x3A, text.count) else { return }
+    let colon = UnsafeRawPointer(found) - base
+    guard colon > 0 else { return }
     let value = Self.trimmed(text, from: colon + 1)
     headers.append(
       line: UnsafeRawBufferPointer(rebasing: text[..<value.upperBound]), nameEnd: colon,

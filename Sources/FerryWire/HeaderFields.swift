@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A response head's fields in arrival order, as `(name, value)` pairs of Strings to whoever
 /// iterates them, but kept as bytes: every field's line lies in one buffer, with its name's and
 /// value's bounds beside it. Nearly every head is only written into an event
@@ -129,21 +133,29 @@ public struct HeaderFields: Sendable, Equatable, RandomAccessCollection {
   /// The value of `name` (as stored: lower-case for a parsed head), repeated values joined with
   /// `, `; nil when no field has that name.
   public func value(named name: String) -> String? {
-    var name = name
-    return name.withUTF8 { wanted in
-      bytes.withUnsafeBufferPointer { all in
-        var found: String?
-        // The lengths first: most names differ in length from the one asked for.
-        for b in bounds where Int(b.nameEnd &- b.start) == wanted.count {
-          guard UnsafeBufferPointer(rebasing: all[Int(b.start)..<Int(b.nameEnd)]).elementsEqual(wanted) else {
-            continue
-          }
-          let value = String(
-            decoding: UnsafeBufferPointer(rebasing: all[Int(b.valueStart)..<Int(b.end)]), as: UTF8.self)
-          found = found.map { $0 + ", " + value } ?? value
+    // The view's contiguous storage: no copy of the name (`withUTF8` needs a `var`).
+    name.utf8.withContiguousStorageIfAvailable { value(named: $0) }
+      ?? {
+        var name = name
+        return name.withUTF8 { value(named: $0) }
+      }()
+  }
+
+  private func value(named wanted: UnsafeBufferPointer<UInt8>) -> String? {
+    bytes.withUnsafeBufferPointer { all in
+      var found: String?
+      // The lengths first: most names differ in length from the one asked for.
+      for b in bounds where Int(b.nameEnd &- b.start) == wanted.count {
+        guard
+          wanted.isEmpty || memcmp(all.baseAddress! + Int(b.start), wanted.baseAddress!, wanted.count) == 0
+        else {
+          continue
         }
-        return found
+        let value = String(
+          decoding: UnsafeBufferPointer(rebasing: all[Int(b.valueStart)..<Int(b.end)]), as: UTF8.self)
+        found = found.map { $0 + ", " + value } ?? value
       }
+      return found
     }
   }
 
