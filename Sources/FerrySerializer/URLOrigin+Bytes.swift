@@ -1,5 +1,9 @@
 import FerryWire
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// `URLOrigin`'s parse over UTF-8 bytes, for the URLs nearly every job has: printable ASCII
 /// with a port that is absent or plain digits. It gives what `URLOrigin(String)` gives (the
 /// tests hold it to that on random URLs) at a fraction of the cost: the Character-based parse
@@ -178,6 +182,10 @@ public struct OriginMemo {
   public init() {}
 
   public mutating func text(of url: String) -> String {
+    // The view's contiguous storage: no copy of the URL (`withUTF8` needs a `var`).
+    if let known = url.utf8.withContiguousStorageIfAvailable({ matches($0) ? text : nil }), let known {
+      return known
+    }
     var url = url
     return url.withUTF8 { bytes in
       if matches(bytes) { return text }
@@ -206,9 +214,6 @@ public struct OriginMemo {
       }
       if bytes.count > n + 1, bytes[n + 1] >= 0x80 { return false }
     }
-    return key.withUnsafeBufferPointer { k in
-      for i in 0..<n where k[i] != bytes[i] { return false }
-      return true
-    }
+    return key.withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes.baseAddress!, n) == 0 }
   }
 }
