@@ -152,6 +152,8 @@ public enum JSONWriter {
 
   /// Appends the decimal text of `value`, without going through a String.
   public static func writeInteger(_ value: some BinaryInteger, into out: inout ByteWriter) {
+    // One digit, the usual case of a job's `seq`, `attempts` and loopback timings: one byte.
+    if value >= 0, value < 10 { return out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value)) }
     if value < 0 { out.append(UInt8(ascii: "-")) }
     let magnitude = UInt64(truncatingIfNeeded: value.magnitude)
     var digits = 1

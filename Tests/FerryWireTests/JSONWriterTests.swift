@@ -28,7 +28,7 @@ func writerRoundTripsReaderOutput(text: String) throws {
 }
 
 @Test(arguments: [
-  (0, "0"), (7, "7"), (10, "10"), (-1, "-1"), (1_234_567_890, "1234567890"),
+  (0, "0"), (7, "7"), (9, "9"), (10, "10"), (-1, "-1"), (-9, "-9"), (1_234_567_890, "1234567890"),
   (Int.max, "9223372036854775807"), (Int.min, "-9223372036854775808"),
 ])
 func writerWritesIntegers(value: Int, text: String) {
