@@ -98,10 +98,12 @@ public enum TextCheck {
   }
 
   /// Runs `body` over the UTF-8 of `s`, contiguous (native strings need no copy; small ones are
-  /// copied to the stack).
+  /// copied to the stack). The view's storage first: `withUTF8` needs a `var`, a copy that
+  /// costs a retain, a release and a uniqueness check (issue 29).
   @inlinable @inline(__always) public static func withBytes<R>(
     _ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> R
   ) -> R {
+    if let result = s.utf8.withContiguousStorageIfAvailable(body) { return result }
     var s = s
     return s.withUTF8(body)
   }
