@@ -182,16 +182,21 @@ public struct HeaderFields: Sendable, Equatable, RandomAccessCollection {
   public mutating func append(line: UnsafeRawBufferPointer, nameEnd: Int, valueStart: Int) {
     guard let base = line.baseAddress, bytes.count + 3 * line.count < Self.limit else { return }
     let typed = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: line.count)
-    let kind = Self.classify(typed)
+    // Copied first, then lower-cased and classified where it lies in one pass (issue 29: a
+    // pass to classify, the copy and a byte loop to lower-case cost twice as much).
+    let start = bytes.count
+    bytes.append(contentsOf: typed)
+    let kind =
+      typed.isEmpty
+      ? Kind.plain
+      : bytes.withUnsafeMutableBytes {
+        Self.lowerNameAndClassify($0.baseAddress! + start, count: typed.count, nameEnd: nameEnd)
+      }
     guard kind != .other else {
+      bytes.removeLast(typed.count)
       let name = String(decoding: typed[..<nameEnd].map { $0 &- 0x41 < 26 ? $0 | 0x20 : $0 }, as: UTF8.self)
       let value = String(decoding: typed[valueStart...], as: UTF8.self)
       return append((name, value))
-    }
-    let start = bytes.count
-    bytes.append(contentsOf: typed)
-    bytes.withUnsafeMutableBufferPointer { all in
-      for k in start..<(start + nameEnd) where all[k] &- 0x41 < 26 { all[k] |= 0x20 }
     }
     bounds.append(
       Bounds(
@@ -223,6 +228,49 @@ public struct HeaderFields: Sendable, Equatable, RandomAccessCollection {
   }
 
   private enum Kind { case plain, escaped, other }
+
+  /// `classify` of the `count` bytes at `base`, lower-casing the ASCII letters of the first
+  /// `nameEnd` where they lie: a word at a time, the last (partial) word read again from
+  /// `count - 8` (classifying or lower-casing a byte twice changes nothing).
+  private static func lowerNameAndClassify(_ base: UnsafeMutableRawPointer, count: Int, nameEnd: Int) -> Kind
+  {
+    var high: UInt64 = 0
+    var escapes: UInt64 = 0
+    guard count >= 8 else {
+      for k in 0..<count {
+        let b = base.load(fromByteOffset: k, as: UInt8.self)
+        high |= UInt64(b)
+        if JSONWriter.needsEscape(b) { escapes = 1 }
+        if k < nameEnd, b &- 0x41 < 26 { base.storeBytes(of: b | 0x20, toByteOffset: k, as: UInt8.self) }
+      }
+      return high & 0x80 != 0 ? .other : escapes != 0 ? .escaped : .plain
+    }
+    var at = 0
+    while true {
+      var word = UInt64(littleEndian: (base + at).loadUnaligned(as: UInt64.self))
+      high |= word
+      escapes |= JSONWriter.escapeBits(word)
+      if at < nameEnd {
+        let inName = nameEnd - at >= 8 ? UInt64.max : (1 &<< (8 &* UInt64(nameEnd - at))) &- 1
+        word |= upperCaseBits(word) & inName
+        (base + at).storeBytes(of: word.littleEndian, as: UInt64.self)
+      }
+      if at == count - 8 { break }
+      at = Swift.min(at + 8, count - 8)
+    }
+    if high & 0x8080_8080_8080_8080 != 0 { return .other }
+    return escapes != 0 ? .escaped : .plain
+  }
+
+  /// 0x20 in each byte of `word` that is an ASCII capital letter, 0 in every other: the
+  /// sums of each byte's low seven bits with 0x3F and 0x25 reach 0x80 from `A` and from
+  /// past `Z` on, and never carry into the next byte.
+  @inline(__always) static func upperCaseBits(_ word: UInt64) -> UInt64 {
+    let low = word & 0x7F7F_7F7F_7F7F_7F7F
+    let fromA = low &+ 0x3F3F_3F3F_3F3F_3F3F
+    let pastZ = low &+ 0x2525_2525_2525_2525
+    return (fromA & ~pastZ & ~word & 0x8080_8080_8080_8080) &>> 2
+  }
 
   /// ASCII JSON takes as it is, ASCII it escapes, or anything else: the high bits and
   /// `JSONWriter.escapeBits` of every word or'ed together, with no branch per word.

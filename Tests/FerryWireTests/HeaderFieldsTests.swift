@@ -92,3 +92,39 @@ private func encoded(_ fields: HeaderFields) throws -> JSONObject {
     for i in fields.indices { #expect(fields.nameIs(name, at: i) == (pairs[i].name == name)) }
   }
 }
+
+/// The line's one pass (copy, then lower-case and classify a word at a time, the last word
+/// read again from its end) against the definition: random lines of every length to 40, from
+/// bytes that sit at the edges of each rule (capitals and their neighbours, escapes, DEL,
+/// non-ASCII), after fields that move the line to every offset of the storage. Each must give
+/// what its Strings give: the name lower-cased, the value as it is, and the same event bytes.
+@Test func aLineGivesWhatItsStringsGiveAtEveryLengthAndOffset() throws {
+  let alphabet: [UInt8] = Array("@AMZ[`amz{09:- \t\"\\/".utf8) + [0x01, 0x1F, 0x7F, 0xC3, 0xA9, 0xFF]
+  var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+  func next(_ bound: Int) -> Int {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return Int((z ^ (z >> 31)) % UInt64(bound))
+  }
+  for count in 1...40 {
+    for round in 0..<60 {
+      let line = (0..<count).map { _ in alphabet[next(alphabet.count)] }
+      let nameEnd = 1 + next(count)
+      let valueStart = nameEnd + next(count - nameEnd + 1)
+      let name = String(decoding: line[..<nameEnd].map { $0 &- 0x41 < 26 ? $0 | 0x20 : $0 }, as: UTF8.self)
+      let value = String(decoding: line[valueStart...], as: UTF8.self)
+      let before = [(name: "p", value: String(repeating: "x", count: round % 9))]
+      var fields = HeaderFields(before)
+      line.withUnsafeBytes { fields.append(line: $0, nameEnd: nameEnd, valueStart: valueStart) }
+      let expected = HeaderFields(before + [(name: name, value: value)])
+      #expect(fields == expected, "\(line) \(nameEnd) \(valueStart)")
+      var got = ByteWriter()
+      var want = ByteWriter()
+      EventEncoder.writeHeaders(fields, into: &got)
+      EventEncoder.writeHeaders(expected, into: &want)
+      #expect(got.bytes == want.bytes, "\(line) \(nameEnd) \(valueStart)")
+    }
+  }
+}
